@@ -1,0 +1,173 @@
+package io.sparkattention.kernel;
+
+import java.io.Serializable;
+import java.util.Objects;
+
+/**
+ * What attention computes, independent of any one sequence: scale, causal masking, sliding window
+ * and the kernel's block sizes. Immutable; the {@code with...} methods return modified copies.
+ *
+ * <p>Semantics: {@code out = softmax(scale·Q·Kᵀ + bias + mask)·V}. The causal mask and the window
+ * are both expressed around the aligned diagonal (see {@link CausalAlignment}): query {@code i}
+ * may see key {@code j} when {@code i + off − left ≤ j ≤ i + off + right}, where causal means
+ * {@code right = 0} and an unbounded side is {@link #UNBOUNDED}.
+ */
+public final class AttentionSpec implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    /** Window side that is not limited. */
+    public static final int UNBOUNDED = -1;
+
+    /**
+     * Default number of query rows per tile (Bq). A query block's rows share every key tile they
+     * load, so larger blocks cut K/V traffic; 128 rows × d = 64 keep the Q tile (32 KiB) in L1/L2
+     * next to one key tile. Tuned with {@code spark-attention bench}; see BENCHMARKS.md.
+     */
+    public static final int DEFAULT_QUERY_BLOCK = 128;
+
+    /**
+     * Default number of keys per tile (Bk). The score tile is Bq×Bk floats (64 KiB at 128×128):
+     * it stays in the 512 KiB L2 with the K and V tiles, and the per-tile BLAS call is large
+     * enough (2·Bq·Bk·d flops) that call overhead is under a few percent.
+     */
+    public static final int DEFAULT_KEY_BLOCK = 128;
+
+    /** Largest accepted block size; bigger blocks only lose cache locality. */
+    public static final int MAX_BLOCK = 1 << 14;
+
+    private final float scale;
+    private final boolean causal;
+    private final CausalAlignment alignment;
+    private final int windowLeft;
+    private final int windowRight;
+    private final int queryBlock;
+    private final int keyBlock;
+
+    private AttentionSpec(float scale, boolean causal, CausalAlignment alignment, int windowLeft,
+                          int windowRight, int queryBlock, int keyBlock) {
+        this.scale = scale;
+        this.causal = causal;
+        this.alignment = alignment;
+        this.windowLeft = windowLeft;
+        this.windowRight = windowRight;
+        this.queryBlock = queryBlock;
+        this.keyBlock = keyBlock;
+    }
+
+    /** Plain attention: default scale, no causal mask, no window, default blocks. */
+    public static AttentionSpec defaults() {
+        return new AttentionSpec(Float.NaN, false, CausalAlignment.TOP_LEFT, UNBOUNDED, UNBOUNDED,
+            DEFAULT_QUERY_BLOCK, DEFAULT_KEY_BLOCK);
+    }
+
+    /** Sets an explicit scale; {@code NaN} restores the default {@code 1/sqrt(headDim)}. */
+    public AttentionSpec withScale(float newScale) {
+        if (Float.isInfinite(newScale)) {
+            throw new IllegalArgumentException("scale must be finite (or NaN for 1/sqrt(head_dim)), got " + newScale);
+        }
+        return new AttentionSpec(newScale, causal, alignment, windowLeft, windowRight, queryBlock, keyBlock);
+    }
+
+    /** Turns the causal mask on or off. */
+    public AttentionSpec withCausal(boolean newCausal) {
+        return new AttentionSpec(scale, newCausal, alignment, windowLeft, windowRight, queryBlock, keyBlock);
+    }
+
+    /** Sets the diagonal alignment used by the causal mask and the window. */
+    public AttentionSpec withAlignment(CausalAlignment newAlignment) {
+        Objects.requireNonNull(newAlignment, "alignment");
+        return new AttentionSpec(scale, causal, newAlignment, windowLeft, windowRight, queryBlock, keyBlock);
+    }
+
+    /**
+     * Sets a sliding window of {@code left} keys before and {@code right} keys after the aligned
+     * diagonal; {@link #UNBOUNDED} leaves a side open. With {@code causal}, the right side is 0.
+     */
+    public AttentionSpec withWindow(int left, int right) {
+        checkWindowSide("window left", left);
+        checkWindowSide("window right", right);
+        return new AttentionSpec(scale, causal, alignment, left, right, queryBlock, keyBlock);
+    }
+
+    /** Sets the tile sizes (Bq query rows × Bk keys). */
+    public AttentionSpec withBlocks(int newQueryBlock, int newKeyBlock) {
+        checkBlock("query block", newQueryBlock);
+        checkBlock("key block", newKeyBlock);
+        return new AttentionSpec(scale, causal, alignment, windowLeft, windowRight, newQueryBlock, newKeyBlock);
+    }
+
+    /** The explicit scale, or NaN when the default {@code 1/sqrt(headDim)} applies. */
+    public float scale() {
+        return scale;
+    }
+
+    /** The scale used for a head of dimension {@code headDim}. */
+    public float scaleFor(int headDim) {
+        return Float.isNaN(scale) ? (float) (1.0 / Math.sqrt(headDim)) : scale;
+    }
+
+    public boolean causal() {
+        return causal;
+    }
+
+    public CausalAlignment alignment() {
+        return alignment;
+    }
+
+    public int windowLeft() {
+        return windowLeft;
+    }
+
+    public int windowRight() {
+        return windowRight;
+    }
+
+    public int queryBlock() {
+        return queryBlock;
+    }
+
+    public int keyBlock() {
+        return keyBlock;
+    }
+
+    /** Extra floats one call needs besides its inputs and outputs: {@code Bq·Bk + 2·Bq + Bq·dv}. */
+    public long scratchFloats(int valueDim) {
+        return (long) queryBlock * keyBlock + 2L * queryBlock + (long) queryBlock * valueDim;
+    }
+
+    private static void checkWindowSide(String what, int side) {
+        if (side < UNBOUNDED) {
+            throw new IllegalArgumentException(what + " must be >= 0 or " + UNBOUNDED + " (unbounded), got " + side);
+        }
+    }
+
+    private static void checkBlock(String what, int size) {
+        if (size < 1 || size > MAX_BLOCK) {
+            throw new IllegalArgumentException(what + " must be in [1, " + MAX_BLOCK + "], got " + size);
+        }
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (!(o instanceof AttentionSpec)) {
+            return false;
+        }
+        AttentionSpec other = (AttentionSpec) o;
+        return Float.compare(scale, other.scale) == 0 && causal == other.causal && alignment == other.alignment
+            && windowLeft == other.windowLeft && windowRight == other.windowRight
+            && queryBlock == other.queryBlock && keyBlock == other.keyBlock;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(scale, causal, alignment, windowLeft, windowRight, queryBlock, keyBlock);
+    }
+
+    @Override
+    public String toString() {
+        return "AttentionSpec{scale=" + (Float.isNaN(scale) ? "1/sqrt(d)" : Float.toString(scale))
+            + ", causal=" + causal + ", alignment=" + alignment
+            + ", window=(" + windowLeft + ", " + windowRight + "), blocks=" + queryBlock + "×" + keyBlock + "}";
+    }
+}

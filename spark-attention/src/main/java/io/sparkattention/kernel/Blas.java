@@ -1,0 +1,65 @@
+package io.sparkattention.kernel;
+
+import dev.ludovic.netlib.blas.BLAS;
+import dev.ludovic.netlib.blas.JavaBLAS;
+import dev.ludovic.netlib.blas.NativeBLAS;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.Locale;
+
+/**
+ * The BLAS implementation every product in this library goes through, chosen once per JVM.
+ *
+ * <p>{@code dev.ludovic.netlib} (the BLAS Spark MLlib ships) prefers the system's native
+ * {@code libblas.so.3} and falls back to a Java implementation (the Vector API one when
+ * {@code jdk.incubator.vector} is visible). The choice can be forced with the system property
+ * {@value #PROPERTY}: {@code auto} (default), {@code native} (fail if none loads) or {@code java}.
+ * The chosen class is logged once; {@link #name()} reports it (the {@code bench} command prints it).
+ */
+public final class Blas {
+
+    /** System property that forces the implementation: {@code auto}, {@code native} or {@code java}. */
+    public static final String PROPERTY = "sparkattention.blas";
+
+    private static final Logger LOG = LoggerFactory.getLogger(Blas.class);
+    private static final BLAS INSTANCE = choose(System.getProperty(PROPERTY, "auto"));
+
+    private Blas() {
+    }
+
+    /** The implementation in use. */
+    public static BLAS get() {
+        return INSTANCE;
+    }
+
+    /** Short name of the implementation in use, e.g. {@code JNIBLAS} (native) or {@code VectorBLAS}. */
+    public static String name() {
+        return INSTANCE.getClass().getSimpleName();
+    }
+
+    /** True when products run in a native library (OpenBLAS, MKL, reference BLAS...). */
+    public static boolean isNative() {
+        return INSTANCE instanceof NativeBLAS;
+    }
+
+    private static BLAS choose(String requested) {
+        BLAS blas;
+        switch (requested.trim().toLowerCase(Locale.ROOT)) {
+            case "auto":
+                blas = BLAS.getInstance();
+                break;
+            case "native":
+                blas = NativeBLAS.getInstance();
+                break;
+            case "java":
+                blas = JavaBLAS.getInstance();
+                break;
+            default:
+                throw new IllegalArgumentException(
+                    "system property " + PROPERTY + "=" + requested + ": expected auto, native or java");
+        }
+        LOG.info("BLAS for attention products: {} ({}={})", blas.getClass().getName(), PROPERTY, requested);
+        return blas;
+    }
+}

@@ -1,0 +1,349 @@
+package io.sparkattention.kernel;
+
+import java.util.Arrays;
+import java.util.Objects;
+
+/**
+ * Tiled (FlashAttention-style) forward attention for one sequence, in float32.
+ *
+ * <p>For each block of Bq queries the keys are visited in blocks of Bk. A tile's scores
+ * {@code S = scale·Qᵢ·Kⱼᵀ + bias} are masked in place, then folded into a running row max
+ * {@code m}, a running sum {@code ℓ} and an unnormalised accumulator {@code O} that is rescaled by
+ * {@code exp(m_old − m_new)} whenever the max grows (the online softmax). At the end
+ * {@code O /= ℓ} and the log-sum-exp {@code m + log ℓ} is kept. Key blocks outside the causal /
+ * window / padding band are never visited, so causal attention does about half the work.
+ *
+ * <p>Extra memory is one {@link Workspace}: {@code Bq·Bk + 2·Bq + Bq·dv} floats, whatever L and S.
+ * A query row that can see no key gets output 0 and log-sum-exp −∞ (never NaN), as PyTorch ≥ 2.5,
+ * FlashAttention and ONNX do. NaN or ±∞ in the inputs propagate to the rows they touch.
+ *
+ * <p>The public methods check every argument; the tile loops below them do not.
+ */
+public final class FlashAttention {
+
+    private final AttentionSpec spec;
+    private final TileOps ops;
+
+    /** A kernel with the JVM's chosen {@link TileOps}. */
+    public FlashAttention(AttentionSpec spec) {
+        this(spec, TileOps.get());
+    }
+
+    /** A kernel with explicit tile arithmetic (tests run every implementation). */
+    public FlashAttention(AttentionSpec spec, TileOps ops) {
+        this.spec = Objects.requireNonNull(spec, "spec");
+        this.ops = Objects.requireNonNull(ops, "ops");
+    }
+
+    public AttentionSpec spec() {
+        return spec;
+    }
+
+    /** The tile arithmetic in use. */
+    public TileOps ops() {
+        return ops;
+    }
+
+    /** {@link #forward(AttentionShape, float[], float[], float[], RowMask, float[], float[], Workspace)} with fresh scratch. */
+    public void forward(AttentionShape shape, float[] q, float[] k, float[] v, RowMask mask, float[] out, float[] lse) {
+        forward(shape, q, k, v, mask, out, lse, new Workspace());
+    }
+
+    /**
+     * Multi-head attention of one sequence.
+     *
+     * @param shape L, S, H, Hkv, d, dv
+     * @param q     L×(H·d) row-major
+     * @param k     S×(Hkv·d)
+     * @param v     S×(Hkv·dv)
+     * @param mask  key padding, boolean mask, bias ({@link RowMask#NONE} for none)
+     * @param out   L×(H·dv), written
+     * @param lse   H×L log-sum-exp per head and query (natural log), written; may be null
+     * @param ws    scratch, reused across calls of one thread
+     */
+    public void forward(AttentionShape shape, float[] q, float[] k, float[] v, RowMask mask,
+                        float[] out, float[] lse, Workspace ws) {
+        checkInputs(shape, q, k, v, mask);
+        checkLength("output", out, shape.outputSize());
+        if (lse != null) {
+            checkLength("log-sum-exp", lse, shape.numHeads() * shape.queryLength());
+        }
+        int L = shape.queryLength(), S = shape.keyLength(), H = shape.numHeads(), Hkv = shape.numKvHeads();
+        int d = shape.headDim(), dv = shape.valueDim();
+        float scale = spec.scaleFor(d);
+        KeyBand band = new KeyBand(spec, L, S, mask.validKeys(S));
+        ws.ensure(spec, dv);
+        for (int h = 0; h < H; h++) {
+            int kv = shape.kvHeadOf(h);
+            boolean[] allowed = mask.allowed();
+            float[] bias = mask.bias();
+            attendHead(ws, scale, band, L, S, d, dv, 0, 0,
+                q, h * d, H * d,
+                k, kv * d, Hkv * d,
+                v, kv * dv, Hkv * dv,
+                allowed, allowed == null ? 0 : RowMask.headOffset(allowed.length, h, L, S), S,
+                bias, bias == null ? 0 : RowMask.headOffset(bias.length, h, L, S), S,
+                out, h * dv, H * dv,
+                lse, h * L);
+        }
+    }
+
+    /**
+     * One head's attention of a block of queries against a block of keys: a partial result that
+     * {@link LseMerge} combines exactly with the partials of the sequence's other key blocks.
+     *
+     * @param rows    queries in the block
+     * @param keys    keys in the block
+     * @param q       rows×d, contiguous row-major
+     * @param k       keys×d
+     * @param v       keys×dv
+     * @param pos     the block's place in its sequence (for causal, window, padding)
+     * @param allowed rows×keys slice of the boolean mask (true = may attend), or null
+     * @param bias    rows×keys slice of the additive bias, or null
+     * @param out     rows×dv, written: normalised over this block's keys (0 where none is visible)
+     * @param lse     rows, written: log-sum-exp over this block's keys (−∞ where none is visible)
+     * @param ws      scratch
+     */
+    public void forwardBlock(int rows, int keys, int d, int dv, float[] q, float[] k, float[] v, BlockPosition pos,
+                             boolean[] allowed, float[] bias, float[] out, float[] lse, Workspace ws) {
+        if (rows < 0 || keys < 0 || d < 1 || dv < 1) {
+            throw new IllegalArgumentException("bad block shape: rows=" + rows + ", keys=" + keys + ", d=" + d + ", dv=" + dv);
+        }
+        if ((long) pos.queryStart() + rows > pos.totalQueries() || (long) pos.keyStart() + keys > pos.totalKeys()) {
+            throw new IllegalArgumentException("block [" + pos.queryStart() + "+" + rows + ") × [" + pos.keyStart()
+                + "+" + keys + ") exceeds the sequence's " + pos.totalQueries() + "×" + pos.totalKeys());
+        }
+        checkLength("query block", q, rows * d);
+        checkLength("key block", k, keys * d);
+        checkLength("value block", v, keys * dv);
+        checkLength("output block", out, rows * dv);
+        checkLength("log-sum-exp block", lse, rows);
+        if (allowed != null) {
+            checkLength("boolean mask block", allowed, rows * keys);
+        }
+        if (bias != null) {
+            checkLength("bias block", bias, rows * keys);
+        }
+        int validKeys = pos.validKeys() < 0 ? pos.totalKeys() : pos.validKeys();
+        KeyBand band = new KeyBand(spec, pos.totalQueries(), pos.totalKeys(), validKeys);
+        ws.ensure(spec, dv);
+        attendHead(ws, spec.scaleFor(d), band, rows, keys, d, dv, pos.queryStart(), pos.keyStart(),
+            q, 0, d, k, 0, d, v, 0, dv, allowed, 0, keys, bias, 0, keys, out, 0, dv, lse, 0);
+    }
+
+    /**
+     * Attention weights {@code exp(scale·q·kᵀ + bias + mask − lse)} from a forward pass's
+     * log-sum-exp, head by head: averaged over heads into L×S, or per head into H×L×S. Masked
+     * entries and fully masked rows are 0.
+     *
+     * @param lse     H×L, from {@link #forward}
+     * @param perHead H×L×S output when true, L×S average when false
+     * @param weights written
+     */
+    public void weights(AttentionShape shape, float[] q, float[] k, RowMask mask, float[] lse,
+                        boolean perHead, float[] weights, Workspace ws) {
+        checkLength("query", q, shape.querySize());
+        checkLength("key", k, shape.keySize());
+        Objects.requireNonNull(mask, "mask");
+        mask.check(shape.numHeads(), shape.queryLength(), shape.keyLength());
+        checkLength("log-sum-exp", lse, shape.numHeads() * shape.queryLength());
+        int L = shape.queryLength(), S = shape.keyLength(), H = shape.numHeads(), Hkv = shape.numKvHeads();
+        int d = shape.headDim();
+        long plane = (long) L * S;
+        checkLength("attention weights", weights, (int) (perHead ? plane * H : plane));
+        Arrays.fill(weights, 0f);
+        float scale = spec.scaleFor(d);
+        float factor = perHead ? 1f : 1f / H;
+        KeyBand band = new KeyBand(spec, L, S, mask.validKeys(S));
+        ws.ensure(spec, 1);
+        for (int h = 0; h < H; h++) {
+            int kv = shape.kvHeadOf(h);
+            boolean[] allowed = mask.allowed();
+            float[] bias = mask.bias();
+            weightsHead(ws, scale, band, L, S, d,
+                q, h * d, H * d, k, kv * d, Hkv * d,
+                allowed, allowed == null ? 0 : RowMask.headOffset(allowed.length, h, L, S),
+                bias, bias == null ? 0 : RowMask.headOffset(bias.length, h, L, S),
+                lse, h * L, weights, perHead ? (int) (h * plane) : 0, factor);
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // Tile loops. No argument checks below this line: the entry points above did them.
+    // ---------------------------------------------------------------------------------------
+
+    /**
+     * One head, {@code rows} queries against {@code keys} keys, all strided views.
+     * Shapes: q rows×d (ldq), k keys×d (ldk), v keys×dv (ldv), out rows×dv (ldo), lse rows;
+     * allowed/bias rows×keys (ld given), or null. q0/k0: global positions of row 0 and key 0.
+     */
+    private void attendHead(Workspace ws, float scale, KeyBand band, int rows, int keys, int d, int dv,
+                            long q0, long k0,
+                            float[] q, int qOff, int ldq,
+                            float[] k, int kOff, int ldk,
+                            float[] v, int vOff, int ldv,
+                            boolean[] allowed, int allowedOff, int ldAllowed,
+                            float[] bias, int biasOff, int ldBias,
+                            float[] out, int outOff, int ldo,
+                            float[] lse, int lseOff) {
+        final int Bq = spec.queryBlock(), Bk = spec.keyBlock();
+        final float[] s = ws.scores, m = ws.rowMax, l = ws.rowSum, acc = ws.acc;
+
+        for (int i0 = 0; i0 < rows; i0 += Bq) {
+            final int bq = Math.min(Bq, rows - i0);
+            final long first = q0 + i0, last = first + bq - 1;
+            // (1) keys any query of this block can see: the band's corners, in view coordinates.
+            final int jlo = (int) Math.max(0, band.lo(first) - k0);
+            final int jhi = (int) Math.min(keys, band.hi(last) - k0 + 1);
+
+            Arrays.fill(m, 0, bq, Float.NEGATIVE_INFINITY);
+            Arrays.fill(l, 0, bq, 0f);
+            Arrays.fill(acc, 0, bq * dv, 0f);
+
+            for (int j0 = jlo; j0 < jhi; j0 += Bk) {
+                final int bk = Math.min(Bk, jhi - j0);
+                // (2) S = scale · Qᵢ · Kⱼᵀ   (bq×bk, ld Bk)
+                ops.scores(bq, bk, d, scale, q, qOff + i0 * ldq, ldq, k, kOff + j0 * ldk, ldk, s, Bk);
+                // (3) bias, then masks; tiles wholly inside the band need no structural mask.
+                final boolean inside = band.lo(last) <= k0 + j0 && band.hi(first) >= k0 + j0 + bk - 1;
+                for (int r = 0; r < bq; r++) {
+                    final int row = r * Bk;
+                    if (bias != null) {
+                        final int b = biasOff + (i0 + r) * ldBias + j0;
+                        for (int c = 0; c < bk; c++) {
+                            s[row + c] += bias[b + c];
+                        }
+                    }
+                    if (!inside) {
+                        maskOutsideBand(s, row, bk, band.lo(first + r) - k0 - j0, band.hi(first + r) - k0 - j0);
+                    }
+                    if (allowed != null) {
+                        final int a = allowedOff + (i0 + r) * ldAllowed + j0;
+                        for (int c = 0; c < bk; c++) {
+                            if (!allowed[a + c]) {
+                                s[row + c] = Float.NEGATIVE_INFINITY;
+                            }
+                        }
+                    }
+                    // (4) online softmax: new max, P = exp(S − m_new), ℓ and O rescaled by exp(m_old − m_new).
+                    final float mOld = m[r];
+                    final float mNew = Math.max(mOld, ops.max(s, row, bk));
+                    if (mNew == Float.NEGATIVE_INFINITY) {
+                        Arrays.fill(s, row, row + bk, 0f);  // nothing visible yet: P = 0, O and ℓ stay 0
+                        continue;
+                    }
+                    final float rowSum = ops.expShiftSum(s, row, bk, mNew);
+                    final float alpha = (float) Math.exp(mOld - mNew);  // 0 on the first visible tile
+                    if (alpha != 1f) {
+                        ops.scale(acc, r * dv, dv, alpha);
+                    }
+                    l[r] = l[r] * alpha + rowSum;
+                    m[r] = mNew;
+                }
+                // (5) O += P · Vⱼ   (bq×dv)
+                ops.accumulate(bq, bk, dv, s, Bk, v, vOff + j0 * ldv, ldv, acc, dv);
+            }
+
+            // (6) O /= ℓ, lse = m + log ℓ; rows that saw no key: 0 and −∞.
+            for (int r = 0; r < bq; r++) {
+                final int o = outOff + (i0 + r) * ldo;
+                final float sum = l[r];
+                if (sum == 0f) {
+                    Arrays.fill(out, o, o + dv, 0f);
+                    if (lse != null) {
+                        lse[lseOff + i0 + r] = Float.NEGATIVE_INFINITY;
+                    }
+                    continue;
+                }
+                final float inv = 1f / sum;
+                for (int t = 0; t < dv; t++) {
+                    out[o + t] = acc[r * dv + t] * inv;
+                }
+                if (lse != null) {
+                    lse[lseOff + i0 + r] = m[r] + (float) Math.log(sum);
+                }
+            }
+        }
+    }
+
+    /** Weights of one head: {@code w += factor · exp(S − lse)} over the band's tiles. */
+    private void weightsHead(Workspace ws, float scale, KeyBand band, int L, int S, int d,
+                             float[] q, int qOff, int ldq, float[] k, int kOff, int ldk,
+                             boolean[] allowed, int allowedOff, float[] bias, int biasOff,
+                             float[] lse, int lseOff, float[] w, int wOff, float factor) {
+        final int Bq = spec.queryBlock(), Bk = spec.keyBlock();
+        final float[] s = ws.scores;
+        for (int i0 = 0; i0 < L; i0 += Bq) {
+            final int bq = Math.min(Bq, L - i0);
+            final long first = i0, last = i0 + bq - 1;
+            final int jlo = (int) Math.max(0, band.lo(first));
+            final int jhi = (int) Math.min(S, band.hi(last) + 1);
+            for (int j0 = jlo; j0 < jhi; j0 += Bk) {
+                final int bk = Math.min(Bk, jhi - j0);
+                ops.scores(bq, bk, d, scale, q, qOff + i0 * ldq, ldq, k, kOff + j0 * ldk, ldk, s, Bk);
+                final boolean inside = band.lo(last) <= j0 && band.hi(first) >= j0 + bk - 1;
+                for (int r = 0; r < bq; r++) {
+                    final int row = r * Bk;
+                    final int i = i0 + r;
+                    if (bias != null) {
+                        final int b = biasOff + i * S + j0;
+                        for (int c = 0; c < bk; c++) {
+                            s[row + c] += bias[b + c];
+                        }
+                    }
+                    if (!inside) {
+                        maskOutsideBand(s, row, bk, band.lo(i) - j0, band.hi(i) - j0);
+                    }
+                    if (allowed != null) {
+                        final int a = allowedOff + i * S + j0;
+                        for (int c = 0; c < bk; c++) {
+                            if (!allowed[a + c]) {
+                                s[row + c] = Float.NEGATIVE_INFINITY;
+                            }
+                        }
+                    }
+                    final float rowLse = lse[lseOff + i];
+                    if (rowLse == Float.NEGATIVE_INFINITY) {
+                        continue;  // fully masked row: weights stay 0
+                    }
+                    final int dst = wOff + i * S + j0;
+                    for (int c = 0; c < bk; c++) {
+                        w[dst + c] += factor * (float) Math.exp(s[row + c] - rowLse);
+                    }
+                }
+            }
+        }
+    }
+
+    /** Sets {@code s[row + c] = −∞} for tile columns c outside {@code [lo, hi]} (tile coordinates). */
+    private static void maskOutsideBand(float[] s, int row, int bk, long lo, long hi) {
+        int end = (int) Math.max(0, Math.min(bk, lo));
+        Arrays.fill(s, row, row + end, Float.NEGATIVE_INFINITY);
+        int start = (int) Math.max(0, Math.min(bk, hi + 1));
+        Arrays.fill(s, row + start, row + bk, Float.NEGATIVE_INFINITY);
+    }
+
+    private static void checkInputs(AttentionShape shape, float[] q, float[] k, float[] v, RowMask mask) {
+        Objects.requireNonNull(shape, "shape");
+        checkLength("query", q, shape.querySize());
+        checkLength("key", k, shape.keySize());
+        checkLength("value", v, shape.valueSize());
+        Objects.requireNonNull(mask, "mask (use RowMask.NONE)");
+        mask.check(shape.numHeads(), shape.queryLength(), shape.keyLength());
+    }
+
+    private static void checkLength(String what, float[] a, int expected) {
+        if (a == null) {
+            throw new IllegalArgumentException(what + " is null, expected " + expected + " values");
+        }
+        if (a.length != expected) {
+            throw new IllegalArgumentException(what + " has " + a.length + " values, expected " + expected);
+        }
+    }
+
+    private static void checkLength(String what, boolean[] a, int expected) {
+        if (a.length != expected) {
+            throw new IllegalArgumentException(what + " has " + a.length + " values, expected " + expected);
+        }
+    }
+}

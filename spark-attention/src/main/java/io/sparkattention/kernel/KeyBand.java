@@ -1,0 +1,48 @@
+package io.sparkattention.kernel;
+
+/**
+ * The structural part of a mask — causal, sliding window, key length — as a band of keys per query.
+ *
+ * <p>Query {@code i} (global position) may see keys {@code [lo(i), hi(i)]}. Both bounds are
+ * non-decreasing in {@code i}, so a query block's reachable keys are {@code [lo(first), hi(last)]}
+ * and a tile is wholly inside the band when {@code lo(last) ≤ j0} and {@code hi(first) ≥ j1 − 1}.
+ * That is what lets the kernel skip masked tiles and mask only the tiles that straddle the band's
+ * edge, without ever building an L×S mask.
+ */
+final class KeyBand {
+
+    private final long diagonal;
+    private final long left;   // < 0: unbounded
+    private final long right;  // < 0: unbounded
+    private final long keyLimit;
+
+    /**
+     * @param spec          causal flag, alignment and window
+     * @param queryLength   total L of the sequence (for the bottom-right alignment)
+     * @param keyLength     total S of the sequence
+     * @param validKeys     keys at positions ≥ this are padding ({@code keyLength} for none)
+     */
+    KeyBand(AttentionSpec spec, int queryLength, int keyLength, int validKeys) {
+        this.diagonal = spec.alignment().diagonalOffset(queryLength, keyLength);
+        this.left = spec.windowLeft();
+        long r = spec.windowRight();
+        this.right = spec.causal() ? 0 : r;
+        this.keyLimit = Math.min(keyLength, validKeys);
+    }
+
+    /** First key query {@code i} may see (may exceed {@link #hi} when the row is fully masked). */
+    long lo(long i) {
+        return left < 0 ? 0 : Math.max(0, i + diagonal - left);
+    }
+
+    /** Last key query {@code i} may see (−1 or less when none). */
+    long hi(long i) {
+        long h = keyLimit - 1;
+        return right < 0 ? h : Math.min(h, i + diagonal + right);
+    }
+
+    /** True when the band limits nothing in the key range [0, keyLimit) beyond the key limit. */
+    boolean isFull(int queryLength) {
+        return queryLength == 0 || (lo(queryLength - 1) == 0 && hi(0) >= keyLimit - 1);
+    }
+}
