@@ -38,8 +38,8 @@ public final class AttentionShape implements Serializable {
         if (headDim < 1 || valueDim < 1) {
             throw new IllegalArgumentException("head dimensions must be >= 1, got d=" + headDim + ", dv=" + valueDim);
         }
-        long widest = Math.max((long) Math.max(queryLength, keyLength) * numHeads * Math.max(headDim, valueDim),
-            (long) queryLength * keyLength);
+        // Q, K, V and the output are single arrays; L×S never is (only requested weights are).
+        long widest = (long) Math.max(queryLength, keyLength) * numHeads * Math.max(headDim, valueDim);
         if (widest > Integer.MAX_VALUE - 8) {
             throw new IllegalArgumentException("sequence too large for one Java array: L=" + queryLength
                 + ", S=" + keyLength + ", H=" + numHeads + ", d=" + headDim + ", dv=" + valueDim);

@@ -2,6 +2,8 @@ package io.sparkattention.kernel;
 
 import java.util.Arrays;
 import java.util.Objects;
+import java.util.concurrent.ForkJoinPool;
+import java.util.stream.IntStream;
 
 /**
  * Tiled (FlashAttention-style) forward attention for one sequence, in float32.
@@ -20,6 +22,9 @@ import java.util.Objects;
  * <p>The public methods check every argument; the tile loops below them do not.
  */
 public final class FlashAttention {
+
+    /** One scratch per pool thread for the parallel forward. */
+    private static final ThreadLocal<Workspace> WORKSPACES = ThreadLocal.withInitial(Workspace::new);
 
     private final AttentionSpec spec;
     private final TileOps ops;
@@ -68,24 +73,55 @@ public final class FlashAttention {
         if (lse != null) {
             checkLength("log-sum-exp", lse, shape.numHeads() * shape.queryLength());
         }
+        KeyBand band = new KeyBand(spec, shape.queryLength(), shape.keyLength(), mask.validKeys(shape.keyLength()));
+        ws.ensure(spec, shape.valueDim());
+        for (int h = 0; h < shape.numHeads(); h++) {
+            forwardRows(shape, h, 0, shape.queryLength(), band, q, k, v, mask, out, lse, ws);
+        }
+    }
+
+    /**
+     * The same as {@link #forward(AttentionShape, float[], float[], float[], RowMask, float[], float[], Workspace)},
+     * with (head, query block) units spread over {@code pool}'s threads. Units write disjoint parts
+     * of {@code out} and {@code lse}, and each unit's arithmetic is the same as in the sequential
+     * call, so the result is bitwise identical to it whatever the thread count.
+     */
+    public void forward(AttentionShape shape, float[] q, float[] k, float[] v, RowMask mask,
+                        float[] out, float[] lse, ForkJoinPool pool) {
+        checkInputs(shape, q, k, v, mask);
+        checkLength("output", out, shape.outputSize());
+        if (lse != null) {
+            checkLength("log-sum-exp", lse, shape.numHeads() * shape.queryLength());
+        }
+        KeyBand band = new KeyBand(spec, shape.queryLength(), shape.keyLength(), mask.validKeys(shape.keyLength()));
+        int blocksPerHead = (shape.queryLength() + spec.queryBlock() - 1) / spec.queryBlock();
+        int units = shape.numHeads() * blocksPerHead;
+        pool.submit(() -> IntStream.range(0, units).parallel().forEach(unit -> {
+            int h = unit / blocksPerHead;
+            int r0 = (unit % blocksPerHead) * spec.queryBlock();
+            Workspace ws = WORKSPACES.get();
+            ws.ensure(spec, shape.valueDim());
+            forwardRows(shape, h, r0, Math.min(shape.queryLength(), r0 + spec.queryBlock()), band,
+                q, k, v, mask, out, lse, ws);
+        })).join();
+    }
+
+    /** Queries {@code [r0, r1)} of head {@code h}. */
+    private void forwardRows(AttentionShape shape, int h, int r0, int r1, KeyBand band, float[] q, float[] k,
+                             float[] v, RowMask mask, float[] out, float[] lse, Workspace ws) {
         int L = shape.queryLength(), S = shape.keyLength(), H = shape.numHeads(), Hkv = shape.numKvHeads();
         int d = shape.headDim(), dv = shape.valueDim();
-        float scale = spec.scaleFor(d);
-        KeyBand band = new KeyBand(spec, L, S, mask.validKeys(S));
-        ws.ensure(spec, dv);
-        for (int h = 0; h < H; h++) {
-            int kv = shape.kvHeadOf(h);
-            boolean[] allowed = mask.allowed();
-            float[] bias = mask.bias();
-            attendHead(ws, scale, band, L, S, d, dv, 0, 0,
-                q, h * d, H * d,
-                k, kv * d, Hkv * d,
-                v, kv * dv, Hkv * dv,
-                allowed, allowed == null ? 0 : RowMask.headOffset(allowed.length, h, L, S), S,
-                bias, bias == null ? 0 : RowMask.headOffset(bias.length, h, L, S), S,
-                out, h * dv, H * dv,
-                lse, h * L);
-        }
+        int kv = shape.kvHeadOf(h);
+        boolean[] allowed = mask.allowed();
+        float[] bias = mask.bias();
+        attendHead(ws, spec.scaleFor(d), band, r1 - r0, S, d, dv, r0, 0,
+            q, r0 * H * d + h * d, H * d,
+            k, kv * d, Hkv * d,
+            v, kv * dv, Hkv * dv,
+            allowed, allowed == null ? 0 : RowMask.headOffset(allowed.length, h, L, S) + r0 * S, S,
+            bias, bias == null ? 0 : RowMask.headOffset(bias.length, h, L, S) + r0 * S, S,
+            out, r0 * H * dv + h * dv, H * dv,
+            lse, h * L + r0);
     }
 
     /**
@@ -150,7 +186,11 @@ public final class FlashAttention {
         int L = shape.queryLength(), S = shape.keyLength(), H = shape.numHeads(), Hkv = shape.numKvHeads();
         int d = shape.headDim();
         long plane = (long) L * S;
-        checkLength("attention weights", weights, (int) (perHead ? plane * H : plane));
+        long size = perHead ? plane * H : plane;
+        if (size > Integer.MAX_VALUE - 8) {
+            throw new IllegalArgumentException("attention weights of " + shape + " do not fit one Java array");
+        }
+        checkLength("attention weights", weights, (int) size);
         Arrays.fill(weights, 0f);
         float scale = spec.scaleFor(d);
         float factor = perHead ? 1f : 1f / H;

@@ -1,0 +1,76 @@
+package io.sparkattention.examples.bench;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import java.util.Arrays;
+
+/**
+ * One benchmark configuration's measurements, printed as one JSON line. The fields of the
+ * performance issue come first, in its order; each mode may add its own after them.
+ */
+public final class BenchResult {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final ObjectNode node = JSON.createObjectNode();
+
+    /**
+     * @param timesMs one wall time per timed repetition
+     * @param flops   the work of one repetition (4·L·S·d·BH, causal 2·L·(L+1)·d·BH)
+     */
+    public BenchResult(String mode, int seqLen, int headDim, int batchHeads, boolean causal, int threads,
+                       double[] timesMs, double flops, String blas) {
+        double[] sorted = timesMs.clone();
+        Arrays.sort(sorted);
+        double median = median(sorted);
+        node.put("seq_len", seqLen);
+        node.put("head_dim", headDim);
+        node.put("batch_heads", batchHeads);
+        node.put("causal", causal);
+        node.put("threads", threads);
+        node.put("median_ms", round(median));
+        node.put("min_ms", round(sorted[0]));
+        node.put("max_ms", round(sorted[sorted.length - 1]));
+        node.put("gflops", round(flops / (median * 1e6)));
+        node.put("blas", blas);
+        node.put("mode", mode);
+        node.put("repeat", timesMs.length);
+    }
+
+    /** Adds a mode-specific field. */
+    public BenchResult with(String field, Object value) {
+        node.putPOJO(field, value);
+        return this;
+    }
+
+    /** The median of the timed repetitions, in milliseconds. */
+    public double medianMs() {
+        return node.get("median_ms").asDouble();
+    }
+
+    /** The JSON line. */
+    public String toJson() {
+        try {
+            return JSON.writeValueAsString(node);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Work of one attention pass over BH (row, head) pairs of length n, as the issue counts it. */
+    public static double flops(int seqLen, int headDim, int batchHeads, boolean causal) {
+        double n = seqLen;
+        return causal ? 2.0 * n * (n + 1) * headDim * batchHeads : 4.0 * n * n * headDim * batchHeads;
+    }
+
+    static double median(double[] sorted) {
+        int n = sorted.length;
+        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    }
+
+    private static double round(double x) {
+        return Math.round(x * 1000.0) / 1000.0;
+    }
+}

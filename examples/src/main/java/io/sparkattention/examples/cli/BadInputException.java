@@ -1,0 +1,15 @@
+package io.sparkattention.examples.cli;
+
+/** A problem with what the user gave the command line: reported in one line, exit code 2. */
+public final class BadInputException extends RuntimeException {
+
+    private static final long serialVersionUID = 1L;
+
+    public BadInputException(String message) {
+        super(message);
+    }
+
+    public BadInputException(String message, Throwable cause) {
+        super(message, cause);
+    }
+}

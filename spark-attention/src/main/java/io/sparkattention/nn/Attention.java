@@ -1,0 +1,66 @@
+package io.sparkattention.nn;
+
+import io.sparkattention.kernel.AttentionShape;
+import io.sparkattention.kernel.FlashAttention;
+import io.sparkattention.kernel.RowMask;
+import io.sparkattention.kernel.Workspace;
+
+/**
+ * Scaled dot-product attention of one sequence with optional weights: the kernel's forward pass,
+ * then — only when asked — the weights recomputed tile by tile from the saved log-sum-exp.
+ */
+public final class Attention {
+
+    /** Output of one sequence: L×(H·dv) values, and weights when requested (else null). */
+    public static final class Output {
+        private final float[] values;
+        private final float[] weights;
+
+        Output(float[] values, float[] weights) {
+            this.values = values;
+            this.weights = weights;
+        }
+
+        /** L×(H·dv), row-major. */
+        public float[] values() {
+            return values;
+        }
+
+        /** L×S or H×L×S per {@link WeightsMode}, or null. */
+        public float[] weights() {
+            return weights;
+        }
+    }
+
+    private Attention() {
+    }
+
+    /**
+     * Attends one sequence.
+     *
+     * @param kernel the tiled kernel (its spec holds scale, causal, window, blocks)
+     * @param shape  L, S, H, Hkv, d, dv
+     * @param q      L×(H·d)
+     * @param k      S×(Hkv·d)
+     * @param v      S×(Hkv·dv)
+     * @param mask   padding, boolean mask, bias
+     * @param mode   which weights to return
+     * @param ws     scratch of the calling thread
+     */
+    public static Output compute(FlashAttention kernel, AttentionShape shape, float[] q, float[] k, float[] v,
+                                 RowMask mask, WeightsMode mode, Workspace ws) {
+        long weightsSize = mode.size(shape.numHeads(), shape.queryLength(), shape.keyLength());
+        if (weightsSize > Integer.MAX_VALUE - 8) {
+            throw new IllegalArgumentException("attention weights of " + shape + " (" + mode + ") do not fit one array");
+        }
+        float[] out = new float[shape.outputSize()];
+        float[] lse = mode == WeightsMode.NONE ? null : new float[shape.numHeads() * shape.queryLength()];
+        kernel.forward(shape, q, k, v, mask, out, lse, ws);
+        float[] weights = null;
+        if (mode != WeightsMode.NONE) {
+            weights = new float[(int) weightsSize];
+            kernel.weights(shape, q, k, mask, lse, mode == WeightsMode.PER_HEAD, weights, ws);
+        }
+        return new Output(out, weights);
+    }
+}

@@ -1,0 +1,17 @@
+package io.sparkattention.nn;
+
+/** Whether attention weights are returned, and how. */
+public enum WeightsMode {
+    /** Output only (the fast path: no L×S array is ever made). */
+    NONE,
+    /** L×S weights averaged over heads (PyTorch's {@code average_attn_weights=True}). */
+    AVERAGED,
+    /** H×L×S weights, one slice per head. */
+    PER_HEAD;
+
+    /** Values in the weights array for {@code heads} heads, L queries and S keys (0 for {@link #NONE}). */
+    public long size(int heads, int queryLength, int keyLength) {
+        long plane = (long) queryLength * keyLength;
+        return this == NONE ? 0 : this == AVERAGED ? plane : plane * heads;
+    }
+}

@@ -1,0 +1,323 @@
+package io.sparkattention.kernel;
+
+import io.sparkattention.testing.RandomTensors;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+
+import static io.sparkattention.testing.Close.assertClose;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The tiled kernel against the float64 reference, for every tile implementation. */
+class FlashAttentionTest {
+
+    /** One random case: a shape, a spec, a mask and inputs, drawn from a seed. */
+    static final class Case {
+        final String label;
+        final AttentionSpec spec;
+        final AttentionShape shape;
+        final RowMask mask;
+        final float[] q, k, v;
+
+        Case(String label, AttentionSpec spec, AttentionShape shape, RowMask mask, float[] q, float[] k, float[] v) {
+            this.label = label;
+            this.spec = spec;
+            this.shape = shape;
+            this.mask = mask;
+            this.q = q;
+            this.k = k;
+            this.v = v;
+        }
+
+        static Case random(long seed) {
+            RandomTensors rnd = new RandomTensors(seed);
+            int L = rnd.pick(0, 1, 2, 3, 7, 16, 17, 31, 64, 65, 100, 129);
+            int S = rnd.uniform() < 0.4 ? L : rnd.pick(0, 1, 2, 5, 16, 33, 64, 70, 128, 130, 257);
+            int hkv = rnd.pick(1, 1, 2, 3);
+            int H = hkv * rnd.pick(1, 1, 2, 3);
+            int d = rnd.pick(1, 3, 4, 8, 16, 64);
+            int dv = rnd.uniform() < 0.5 ? d : rnd.pick(1, 5, 12, 32);
+            AttentionSpec spec = AttentionSpec.defaults()
+                .withBlocks(rnd.pick(1, 4, 7, 16, 32, 128), rnd.pick(1, 3, 8, 16, 64, 128));
+            if (rnd.uniform() < 0.5) {
+                spec = spec.withCausal(true);
+            }
+            if (rnd.uniform() < 0.5) {
+                spec = spec.withAlignment(CausalAlignment.BOTTOM_RIGHT);
+            }
+            if (rnd.uniform() < 0.3) {
+                spec = spec.withWindow(rnd.pick(AttentionSpec.UNBOUNDED, 0, 1, 5, 20),
+                    rnd.pick(AttentionSpec.UNBOUNDED, 0, 2, 9));
+            }
+            if (rnd.uniform() < 0.2) {
+                spec = spec.withScale((float) rnd.uniform() * 0.5f);
+            }
+            RowMask mask = RowMask.NONE;
+            if (rnd.uniform() < 0.4) {
+                mask = mask.withKeyLength(rnd.between(0, S));
+            }
+            int plane = L * S;
+            if (rnd.uniform() < 0.3) {
+                mask = mask.withAllowed(rnd.bernoulli(rnd.uniform() < 0.5 ? plane : H * plane, 0.7));
+            }
+            if (rnd.uniform() < 0.3) {
+                float[] bias = rnd.normal(rnd.uniform() < 0.5 ? plane : H * plane, 1.0);
+                for (int i = 0; i < bias.length; i++) {
+                    if (rnd.uniform() < 0.1) {
+                        bias[i] = Float.NEGATIVE_INFINITY;
+                    }
+                }
+                mask = mask.withBias(bias);
+            }
+            double inputScale = rnd.uniform() < 0.2 ? 8.0 : 1.0;  // large logits
+            AttentionShape shape = new AttentionShape(L, S, H, hkv, d, dv);
+            return new Case("seed " + seed + ": " + shape + ", " + spec + ", keyLength=" + mask.validKeys()
+                + ", boolMask=" + (mask.allowed() != null) + ", bias=" + (mask.bias() != null) + ", x" + inputScale,
+                spec, shape, mask, rnd.normal(shape.querySize(), inputScale), rnd.normal(shape.keySize(), inputScale),
+                rnd.normal(shape.valueSize(), 1.0));
+        }
+    }
+
+    static Stream<Arguments> randomCases() {
+        List<Arguments> args = new ArrayList<>();
+        for (TileOps ops : TileOpsImplementations.all()) {
+            IntStream.range(0, 150).forEach(seed -> args.add(Arguments.of(ops, Case.random(seed))));
+        }
+        return args.stream();
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("randomCases")
+    @DisplayName("output, log-sum-exp and weights match the float64 reference on random shapes and masks")
+    void matchesReference(TileOps ops, Case c) {
+        NaiveAttention.Result ref = NaiveAttention.forward(c.spec, c.shape, c.q, c.k, c.v, c.mask);
+        FlashAttention kernel = new FlashAttention(c.spec, ops);
+        Workspace ws = new Workspace();
+        float[] out = new float[c.shape.outputSize()];
+        float[] lse = new float[c.shape.numHeads() * c.shape.queryLength()];
+        kernel.forward(c.shape, c.q, c.k, c.v, c.mask, out, lse, ws);
+        assertClose(c.label + " output", ref.out, out);
+        assertClose(c.label + " lse", ref.lse, lse);
+
+        int plane = c.shape.queryLength() * c.shape.keyLength();
+        float[] perHead = new float[c.shape.numHeads() * plane];
+        kernel.weights(c.shape, c.q, c.k, c.mask, lse, true, perHead, ws);
+        assertClose(c.label + " per-head weights", ref.weights, perHead);
+        float[] averaged = new float[plane];
+        kernel.weights(c.shape, c.q, c.k, c.mask, lse, false, averaged, ws);
+        assertClose(c.label + " averaged weights", ref.averagedWeights(c.shape.numHeads()), averaged);
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("randomCases")
+    @DisplayName("key-block partials merged with the log-sum-exp combiner equal the whole sequence")
+    void keyBlockPartialsMergeExactly(TileOps ops, Case c) {
+        if (c.shape.numHeads() != 1 || c.shape.numKvHeads() != 1) {
+            return;  // forwardBlock is single-head; the multi-head cases are covered above
+        }
+        int L = c.shape.queryLength(), S = c.shape.keyLength(), d = c.shape.headDim(), dv = c.shape.valueDim();
+        NaiveAttention.Result ref = NaiveAttention.forward(c.spec, c.shape, c.q, c.k, c.v, c.mask);
+        FlashAttention kernel = new FlashAttention(c.spec, ops);
+        Workspace ws = new Workspace();
+        int queryChunk = Math.max(1, (L + 2) / 3), keyChunk = Math.max(1, (S + 3) / 4);
+        float[] out = new float[L * dv];
+        float[] lse = new float[L];
+        for (int q0 = 0; q0 < L; q0 += queryChunk) {
+            int rows = Math.min(queryChunk, L - q0);
+            float[] mergedOut = new float[rows * dv];
+            float[] mergedLse = new float[rows];
+            Arrays.fill(mergedLse, Float.NEGATIVE_INFINITY);
+            for (int k0 = 0; k0 < S; k0 += keyChunk) {
+                int keys = Math.min(keyChunk, S - k0);
+                float[] partOut = new float[rows * dv];
+                float[] partLse = new float[rows];
+                kernel.forwardBlock(rows, keys, d, dv,
+                    Arrays.copyOfRange(c.q, q0 * d, (q0 + rows) * d),
+                    Arrays.copyOfRange(c.k, k0 * d, (k0 + keys) * d),
+                    Arrays.copyOfRange(c.v, k0 * dv, (k0 + keys) * dv),
+                    new BlockPosition(q0, k0, L, S, c.mask.validKeys()),
+                    slice(c.mask.allowed(), S, q0, rows, k0, keys), slice(c.mask.bias(), S, q0, rows, k0, keys),
+                    partOut, partLse, ws);
+                LseMerge.mergeInto(rows, dv, mergedOut, mergedLse, partOut, partLse);
+            }
+            System.arraycopy(mergedOut, 0, out, q0 * dv, rows * dv);
+            System.arraycopy(mergedLse, 0, lse, q0, rows);
+        }
+        assertClose(c.label + " merged output", ref.out, out);
+        assertClose(c.label + " merged lse", ref.lse, lse);
+    }
+
+    @Test
+    @DisplayName("a query row that sees no key gets output 0 and log-sum-exp -inf, never NaN")
+    void fullyMaskedRowsAreZero() {
+        RandomTensors rnd = new RandomTensors(7);
+        AttentionShape shape = new AttentionShape(6, 5, 2, 2, 4, 3);
+        boolean[] allowed = rnd.bernoulli(6 * 5, 0.8);
+        Arrays.fill(allowed, 2 * 5, 3 * 5, false);                     // row 2 sees nothing
+        float[] bias = new float[6 * 5];
+        Arrays.fill(bias, 4 * 5, 5 * 5, Float.NEGATIVE_INFINITY);       // row 4 sees nothing
+        RowMask mask = RowMask.NONE.withAllowed(allowed).withBias(bias);
+        float[] out = new float[shape.outputSize()];
+        float[] lse = new float[2 * 6];
+        float[] q = rnd.normal(shape.querySize(), 1), k = rnd.normal(shape.keySize(), 1);
+        FlashAttention kernel = new FlashAttention(AttentionSpec.defaults().withBlocks(4, 2));
+        kernel.forward(shape, q, k, rnd.normal(shape.valueSize(), 1), mask, out, lse);
+        for (int h = 0; h < 2; h++) {
+            for (int row : new int[] {2, 4}) {
+                assertEquals(Float.NEGATIVE_INFINITY, lse[h * 6 + row]);
+                for (int t = 0; t < 3; t++) {
+                    assertEquals(0f, out[row * 6 + h * 3 + t]);
+                }
+            }
+        }
+        float[] w = new float[6 * 5];
+        kernel.weights(shape, q, k, mask, lse, false, w, new Workspace());
+        for (float x : w) {
+            assertFalse(Float.isNaN(x));
+        }
+        assertEquals(0f, w[2 * 5 + 1]);
+
+        // No key at all (S = 0) and zero valid keys behave the same.
+        AttentionShape noKeys = new AttentionShape(3, 0, 1, 1, 4, 2);
+        float[] out0 = new float[6];
+        Arrays.fill(out0, 9f);
+        float[] lse0 = new float[3];
+        kernel.forward(noKeys, new float[12], new float[0], new float[0], RowMask.NONE, out0, lse0);
+        assertTrue(Arrays.equals(new float[6], out0));
+        assertEquals(Float.NEGATIVE_INFINITY, lse0[0]);
+    }
+
+    @Test
+    @DisplayName("NaN in one query row propagates to that row only")
+    void nanPropagatesToItsRow() {
+        RandomTensors rnd = new RandomTensors(3);
+        AttentionShape shape = AttentionShape.self(5, 1, 4);
+        float[] q = rnd.normal(20, 1);
+        q[2 * 4 + 1] = Float.NaN;
+        float[] out = new float[20];
+        new FlashAttention(AttentionSpec.defaults()).forward(shape, q, rnd.normal(20, 1), rnd.normal(20, 1),
+            RowMask.NONE, out, null);
+        for (int i = 0; i < 5; i++) {
+            for (int t = 0; t < 4; t++) {
+                assertEquals(i == 2, Float.isNaN(out[i * 4 + t]), "row " + i);
+            }
+        }
+    }
+
+    @Test
+    @DisplayName("causal attention visits only the tiles on or below the diagonal")
+    void skipsTilesOutsideTheBand() {
+        CountingOps counting = new CountingOps(new BlasTileOps(Blas.get()));
+        AttentionShape shape = AttentionShape.self(512, 1, 8);
+        RandomTensors rnd = new RandomTensors(1);
+        float[] x = rnd.normal(shape.querySize(), 1);
+        AttentionSpec spec = AttentionSpec.defaults().withBlocks(64, 64);
+        new FlashAttention(spec.withCausal(true), counting).forward(shape, x, x, x, RowMask.NONE,
+            new float[shape.outputSize()], null);
+        assertEquals(8 * 9 / 2, counting.tiles, "causal: 36 of 64 tiles");
+
+        counting.tiles = 0;
+        new FlashAttention(spec, counting).forward(shape, x, x, x, RowMask.keyLength(100),
+            new float[shape.outputSize()], null);
+        assertEquals(8 * 2, counting.tiles, "key length 100: two key blocks per query block");
+
+        counting.tiles = 0;
+        new FlashAttention(spec.withWindow(64, 0), counting).forward(shape, x, x, x, RowMask.NONE,
+            new float[shape.outputSize()], null);
+        assertEquals(1 + 7 * 2, counting.tiles, "window of 64 behind the diagonal: at most two key blocks");
+    }
+
+    @Test
+    @DisplayName("scratch memory is Bq*Bk + 2*Bq + Bq*dv floats, whatever the sequence length")
+    void scratchIsIndependentOfLength() {
+        AttentionSpec spec = AttentionSpec.defaults().withBlocks(32, 48);
+        for (int n : new int[] {1, 100, 4000}) {
+            Workspace ws = new Workspace();
+            AttentionShape shape = AttentionShape.self(n, 1, 16);
+            float[] x = new RandomTensors(n).normal(shape.querySize(), 1);
+            new FlashAttention(spec).forward(shape, x, x, x, RowMask.NONE, new float[shape.outputSize()], null, ws);
+            assertEquals(spec.scratchFloats(16), ws.floats(), "n = " + n);
+        }
+    }
+
+    @Test
+    @DisplayName("wrong sizes are rejected with a message naming the input")
+    void checksArguments() {
+        FlashAttention kernel = new FlashAttention(AttentionSpec.defaults());
+        AttentionShape shape = AttentionShape.self(4, 2, 8);
+        float[] x = new float[64];
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+            () -> kernel.forward(shape, new float[63], x, x, RowMask.NONE, new float[64], null));
+        assertTrue(e.getMessage().startsWith("query has 63 values"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class,
+            () -> kernel.forward(shape, x, x, x, RowMask.keyLength(5), new float[64], null));
+        assertTrue(e.getMessage().contains("key length 5"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class,
+            () -> kernel.forward(shape, x, x, x, RowMask.NONE.withBias(new float[15]), new float[64], null));
+        assertTrue(e.getMessage().contains("additive bias has 15 values"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> new AttentionShape(4, 4, 6, 4, 8, 8));
+        assertThrows(IllegalArgumentException.class, () -> AttentionSpec.defaults().withBlocks(0, 8));
+        assertThrows(IllegalArgumentException.class, () -> AttentionSpec.defaults().withWindow(-2, 0));
+    }
+
+    private static boolean[] slice(boolean[] a, int S, int q0, int rows, int k0, int keys) {
+        if (a == null) {
+            return null;
+        }
+        boolean[] s = new boolean[rows * keys];
+        for (int r = 0; r < rows; r++) {
+            System.arraycopy(a, (q0 + r) * S + k0, s, r * keys, keys);
+        }
+        return s;
+    }
+
+    private static float[] slice(float[] a, int S, int q0, int rows, int k0, int keys) {
+        if (a == null) {
+            return null;
+        }
+        float[] s = new float[rows * keys];
+        for (int r = 0; r < rows; r++) {
+            System.arraycopy(a, (q0 + r) * S + k0, s, r * keys, keys);
+        }
+        return s;
+    }
+
+    /** Counts score tiles computed, to see which tiles the kernel skips. */
+    static final class CountingOps extends TileOps {
+        final TileOps inner;
+        int tiles;
+
+        CountingOps(TileOps inner) {
+            this.inner = inner;
+        }
+
+        @Override
+        void scores(int bq, int bk, int d, float scale, float[] q, int qOff, int ldq, float[] k, int kOff, int ldk,
+                    float[] s, int lds) {
+            tiles++;
+            inner.scores(bq, bk, d, scale, q, qOff, ldq, k, kOff, ldk, s, lds);
+        }
+
+        @Override
+        void accumulate(int bq, int bk, int dv, float[] p, int ldp, float[] v, int vOff, int ldv, float[] acc,
+                        int ldacc) {
+            inner.accumulate(bq, bk, dv, p, ldp, v, vOff, ldv, acc, ldacc);
+        }
+
+        @Override
+        public String name() {
+            return "counting";
+        }
+    }
+}
