@@ -1,0 +1,91 @@
+package io.sparkattention.examples.cli;
+
+import org.apache.spark.sql.SparkSession;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.Properties;
+
+/**
+ * The SparkSession of a command-line run: an embedded {@code local[*]} by default, or the master
+ * given with {@code --master}. Settings come from {@code $SPARK_CONF_DIR/spark-defaults.conf}
+ * (the launcher points it at the project's {@code conf/}); explicit {@code spark.*} system
+ * properties and {@code --master} win over the file.
+ */
+public final class SparkSessions {
+
+    /** Master used when none is given. */
+    public static final String DEFAULT_MASTER = "local[*]";
+
+    private SparkSessions() {
+    }
+
+    /**
+     * Starts (or returns the running) session.
+     *
+     * @param appName shown in Spark's UI and logs
+     * @param master  {@code local[*]}, {@code local[N]}, {@code spark://host:port}...; null for the default
+     */
+    public static SparkSession start(String appName, String master) {
+        SparkSession.Builder builder = SparkSession.builder().appName(appName);
+        Properties defaults = defaults();
+        for (String key : defaults.stringPropertyNames()) {
+            if (System.getProperty(key) == null) {
+                builder.config(key, defaults.getProperty(key).trim());
+            }
+        }
+        String chosen = master != null ? master : System.getProperty("spark.master", DEFAULT_MASTER);
+        builder.master(chosen);
+        if (!chosen.startsWith("local")) {
+            shipLibraryJars(builder);
+        }
+        return builder.getOrCreate();
+    }
+
+    /**
+     * On a cluster the executors need this project's classes: ship the jar this code runs from
+     * (the examples jar) and the library jar next to it on the class path, unless
+     * {@code spark.jars} was set explicitly (spark-submit sets it).
+     */
+    private static void shipLibraryJars(SparkSession.Builder builder) {
+        if (System.getProperty("spark.jars") != null) {
+            return;
+        }
+        StringBuilder jars = new StringBuilder();
+        for (String entry : System.getProperty("java.class.path", "").split(java.io.File.pathSeparator)) {
+            String name = Paths.get(entry).getFileName() == null ? "" : Paths.get(entry).getFileName().toString();
+            if (name.startsWith("spark-attention") && name.endsWith(".jar")) {
+                if (jars.length() > 0) {
+                    jars.append(',');
+                }
+                jars.append(Paths.get(entry).toAbsolutePath());
+            }
+        }
+        if (jars.length() > 0) {
+            builder.config("spark.jars", jars.toString());
+        }
+    }
+
+    private static Properties defaults() {
+        Properties props = new Properties();
+        String dir = System.getenv("SPARK_CONF_DIR");
+        if (dir == null) {
+            return props;
+        }
+        Path file = Paths.get(dir, "spark-defaults.conf");
+        if (!Files.isRegularFile(file)) {
+            return props;
+        }
+        // spark-defaults.conf is whitespace-separated key/value lines, which Properties reads.
+        try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+            props.load(reader);
+        } catch (IOException e) {
+            throw new BadInputException(file + ": cannot read Spark defaults: " + e.getMessage(), e);
+        }
+        return props;
+    }
+}
