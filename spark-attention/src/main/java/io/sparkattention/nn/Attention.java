@@ -16,7 +16,8 @@ public final class Attention {
         private final float[] values;
         private final float[] weights;
 
-        Output(float[] values, float[] weights) {
+        /** Wraps values and optional weights (no copy). */
+        public Output(float[] values, float[] weights) {
             this.values = values;
             this.weights = weights;
         }

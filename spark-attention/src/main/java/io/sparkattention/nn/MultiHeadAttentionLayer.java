@@ -1,6 +1,7 @@
 package io.sparkattention.nn;
 
 import io.sparkattention.kernel.AttentionShape;
+import io.sparkattention.kernel.AttentionSpec;
 import io.sparkattention.kernel.FlashAttention;
 import io.sparkattention.kernel.Gemm;
 import io.sparkattention.kernel.RowMask;
@@ -15,10 +16,14 @@ import java.util.Objects;
  *
  * <p>Thread-safe: it holds only the immutable weights and kernel; scratch comes from the caller.
  */
-public final class MultiHeadAttentionLayer {
+public final class MultiHeadAttentionLayer implements SequenceAttention {
+
+    private static final long serialVersionUID = 1L;
 
     private final MultiHeadAttentionWeights weights;
-    private final FlashAttention kernel;
+    private final AttentionSpec spec;
+    /** Rebuilt from the spec after deserialization: each JVM uses its own tile implementation. */
+    private transient FlashAttention kernel;
 
     /**
      * @param weights projections (PyTorch layout)
@@ -27,47 +32,70 @@ public final class MultiHeadAttentionLayer {
     public MultiHeadAttentionLayer(MultiHeadAttentionWeights weights, FlashAttention kernel) {
         this.weights = Objects.requireNonNull(weights, "weights");
         this.kernel = Objects.requireNonNull(kernel, "kernel");
+        this.spec = kernel.spec();
     }
 
     public MultiHeadAttentionWeights weights() {
         return weights;
     }
 
+    @Override
     public FlashAttention kernel() {
-        return kernel;
+        FlashAttention k = kernel;
+        if (k == null) {
+            k = new FlashAttention(spec);
+            kernel = k;
+        }
+        return k;
+    }
+
+    @Override
+    public int outputWidth() {
+        return weights.embedDim();
     }
 
     /**
-     * Attends one sequence.
+     * Input projections: {@code q = x_q·W_qᵀ + b_q} (L×E), {@code k} and {@code v} (S×Ekv).
      *
      * @param query L×E row-major
      * @param key   S×kdim (the query itself for self-attention)
      * @param value S×vdim
-     * @param mask  key padding, boolean mask (true = may attend), bias L×S or H×L×S
-     * @param mode  which attention weights to return
-     * @param ws    scratch of the calling thread
-     * @return L×E output and the requested weights
      */
+    @Override
+    public PreparedSequence prepare(float[] query, int queryLength, float[] key, float[] value, int keyLength,
+                                    RowMask mask) {
+        int E = weights.embedDim();
+        checkRows("query", query, queryLength, E);
+        checkRows("key", key, keyLength, weights.kdim());
+        checkRows("value", value, keyLength, weights.vdim());
+        int kvDim = weights.numKvHeads() * weights.headDim();
+        float[] q = Gemm.linear(query, queryLength, E, weights.qWeight(), E, weights.qBias());
+        float[] k = Gemm.linear(key, keyLength, weights.kdim(), weights.kWeight(), kvDim, weights.kBias());
+        float[] v = Gemm.linear(value, keyLength, weights.vdim(), weights.vWeight(), kvDim, weights.vBias());
+        AttentionShape shape = new AttentionShape(queryLength, keyLength, weights.numHeads(), weights.numKvHeads(),
+            weights.headDim(), weights.headDim());
+        return new PreparedSequence(shape, q, k, v, mask);
+    }
+
+    /** Output projection: {@code y = a·W_oᵀ + b_o} (L×E). */
+    @Override
+    public float[] finish(float[] attended, int queryLength) {
+        int E = weights.embedDim();
+        return Gemm.linear(attended, queryLength, E, weights.outWeight(), E, weights.outBias());
+    }
+
+    /** {@link #forward(float[], int, float[], float[], int, RowMask, WeightsMode, Workspace)} with lengths from the widths. */
     public Attention.Output forward(float[] query, float[] key, float[] value, RowMask mask, WeightsMode mode,
                                     Workspace ws) {
-        int E = weights.embedDim();
-        int L = rows("query", query, E);
-        int S = rows("key", key, weights.kdim());
-        if (rows("value", value, weights.vdim()) != S) {
-            throw new IllegalArgumentException("key has " + S + " rows but value has " + value.length / weights.vdim());
+        return forward(query, rows("query", query, weights.embedDim()), key, value, rows("key", key, weights.kdim()),
+            mask, mode, ws);
+    }
+
+    private static void checkRows(String what, float[] x, int rows, int width) {
+        Objects.requireNonNull(x, what);
+        if ((long) rows * width != x.length) {
+            throw new IllegalArgumentException(what + " has " + x.length + " values, expected " + rows + "×" + width);
         }
-        int kvDim = weights.numKvHeads() * weights.headDim();
-        // (1) projections: q = x_q·W_qᵀ + b_q (L×E), k (S×Ekv), v (S×Ekv)
-        float[] q = Gemm.linear(query, L, E, weights.qWeight(), E, weights.qBias());
-        float[] k = Gemm.linear(key, S, weights.kdim(), weights.kWeight(), kvDim, weights.kBias());
-        float[] v = Gemm.linear(value, S, weights.vdim(), weights.vWeight(), kvDim, weights.vBias());
-        // (2) attention over heads
-        AttentionShape shape = new AttentionShape(L, S, weights.numHeads(), weights.numKvHeads(),
-            weights.headDim(), weights.headDim());
-        Attention.Output attn = Attention.compute(kernel, shape, q, k, v, mask, mode, ws);
-        // (3) output projection (L×E)
-        float[] out = Gemm.linear(attn.values(), L, E, weights.outWeight(), E, weights.outBias());
-        return new Attention.Output(out, attn.weights());
     }
 
     private static int rows(String what, float[] x, int width) {

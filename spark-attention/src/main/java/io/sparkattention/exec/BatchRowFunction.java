@@ -1,0 +1,33 @@
+package io.sparkattention.exec;
+
+import io.sparkattention.kernel.Workspace;
+import io.sparkattention.nn.Attention;
+import io.sparkattention.nn.PreparedSequence;
+
+/** The batch strategy's per-row work: prepare, attend all heads, finish, encode. */
+final class BatchRowFunction implements RowFunction {
+
+    private static final long serialVersionUID = 1L;
+
+    private final AttentionJob job;
+    /** Kernel scratch reused across the task's rows (one copy of this function per task). */
+    private transient Workspace workspace;
+
+    BatchRowFunction(AttentionJob job) {
+        this.job = job;
+    }
+
+    @Override
+    public Object apply(Object[] inputs) {
+        PreparedSequence p = job.prepare(inputs);
+        if (p == null) {
+            return null;
+        }
+        if (workspace == null) {
+            workspace = new Workspace();
+        }
+        Attention.Output out = Attention.compute(job.kernel(), p.shape(), p.q(), p.k(), p.v(), p.mask(),
+            job.weightsMode(), workspace);
+        return job.encode(job.finish(out.values(), p.shape().queryLength()), out.weights(), p.shape());
+    }
+}

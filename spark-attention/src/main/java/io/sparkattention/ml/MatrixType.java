@@ -1,0 +1,157 @@
+package io.sparkattention.ml;
+
+import io.sparkattention.exec.RowDataException;
+import org.apache.spark.ml.linalg.SQLDataTypes;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.util.ArrayData;
+import org.apache.spark.sql.types.ArrayType;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataTypes;
+
+import java.io.Serializable;
+
+/**
+ * How a matrix column is stored, and how one row's value becomes a row-major float32 matrix.
+ *
+ * <p>Accepted: {@code array<array<float>>}, {@code array<array<double>>} and
+ * {@code array<vector>} (MLlib's {@code VectorUDT}, dense or sparse). Rows of one matrix must all
+ * have the same length; different DataFrame rows may differ in both dimensions.
+ */
+enum MatrixType implements Serializable {
+    FLOAT, DOUBLE, VECTOR;
+
+    /** The description used in schema errors. */
+    static final String ACCEPTED = "array<array<float>>, array<array<double>> or array<vector>";
+
+    /** The output type of every matrix this library writes. */
+    static final DataType OUTPUT = DataTypes.createArrayType(DataTypes.createArrayType(DataTypes.FloatType, false), false);
+
+    /** Catalyst ordinal of a VectorUDT struct's fields: type (0 sparse, 1 dense), size, indices, values. */
+    private static final int VEC_TYPE = 0, VEC_SIZE = 1, VEC_INDICES = 2, VEC_VALUES = 3, VEC_FIELDS = 4;
+
+    /** The matrix type of {@code type}, or null when it is not a matrix. */
+    static MatrixType of(DataType type) {
+        if (!(type instanceof ArrayType)) {
+            return null;
+        }
+        DataType element = ((ArrayType) type).elementType();
+        if (element.equals(SQLDataTypes.VectorType())) {
+            return VECTOR;
+        }
+        if (!(element instanceof ArrayType)) {
+            return null;
+        }
+        DataType scalar = ((ArrayType) element).elementType();
+        return scalar.equals(DataTypes.FloatType) ? FLOAT : scalar.equals(DataTypes.DoubleType) ? DOUBLE : null;
+    }
+
+    /**
+     * Decodes one row's matrix.
+     *
+     * @param value  the Catalyst value (an outer {@code ArrayData})
+     * @param column the column's name, for error messages
+     * @return the matrix; 0 rows gives width 0
+     * @throws RowDataException when a row is null, ragged, or holds a null element
+     */
+    Matrix decode(ArrayData value, String column) {
+        int rows = value.numElements();
+        if (rows == 0) {
+            return new Matrix(0, 0, new float[0]);
+        }
+        int cols = -1;
+        float[] data = null;
+        for (int i = 0; i < rows; i++) {
+            if (value.isNullAt(i)) {
+                throw new RowDataException("column " + column + " row " + i + " is null");
+            }
+            if (this == VECTOR) {
+                InternalRow vector = value.getStruct(i, VEC_FIELDS);
+                int width = vector.getByte(VEC_TYPE) == 1 ? vector.getArray(VEC_VALUES).numElements()
+                    : vector.getInt(VEC_SIZE);
+                cols = checkWidth(column, i, width, cols);
+                if (data == null) {
+                    data = allocate(column, rows, cols);
+                }
+                copyVector(vector, data, i * cols, cols);
+            } else {
+                ArrayData row = value.getArray(i);
+                cols = checkWidth(column, i, row.numElements(), cols);
+                if (data == null) {
+                    data = allocate(column, rows, cols);
+                }
+                copyRow(row, data, i * cols, column, i);
+            }
+        }
+        return new Matrix(rows, cols, data);
+    }
+
+    private void copyRow(ArrayData row, float[] data, int offset, String column, int i) {
+        int n = row.numElements();
+        for (int j = 0; j < n; j++) {
+            if (row.isNullAt(j)) {
+                throw new RowDataException("column " + column + " row " + i + " has a null at position " + j);
+            }
+        }
+        if (this == FLOAT) {
+            System.arraycopy(row.toFloatArray(), 0, data, offset, n);
+        } else {
+            double[] d = row.toDoubleArray();
+            for (int j = 0; j < n; j++) {
+                data[offset + j] = (float) d[j];
+            }
+        }
+    }
+
+    private static void copyVector(InternalRow vector, float[] data, int offset, int cols) {
+        double[] values = vector.getArray(VEC_VALUES).toDoubleArray();
+        if (vector.getByte(VEC_TYPE) == 1) {
+            for (int j = 0; j < cols; j++) {
+                data[offset + j] = (float) values[j];
+            }
+        } else {
+            int[] indices = vector.getArray(VEC_INDICES).toIntArray();
+            for (int j = 0; j < indices.length; j++) {
+                data[offset + indices[j]] = (float) values[j];
+            }
+        }
+    }
+
+    private static int checkWidth(String column, int row, int width, int expected) {
+        if (expected >= 0 && width != expected) {
+            throw new RowDataException("column " + column + " row " + row + " has " + width + " values, expected "
+                + expected + " (as row 0)");
+        }
+        return width;
+    }
+
+    private static float[] allocate(String column, int rows, int cols) {
+        if ((long) rows * cols > Integer.MAX_VALUE - 8) {
+            throw new RowDataException("column " + column + " is " + rows + "×" + cols + ", too large for one array");
+        }
+        return new float[rows * cols];
+    }
+
+    /** A decoded row-major matrix. */
+    static final class Matrix {
+        final int rows;
+        final int cols;
+        final float[] values;
+
+        Matrix(int rows, int cols, float[] values) {
+            this.rows = rows;
+            this.cols = cols;
+            this.values = values;
+        }
+
+        /** Rejects NaN and ±∞ (the default {@code handleInvalid=error}). */
+        Matrix checkFinite(String column) {
+            for (int i = 0; i < values.length; i++) {
+                if (!Float.isFinite(values[i])) {
+                    throw new RowDataException("column " + column + " has " + values[i] + " at row " + i / cols
+                        + ", position " + i % cols + " (handleInvalid=keep lets it propagate)");
+                }
+            }
+            return this;
+        }
+    }
+}
