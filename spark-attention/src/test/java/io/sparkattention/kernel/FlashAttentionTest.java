@@ -1,5 +1,6 @@
 package io.sparkattention.kernel;
 
+import io.sparkattention.testing.NaiveAttention;
 import io.sparkattention.testing.RandomTensors;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;

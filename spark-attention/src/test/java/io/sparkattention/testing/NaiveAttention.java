@@ -1,17 +1,22 @@
-package io.sparkattention.kernel;
+package io.sparkattention.testing;
+
+import io.sparkattention.kernel.AttentionShape;
+import io.sparkattention.kernel.AttentionSpec;
+import io.sparkattention.kernel.CausalAlignment;
+import io.sparkattention.kernel.RowMask;
 
 /**
  * The reference every kernel path is checked against: textbook attention in float64, with the
  * whole L×S score matrix materialised and every mask applied element by element from its
  * definition (no bands, no tiles, no shortcuts).
  */
-final class NaiveAttention {
+public final class NaiveAttention {
 
     /** Output L×(H·dv), log-sum-exp H×L and per-head weights H×L×S, all float64. */
-    static final class Result {
-        final double[] out;
-        final double[] lse;
-        final double[] weights;
+    public static final class Result {
+        public final double[] out;
+        public final double[] lse;
+        public final double[] weights;
 
         Result(double[] out, double[] lse, double[] weights) {
             this.out = out;
@@ -20,7 +25,7 @@ final class NaiveAttention {
         }
 
         /** Weights averaged over heads, L×S. */
-        double[] averagedWeights(int heads) {
+        public double[] averagedWeights(int heads) {
             int plane = weights.length / heads;
             double[] avg = new double[plane];
             for (int h = 0; h < heads; h++) {
@@ -35,7 +40,7 @@ final class NaiveAttention {
     private NaiveAttention() {
     }
 
-    static Result forward(AttentionSpec spec, AttentionShape shape, float[] q, float[] k, float[] v, RowMask mask) {
+    public static Result forward(AttentionSpec spec, AttentionShape shape, float[] q, float[] k, float[] v, RowMask mask) {
         int L = shape.queryLength(), S = shape.keyLength(), H = shape.numHeads(), Hkv = shape.numKvHeads();
         int d = shape.headDim(), dv = shape.valueDim();
         double scale = Float.isNaN(spec.scale()) ? 1.0 / Math.sqrt(d) : spec.scale();
