@@ -66,7 +66,7 @@ final class HeatmapCommand implements Callable<Integer> {
 
     @Option(names = "--text-column", paramLabel = "COL",
         description = "string column with the passage shown on the HTML page (default: '" + DEFAULT_TEXT_COLUMN
-            + "' when the input has it, else the tokens joined by spaces).")
+            + "' when the input has such a string column, else the tokens joined by spaces).")
     String textColumn;
 
     @Option(names = "--title", paramLabel = "TEXT", description = "Figure title (default: the input's name and the row).")
@@ -108,10 +108,12 @@ final class HeatmapCommand implements Callable<Integer> {
         }
         heatmap = heatmap.scale(mode).title(title != null ? title : input.getFileName() + ", row " + row);
 
+        // Everything is checked before the first file is written.
+        String passage = html != null ? passage(data, keys, where) : null;
         heatmap.writePng(output);
         System.out.println("wrote " + output + " (" + describe(heatmap) + ")");
         if (html != null) {
-            heatmap.writeHtml(html, passage(data, keys, where));
+            heatmap.writeHtml(html, passage);
             System.out.println("wrote " + html);
         }
         return 0;
@@ -143,7 +145,10 @@ final class HeatmapCommand implements Callable<Integer> {
     }
 
     private String passage(Row data, String keys, String where) {
-        String column = textColumn != null ? textColumn : has(data, DEFAULT_TEXT_COLUMN) ? DEFAULT_TEXT_COLUMN : null;
+        // The default column is used only when it is text; an explicit one must be.
+        String column = textColumn != null ? textColumn
+            : has(data, DEFAULT_TEXT_COLUMN) && data.schema().apply(DEFAULT_TEXT_COLUMN).dataType() instanceof StringType
+            ? DEFAULT_TEXT_COLUMN : null;
         if (column != null) {
             if (!has(data, column)) {
                 throw new BadInputException(where + "no column '" + column + "' (columns: "

@@ -73,9 +73,11 @@ class HeatmapCommandTest {
             CommandLineRun run = heatmap("--input", input.toString(), "--row", Integer.toString(row),
                 "--output", png.toString());
             assertEquals(0, run.exitCode, run.err);
-            assertTrue(run.out.contains("one panel, L=" + lengths[row] + ", S=" + lengths[row]), "row " + row + ": " + run.out);
+            assertTrue(run.out.contains("one panel, L=" + lengths[row] + ", S=" + lengths[row]),
+                "row " + row + ": " + run.out);
         }
-        CommandLineRun past = heatmap("--input", input.toString(), "--row", "5", "--output", dir.resolve("r5.png").toString());
+        CommandLineRun past = heatmap("--input", input.toString(), "--row", "5",
+            "--output", dir.resolve("r5.png").toString());
         assertEquals(2, past.exitCode);
         assertEquals(List.of("spark-attention heatmap: --row 5 is out of range: " + input
             + " has 5 rows (numbered from 0 in file order)"), past.errorLines());
@@ -99,6 +101,9 @@ class HeatmapCommandTest {
             "--input", dir.resolve("missing.jsonl").toString(), "--row", "0", "--output", out);
         assertBadInput("--output " + dir.resolve("no/out.png") + ": directory " + dir.resolve("no") + " does not exist",
             "--input", in, "--row", "0", "--output", dir.resolve("no/out.png").toString());
+        assertBadInput(in + " row 0: column 'tokens' has type array<string>, expected string (the passage)",
+            "--input", in, "--row", "0", "--output", out, "--html", dir.resolve("p.html").toString(),
+            "--text-column", "tokens");
         assertBadInput("--row must be >= 0, got -1", "--input", in, "--row", "-1", "--output", out);
         assertBadInput("--scale must be 'shared' or 'per-panel', got 'log'",
             "--input", in, "--row", "0", "--output", out, "--scale", "log");
@@ -107,6 +112,7 @@ class HeatmapCommandTest {
         Path broken = Files.writeString(dir.resolve("broken.jsonl"), "{\"attn_weights\": [[1.0]]}\n{not json\n");
         assertBadInput(broken + ": cannot read", "--input", broken.toString(), "--row", "0", "--output", out);
         assertFalse(Files.exists(png), "no picture for bad input");
+        assertFalse(Files.exists(dir.resolve("p.html")), "no page for bad input");
     }
 
     private static void assertBadInput(String expected, String... args) {
