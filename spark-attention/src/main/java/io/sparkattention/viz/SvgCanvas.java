@@ -13,8 +13,9 @@ import java.util.Locale;
  * A {@link Canvas} that writes a standalone SVG document: plain shapes and text, no scripts, no
  * external references. Matrices of up to {@link #VECTOR_CELL_LIMIT} cells in all are one
  * rectangle per cell with a tooltip (query, key, weight); larger ones are embedded as one
- * lossless PNG per panel (a {@code data:} URI at the figure's resolution), which keeps a page of long passages to a few hundred KB instead of several MB (each vector
- * cell with its tooltip costs about 150 bytes).
+ * lossless PNG per panel (a {@code data:} URI at the figure's resolution), which keeps a page
+ * of long passages to a few hundred KB instead of several MB (each vector cell with its tooltip
+ * costs about 150 bytes).
  */
 final class SvgCanvas implements Canvas {
 

@@ -39,7 +39,8 @@ final class ScalingCommand implements Callable<Integer> {
         description = "Sequence lengths (L = S), comma-separated (default ${DEFAULT-VALUE}).")
     List<Integer> seqLens;
 
-    @Option(names = "--head-dim", defaultValue = "64", paramLabel = "D", description = "Head dimension (default ${DEFAULT-VALUE}).")
+    @Option(names = "--head-dim", defaultValue = "64", paramLabel = "D",
+        description = "Head dimension (default ${DEFAULT-VALUE}).")
     int headDim;
 
     @Option(names = "--output", paramLabel = "PNG", description = "The plot (default " + DEFAULT_OUTPUT + ").")
@@ -53,7 +54,8 @@ final class ScalingCommand implements Callable<Integer> {
             + "runs out of it at n = 16384, whose scores alone take 1 GiB, while the tiled kernel needs 16 MiB).")
     String heap;
 
-    @Option(names = "--repeat", defaultValue = "3", paramLabel = "R", description = "Timed passes per point (default ${DEFAULT-VALUE}).")
+    @Option(names = "--repeat", defaultValue = "3", paramLabel = "R",
+        description = "Timed passes per point (default ${DEFAULT-VALUE}).")
     int repeat;
 
     @Option(names = "--warmup-ms", defaultValue = "1000", paramLabel = "MS",

@@ -1,31 +1,21 @@
 package io.sparkattention.examples.scaling;
 
-import javax.imageio.ImageIO;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Font;
 import java.awt.Graphics2D;
 import java.awt.RenderingHints;
-import java.awt.Stroke;
 import java.awt.geom.AffineTransform;
-import java.awt.geom.Ellipse2D;
 import java.awt.geom.Line2D;
 import java.awt.geom.Path2D;
 import java.awt.geom.Rectangle2D;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 import java.util.function.ToDoubleFunction;
 import java.util.stream.Collectors;
@@ -53,19 +43,12 @@ public final class ScalingChart {
     /** Points (largest n first) whose slope the legend reports. */
     static final int SLOPE_POINTS = 3;
 
-    private static final String FONT = "DejaVu Sans";
     private static final Color TEXT = new Color(0x222222);
     private static final Color GRID = new Color(0xe4e4e4);
     private static final Color AXIS = new Color(0x444444);
     private static final Color NOTE = new Color(0x555555);
-    /** matplotlib's first two default colours (C0 blue, C1 orange), as the notebook's plot has them. */
-    private static final Map<Implementation, Color> COLOURS = new EnumMap<>(Map.of(
-        Implementation.TILED, new Color(0x1f77b4), Implementation.NAIVE, new Color(0xff7f0e)));
-
     static {
-        if (System.getProperty("java.awt.headless") == null) {
-            System.setProperty("java.awt.headless", "true");
-        }
+        ChartPen.headless();
     }
 
     private final List<ScalingPoint> points;
@@ -97,8 +80,9 @@ public final class ScalingChart {
             g.setRenderingHint(RenderingHints.KEY_STROKE_CONTROL, RenderingHints.VALUE_STROKE_PURE);
             g.setColor(Color.WHITE);
             g.fillRect(0, 0, WIDTH, HEIGHT);
-            text(g, "Attention: time and memory against sequence length", WIDTH / 2.0, 32, font(true, 20), TEXT, 0.5);
-            text(g, subtitle, WIDTH / 2.0, 56, font(false, 13), NOTE, 0.5);
+            ChartPen.text(g, "Attention: time and memory against sequence length", WIDTH / 2.0, 32,
+                ChartPen.font(true, 20), TEXT, 0.5);
+            ChartPen.text(g, subtitle, WIDTH / 2.0, 56, ChartPen.font(false, 13), NOTE, 0.5);
 
             int panelW = (WIDTH - LEFT - RIGHT - GAP) / 2;
             int plotTop = TOP, plotBottom = HEIGHT - BOTTOM;
@@ -122,23 +106,7 @@ public final class ScalingChart {
      * @throws IOException if it cannot be written
      */
     public void writePng(Path file) throws IOException {
-        BufferedImage image = render();
-        Path target = file.toAbsolutePath();
-        Path temp = target.resolveSibling("." + target.getFileName() + "." + ProcessHandle.current().pid() + ".tmp");
-        try {
-            try (OutputStream out = Files.newOutputStream(temp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING)) {
-                if (!ImageIO.write(image, "png", out)) {
-                    throw new IOException("no PNG writer in this JVM");
-                }
-            }
-            try {
-                Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } catch (AtomicMoveNotSupportedException e) {
-                Files.move(temp, target, StandardCopyOption.REPLACE_EXISTING);
-            }
-        } finally {
-            Files.deleteIfExists(temp);
-        }
+        PngFile.write(render(), file);
     }
 
     /**
@@ -154,39 +122,41 @@ public final class ScalingChart {
         LogAxis y = LogAxis.around(ys, PAD, y1, y0);
 
         // Grid and ticks.
-        Font tickFont = font(false, 13);
+        Font tickFont = ChartPen.font(false, 13);
         for (double v : y.minorTicks()) {
-            line(g, x0 - 4, y.pixel(v), x0, y.pixel(v), AXIS, 1f);
+            ChartPen.line(g, x0 - 4, y.pixel(v), x0, y.pixel(v), AXIS, 1f);
         }
         for (double v : y.majorTicks()) {
             double py = y.pixel(v);
-            line(g, x0, py, x1, py, GRID, 1f);
-            line(g, x0 - 7, py, x0, py, AXIS, 1f);
-            text(g, LogAxis.format(v), x0 - 10, py + 5, tickFont, TEXT, 1);
+            ChartPen.line(g, x0, py, x1, py, GRID, 1f);
+            ChartPen.line(g, x0 - 7, py, x0, py, AXIS, 1f);
+            ChartPen.text(g, LogAxis.format(v), x0 - 10, py + 5, tickFont, TEXT, 1);
         }
         List<Double> xTicks = xTicks(g, x, tickFont);
         for (double v : xTicks) {
             double px = x.pixel(v);
-            line(g, px, y0, px, y1, GRID, 1f);
-            line(g, px, y1, px, y1 + 7, AXIS, 1f);
-            text(g, LogAxis.format(v), px, y1 + 24, tickFont, TEXT, 0.5);
+            ChartPen.line(g, px, y0, px, y1, GRID, 1f);
+            ChartPen.line(g, px, y1, px, y1 + 7, AXIS, 1f);
+            ChartPen.text(g, LogAxis.format(v), px, y1 + 24, tickFont, TEXT, 0.5);
         }
         g.setColor(AXIS);
         g.setStroke(new BasicStroke(1.2f));
         g.draw(new Rectangle2D.Double(x0, y0, x1 - x0, y1 - y0));
 
-        text(g, title, (x0 + x1) / 2.0, y0 - 10, font(true, 16), TEXT, 0.5);
-        text(g, "sequence length n (L = S, log scale)", (x0 + x1) / 2.0, y1 + 50, font(false, 14), TEXT, 0.5);
+        ChartPen.text(g, title, (x0 + x1) / 2.0, y0 - 10, ChartPen.font(true, 16), TEXT, 0.5);
+        ChartPen.text(g, "sequence length n (L = S, log scale)", (x0 + x1) / 2.0, y1 + 50, ChartPen.font(false, 14),
+            TEXT, 0.5);
         AffineTransform saved = g.getTransform();
         g.rotate(-Math.PI / 2, x0 - 62, (y0 + y1) / 2.0);
-        text(g, yTitle + ", log scale", x0 - 62, (y0 + y1) / 2.0, font(false, 14), TEXT, 0.5);
+        ChartPen.text(g, yTitle + ", log scale", x0 - 62, (y0 + y1) / 2.0, ChartPen.font(false, 14), TEXT, 0.5);
         g.setTransform(saved);
 
         double missingY = y0 + 12;
         for (double limit : extra) {
             double py = y.pixel(limit);
-            line(g, x0, py, x1, py, NOTE, 1.3f, new float[] {3, 4});
-            text(g, "heap limit " + LogAxis.format(Math.round(limit)) + " MiB", x0 + 8, py - 6, font(false, 12), NOTE, 0);
+            ChartPen.line(g, x0, py, x1, py, NOTE, 1.3f, new float[] {3, 4});
+            ChartPen.text(g, "heap limit " + LogAxis.format(Math.round(limit)) + " MiB", x0 + 8, py - 6,
+                ChartPen.font(false, 12), NOTE, 0);
             missingY = py;
         }
 
@@ -198,7 +168,7 @@ public final class ScalingChart {
             if (series.isEmpty()) {
                 continue;
             }
-            Color colour = COLOURS.get(impl);
+            Color colour = SeriesStyle.colour(impl);
             Path2D path = new Path2D.Double();
             boolean started = false;
             for (ScalingPoint p : series) {
@@ -214,14 +184,14 @@ public final class ScalingChart {
                 }
             }
             g.setColor(colour);
-            g.setStroke(stroke(impl, 2.5f));
+            g.setStroke(SeriesStyle.stroke(impl, 2.5f));
             g.draw(path);
             for (ScalingPoint p : series) {
                 double px = x.pixel(p.seqLen());
                 if (p.ok()) {
-                    marker(g, impl, px, y.pixel(metric.applyAsDouble(p)), colour);
+                    SeriesStyle.marker(g, impl, px, y.pixel(metric.applyAsDouble(p)), colour);
                 } else if (markMissing) {
-                    cross(g, px, missingY, colour);
+                    SeriesStyle.cross(g, px, missingY, colour);
                 }
             }
             drawn.add(impl);
@@ -234,7 +204,7 @@ public final class ScalingChart {
      * bottom-right corner: rising curves on log-log axes leave that corner empty.
      */
     private void legend(Graphics2D g, List<Implementation> impls, ToDoubleFunction<ScalingPoint> metric, int x1, int y1) {
-        Font font = font(false, 14);
+        Font font = ChartPen.font(false, 14);
         List<String> labels = new ArrayList<>();
         double widest = 0;
         for (Implementation impl : impls) {
@@ -254,12 +224,12 @@ public final class ScalingChart {
         for (int i = 0; i < impls.size(); i++) {
             Implementation impl = impls.get(i);
             double ly = by + 16 + 24 * i, lx = bx + 8;
-            Color colour = COLOURS.get(impl);
+            Color colour = SeriesStyle.colour(impl);
             g.setColor(colour);
-            g.setStroke(stroke(impl, 2.5f));
+            g.setStroke(SeriesStyle.stroke(impl, 2.5f));
             g.draw(new Line2D.Double(lx, ly, lx + 36, ly));
-            marker(g, impl, lx + 18, ly, colour);
-            text(g, labels.get(i), lx + 46, ly + 5, font, TEXT, 0);
+            SeriesStyle.marker(g, impl, lx + 18, ly, colour);
+            ChartPen.text(g, labels.get(i), lx + 46, ly + 5, font, TEXT, 0);
         }
     }
 
@@ -307,7 +277,7 @@ public final class ScalingChart {
 
     /** Footnotes: how it was measured, and why points are missing. */
     private void notes(Graphics2D g, int y) {
-        Font font = font(false, 13);
+        Font font = ChartPen.font(false, 13);
         List<String> lines = new ArrayList<>();
         lines.add("Each point runs in a fresh JVM. Time: median of the timed passes after a warm-up. Memory: peak heap "
             + "during one pass (Q, K, V, output, scratch/scores) above the heap in use before the inputs existed.");
@@ -318,78 +288,10 @@ public final class ScalingChart {
             }
         }
         for (String note : lines) {
-            for (String line : wrap(g, note, font, WIDTH - LEFT - RIGHT)) {
-                text(g, line, LEFT, y, font, NOTE, 0);
+            for (String line : ChartPen.wrap(g, note, font, WIDTH - LEFT - RIGHT)) {
+                ChartPen.text(g, line, LEFT, y, font, NOTE, 0);
                 y += 19;
             }
         }
-    }
-
-    /** {@code text} broken at spaces into lines of at most {@code width} pixels. */
-    private static List<String> wrap(Graphics2D g, String text, Font font, double width) {
-        List<String> lines = new ArrayList<>();
-        StringBuilder line = new StringBuilder();
-        for (String word : text.split(" ")) {
-            String candidate = line.length() == 0 ? word : line + " " + word;
-            if (line.length() > 0 && font.getStringBounds(candidate, g.getFontRenderContext()).getWidth() > width) {
-                lines.add(line.toString());
-                line = new StringBuilder(word);
-            } else {
-                line = new StringBuilder(candidate);
-            }
-        }
-        if (line.length() > 0) {
-            lines.add(line.toString());
-        }
-        return lines;
-    }
-
-    private static Stroke stroke(Implementation impl, float width) {
-        return impl == Implementation.NAIVE
-            ? new BasicStroke(width, BasicStroke.CAP_BUTT, BasicStroke.JOIN_ROUND, 10f, new float[] {9, 6}, 0)
-            : new BasicStroke(width, BasicStroke.CAP_ROUND, BasicStroke.JOIN_ROUND);
-    }
-
-    private static void marker(Graphics2D g, Implementation impl, double x, double y, Color colour) {
-        double r = 5;
-        g.setColor(colour);
-        g.setStroke(new BasicStroke(1.5f));
-        if (impl == Implementation.NAIVE) {
-            g.fill(new Rectangle2D.Double(x - r, y - r, 2 * r, 2 * r));
-        } else {
-            g.fill(new Ellipse2D.Double(x - r, y - r, 2 * r, 2 * r));
-        }
-    }
-
-    private static void cross(Graphics2D g, double x, double y, Color colour) {
-        double r = 7;
-        g.setColor(colour);
-        g.setStroke(new BasicStroke(3f, BasicStroke.CAP_ROUND, BasicStroke.JOIN_ROUND));
-        g.draw(new Line2D.Double(x - r, y - r, x + r, y + r));
-        g.draw(new Line2D.Double(x - r, y + r, x + r, y - r));
-    }
-
-    private static void line(Graphics2D g, double x1, double y1, double x2, double y2, Color colour, float width) {
-        line(g, x1, y1, x2, y2, colour, width, null);
-    }
-
-    private static void line(Graphics2D g, double x1, double y1, double x2, double y2, Color colour, float width,
-                             float[] dash) {
-        g.setColor(colour);
-        g.setStroke(dash == null ? new BasicStroke(width)
-            : new BasicStroke(width, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, dash, 0));
-        g.draw(new Line2D.Double(x1, y1, x2, y2));
-    }
-
-    /** Text with its baseline at y; {@code anchor} 0 = starts at x, 0.5 = centred, 1 = ends at x. */
-    private static void text(Graphics2D g, String s, double x, double y, Font font, Color colour, double anchor) {
-        g.setFont(font);
-        g.setColor(colour);
-        double w = font.getStringBounds(s, g.getFontRenderContext()).getWidth();
-        g.drawString(s, (float) (x - anchor * w), (float) y);
-    }
-
-    private static Font font(boolean bold, float size) {
-        return new Font(FONT, bold ? Font.BOLD : Font.PLAIN, 1).deriveFont(size);
     }
 }

@@ -24,27 +24,31 @@ class ScalingChartTest {
         List<ScalingPoint> points = new ArrayList<>();
         for (int n = 256; n <= 16384; n *= 2) {
             double t = 1e-5 * n * n;
-            points.add(ScalingPoint.parse(String.format(Locale.ROOT,
-                "{\"impl\":\"tiled\",\"seq_len\":%d,\"status\":\"ok\",\"median_ms\":%f,\"peak_heap_mb\":%f,\"heap_max_mb\":989}",
-                n, t, n / 1000.0)));
-            points.add(n < 16384
-                ? ScalingPoint.parse(String.format(Locale.ROOT,
-                    "{\"impl\":\"naive\",\"seq_len\":%d,\"status\":\"ok\",\"median_ms\":%f,\"peak_heap_mb\":%f,\"heap_max_mb\":989}",
-                    n, t, 4.0 * n * n / (1 << 20)))
-                : ScalingPoint.parse("{\"impl\":\"naive\",\"seq_len\":16384,\"status\":\"skipped\",\"reason\":\"too big\","
-                    + "\"heap_max_mb\":989}"));
+            points.add(point("tiled", n, t, n / 1000.0));
+            points.add(n < 16384 ? point("naive", n, t, 4.0 * n * n / (1 << 20))
+                : ScalingPoint.parse("{\"impl\":\"naive\",\"seq_len\":16384,\"status\":\"skipped\","
+                    + "\"reason\":\"too big\",\"heap_max_mb\":989}"));
         }
         return points;
     }
 
+    private static ScalingPoint point(String impl, int n, double ms, double mb) {
+        return ScalingPoint.parse(String.format(Locale.ROOT, "{\"impl\":\"%s\",\"seq_len\":%d,\"status\":\"ok\","
+            + "\"median_ms\":%f,\"peak_heap_mb\":%f,\"heap_max_mb\":989}", impl, n, ms, mb));
+    }
+
     @Test
     void slopesAreThePowerLawExponents() {
-        List<ScalingPoint> tiled = points().stream().filter(p -> p.impl() == Implementation.TILED).collect(Collectors.toList());
-        List<ScalingPoint> naive = points().stream().filter(p -> p.impl() == Implementation.NAIVE).collect(Collectors.toList());
+        List<ScalingPoint> tiled = series(Implementation.TILED);
+        List<ScalingPoint> naive = series(Implementation.NAIVE);
         assertEquals("1.00", ScalingChart.slope(tiled, ScalingPoint::peakHeapMb));
         assertEquals("2.00", ScalingChart.slope(naive, ScalingPoint::peakHeapMb));
         assertEquals("2.00", ScalingChart.slope(tiled, ScalingPoint::medianMs));
         assertNull(ScalingChart.slope(naive.subList(0, 1), ScalingPoint::medianMs));
+    }
+
+    private static List<ScalingPoint> series(Implementation impl) {
+        return points().stream().filter(p -> p.impl() == impl).collect(Collectors.toList());
     }
 
     @Test
@@ -59,8 +63,8 @@ class ScalingChartTest {
             assertEquals(List.of(png), files.collect(Collectors.toList()), "no temporary file left");
         }
         // Both series' colours appear: the lines were drawn.
-        assertTrue(hasColour(image, 0x1f77b4), "tiled line");
-        assertTrue(hasColour(image, 0xff7f0e), "naive line");
+        assertTrue(hasColour(image, SeriesStyle.TILED_RGB), "tiled line");
+        assertTrue(hasColour(image, SeriesStyle.NAIVE_RGB), "naive line");
     }
 
     @Test
