@@ -84,6 +84,21 @@ class HeatmapCommandTest {
     }
 
     @Test
+    void readsParquetWrittenBySpark(@TempDir Path dir) throws Exception {
+        SparkSession spark = SparkSessions.start("HeatmapCommandTest", "local[2]");
+        Path json = dir.resolve("rows.jsonl");
+        Files.write(json, List.of(line(0, 3, 4), line(1, 3, 7)));
+        Path parquet = dir.resolve("weights.parquet");
+        spark.read().json(json.toString()).coalesce(1).write().parquet(parquet.toString());
+        Path png = dir.resolve("p.png");
+        CommandLineRun run = heatmap("--input", parquet.toString(), "--row", "1", "--output", png.toString(),
+            "--scale", "per-panel");
+        assertEquals(0, run.exitCode, run.err);
+        assertTrue(run.out.contains("3 heads + average, L=7, S=7"), run.out);
+        assertNotNull(ImageIO.read(png.toFile()));
+    }
+
+    @Test
     void badInputEndsWithExitCode2AndOneLine(@TempDir Path dir) throws Exception {
         Path input = dir.resolve("rows.json");
         Files.write(input, List.of(line(0, 2, 3)));
