@@ -24,7 +24,7 @@ import java.util.concurrent.Callable;
         + "one JSON line per point to stdout.",
         "Each point runs in a fresh JVM (-Xmx from --heap, serial GC). Time: median wall time of --repeat passes "
         + "after a warm-up. Memory (peak_heap_mb): the heap pools' peak usage during one pass minus the heap in use "
-        + "before the inputs existed, i.e. Q, K, V, the output and all scratch; allocated_mb: bytes the pass "
+        + "before the inputs existed: Q, K, V, the output and all scratch; allocated_mb: bytes the pass "
         + "allocated (ThreadMXBean). Naive points whose n×n scores cannot fit the heap are reported as skipped; "
         + "an OutOfMemoryError is reported as out_of_memory; neither stops the run.",
         "JSON fields: impl, seq_len, head_dim, heap_max_mb, blas, status (ok, skipped, out_of_memory, failed), "
