@@ -36,7 +36,7 @@ final class ApplyCommand implements Callable<Integer> {
     AttentionOptions options;
 
     @Override
-    public Integer call() {
+    public Integer call() throws Exception {
         if (numHeads < 1) {
             throw new BadInputException("--num-heads must be >= 1, got " + numHeads);
         }

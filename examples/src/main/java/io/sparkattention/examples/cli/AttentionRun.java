@@ -35,9 +35,10 @@ final class AttentionRun {
      * @param options the shared options
      * @param stage   builds the stage once Spark runs (loading weights, for {@code apply})
      * @return the exit code, 0
+     * @throws Exception Spark's exceptions (some checked, such as {@code SparkException}) as they come
      */
     static <T extends Transformer & AttentionParams<T>> int run(String appName, AttentionOptions options,
-                                                                Supplier<T> stage) {
+                                                                Supplier<T> stage) throws Exception {
         options.validate();
         try (QuietLogs quiet = QuietLogs.unless(options.verbose)) {
             SparkSession spark = SparkSessions.start(appName, options.master);
@@ -53,7 +54,8 @@ final class AttentionRun {
                 configure(attention, input, options);
                 Dataset<Row> out = attention.transform(input.rows).drop(input.rowIndexColumn);
                 target.write(out);
-            } catch (RuntimeException e) {
+            } catch (Exception e) {
+                // SparkException is a checked exception that Scala code throws undeclared.
                 throw readFailure(e, options.input);
             }
             return 0;
@@ -91,7 +93,7 @@ final class AttentionRun {
      * bad input naming the input; a data error of this project in the same chain wins, it names
      * the row.
      */
-    private static RuntimeException readFailure(RuntimeException e, String input) {
+    private static Exception readFailure(Exception e, String input) {
         SparkThrowable readError = null;
         for (Throwable t = e; t != null && t.getCause() != t; t = t.getCause()) {
             if (t instanceof IllegalArgumentException || t instanceof BadInputException) {

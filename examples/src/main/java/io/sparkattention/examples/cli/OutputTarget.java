@@ -3,6 +3,7 @@ package io.sparkattention.examples.cli;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.LocalFileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.SparkContext;
 import org.apache.spark.SparkExecutorInfo;
@@ -40,7 +41,10 @@ final class OutputTarget {
         this.format = format;
         this.overwrite = overwrite;
         try {
-            this.fs = this.output.getFileSystem(spark.sparkContext().hadoopConfiguration());
+            FileSystem fileSystem = this.output.getFileSystem(spark.sparkContext().hadoopConfiguration());
+            // The local file system's checksum layer would leave a .crc file next to a single-file output.
+            this.fs = fileSystem instanceof LocalFileSystem ? ((LocalFileSystem) fileSystem).getRawFileSystem()
+                : fileSystem;
         } catch (IOException e) {
             throw new BadInputException("--output " + output + ": " + e.getMessage(), e);
         }
