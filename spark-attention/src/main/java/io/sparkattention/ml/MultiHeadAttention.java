@@ -227,7 +227,11 @@ public final class MultiHeadAttention extends Estimator<MultiHeadAttentionModel>
         return defaultCopy(extra);
     }
 
-    /** Reader for {@link #load}. */
+    /**
+     * Reader for {@link #load}.
+     *
+     * @return MLlib's default params reader
+     */
     public static MLReader<MultiHeadAttention> read() {
         return new DefaultParamsReader<>();
     }

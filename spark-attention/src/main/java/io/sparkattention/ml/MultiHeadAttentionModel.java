@@ -211,7 +211,11 @@ public final class MultiHeadAttentionModel extends Model<MultiHeadAttentionModel
         return new Writer(this);
     }
 
-    /** Reader for {@link #load}. */
+    /**
+     * Reader for {@link #load}.
+     *
+     * @return the reader of params metadata and safetensors weights
+     */
     public static MLReader<MultiHeadAttentionModel> read() {
         return new Reader();
     }

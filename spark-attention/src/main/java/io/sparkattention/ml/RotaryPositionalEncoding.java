@@ -327,7 +327,11 @@ public final class RotaryPositionalEncoding extends Transformer implements Defau
         return defaultCopy(extra);
     }
 
-    /** Reader for {@link #load}. */
+    /**
+     * Reader for {@link #load}.
+     *
+     * @return MLlib's default params reader
+     */
     public static MLReader<RotaryPositionalEncoding> read() {
         return new DefaultParamsReader<>();
     }

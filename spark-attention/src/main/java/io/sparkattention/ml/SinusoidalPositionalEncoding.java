@@ -233,7 +233,11 @@ public final class SinusoidalPositionalEncoding extends Transformer implements D
         return defaultCopy(extra);
     }
 
-    /** Reader for {@link #load}. */
+    /**
+     * Reader for {@link #load}.
+     *
+     * @return MLlib's default params reader
+     */
     public static MLReader<SinusoidalPositionalEncoding> read() {
         return new DefaultParamsReader<>();
     }

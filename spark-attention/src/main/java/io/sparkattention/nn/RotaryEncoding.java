@@ -35,7 +35,11 @@ public final class RotaryEncoding implements Serializable {
         this.base = base;
     }
 
-    /** The frequency base. */
+    /**
+     * The frequency base.
+     *
+     * @return the base, greater than 1
+     */
     public double base() {
         return base;
     }
@@ -43,6 +47,9 @@ public final class RotaryEncoding implements Serializable {
     /**
      * The head dimension of a row of {@code width} values split into {@code numHeads} heads.
      *
+     * @param width    values per row
+     * @param numHeads heads per row
+     * @return {@code width / numHeads}
      * @throws IllegalArgumentException when the heads do not divide the width, or the head
      *     dimension is odd (it has no halves to rotate)
      */

@@ -32,7 +32,11 @@ public final class SinusoidalEncoding implements Serializable {
         this.base = base;
     }
 
-    /** The wavelength base. */
+    /**
+     * The wavelength base.
+     *
+     * @return the base, greater than 1
+     */
     public double base() {
         return base;
     }
