@@ -28,7 +28,8 @@ final class AttentionOptions {
     @Option(names = "--need-weights", description = "Also output attn_weights (averaged over heads: L×S).")
     boolean needWeights;
 
-    @Option(names = "--per-head-weights", description = "With --need-weights: one L×S plane per head (H×L×S).")
+    @Option(names = "--per-head-weights",
+        description = "Output attn_weights with one L×S plane per head (H×L×S); implies --need-weights.")
     boolean perHeadWeights;
 
     @Option(names = "--strategy", defaultValue = "auto", paramLabel = "S",
@@ -62,9 +63,6 @@ final class AttentionOptions {
     /** Checks what can be checked before Spark starts. */
     void validate() {
         format();
-        if (perHeadWeights && !needWeights) {
-            throw new BadInputException("--per-head-weights needs --need-weights");
-        }
         if (blockSize != null && blockSize < 1) {
             throw new BadInputException("--block-size must be >= 1, got " + blockSize);
         }

@@ -80,7 +80,7 @@ final class AttentionRun {
         if (input.has(ATTN_BIAS)) {
             stage.setAttnBiasCol(ATTN_BIAS);
         }
-        if (options.needWeights) {
+        if (options.needWeights || options.perHeadWeights) {
             stage.setWeightsCol(WEIGHTS).setAverageWeights(!options.perHeadWeights);
         }
         if (options.blockSize != null) {
