@@ -153,6 +153,7 @@ class StagePersistenceTest {
 
     @Test
     @DisplayName("META-INF/services lists every transformer and model, and the estimator, with no-arg constructors")
+    @SuppressWarnings("rawtypes")  // Estimator.class is the raw type ServiceLoader is keyed by
     void serviceEntries() {
         // stream() lists providers without instantiating them (some of Spark's own need arguments).
         List<ServiceLoader.Provider<Transformer>> ours = ServiceLoader.load(Transformer.class).stream()
@@ -161,7 +162,8 @@ class StagePersistenceTest {
                 ScaledDotProductAttention.class.getName(), SinusoidalPositionalEncoding.class.getName()),
             ours.stream().map(p -> p.type().getName()).sorted().collect(Collectors.toList()));
         ours.forEach(p -> assertTrue(p.get().uid().length() > 0, p.type() + " instantiates"));
-        List<String> estimators = ServiceLoader.load(org.apache.spark.ml.Estimator.class).stream()
+        ServiceLoader<org.apache.spark.ml.Estimator> loader = ServiceLoader.load(org.apache.spark.ml.Estimator.class);
+        List<String> estimators = loader.stream()
             .map(p -> p.type().getName()).filter(n -> n.startsWith("io.sparkattention")).collect(Collectors.toList());
         assertEquals(List.of(MultiHeadAttention.class.getName()), estimators);
     }

@@ -40,7 +40,8 @@ final class AttentionRun {
     static <T extends Transformer & AttentionParams<T>> int run(String appName, AttentionOptions options,
                                                                 Supplier<T> stage) throws Exception {
         options.validate();
-        try (QuietLogs quiet = QuietLogs.unless(options.verbose)) {
+        QuietLogs quiet = QuietLogs.unless(options.verbose);
+        try {
             SparkSession spark = SparkSessions.start(appName, options.master);
             OutputTarget target = new OutputTarget(spark, options.output, options.format(), options.overwrite);
             target.checkWritable();
@@ -59,6 +60,8 @@ final class AttentionRun {
                 throw readFailure(e, options.input);
             }
             return 0;
+        } finally {
+            quiet.close();
         }
     }
 
