@@ -31,6 +31,8 @@ final class ExecutorKiller extends SparkListener {
     private volatile String killedExecutor;
     private volatile long killedPid = -1;
     private volatile long killedAtNanos;
+    private volatile long removedAtNanos;
+    private volatile long lastFailureAtNanos;
     final AtomicInteger failedTasks = new AtomicInteger();
     final AtomicInteger removedExecutors = new AtomicInteger();
     final AtomicInteger stageRetries = new AtomicInteger();
@@ -54,6 +56,16 @@ final class ExecutorKiller extends SparkListener {
 
     long killedAtNanos() {
         return killedAtNanos;
+    }
+
+    /** When the scheduler first reported an executor removed (0: never). */
+    long removedAtNanos() {
+        return removedAtNanos;
+    }
+
+    /** When the last failed task ended (0: none): after it, only re-runs remain. */
+    long lastFailureAtNanos() {
+        return lastFailureAtNanos;
     }
 
     @Override
@@ -82,6 +94,7 @@ final class ExecutorKiller extends SparkListener {
     public void onTaskEnd(SparkListenerTaskEnd event) {
         if (!(event.reason() instanceof Success$)) {
             failedTasks.incrementAndGet();
+            lastFailureAtNanos = System.nanoTime();
         }
     }
 
@@ -94,7 +107,9 @@ final class ExecutorKiller extends SparkListener {
 
     @Override
     public void onExecutorRemoved(SparkListenerExecutorRemoved event) {
-        removedExecutors.incrementAndGet();
+        if (removedExecutors.getAndIncrement() == 0) {
+            removedAtNanos = System.nanoTime();
+        }
     }
 
     /**

@@ -84,11 +84,13 @@ class ExecutorLossIT {
                     + killer.stageRetries + " stage retries");
             assertSameRows(expected, got);
             double seconds = (t1 - t0) / 1e9;
-            System.out.printf("[executor loss] %s: killed executor %s (pid %d) %.2f s into the job; job %.2f s, "
-                    + "fault-free %.2f s, recovery cost %.2f s; %d failed tasks, %d stage retries%n", strategy,
-                killer.killedExecutor(), killer.killedPid(), (killer.killedAtNanos() - t0) / 1e9, seconds,
-                BASELINE_SECONDS.get(strategy), seconds - BASELINE_SECONDS.get(strategy), killer.failedTasks.get(),
-                killer.stageRetries.get());
+            long kill = killer.killedAtNanos();
+            System.out.printf("[executor loss] %s: killed executor %s (pid %d) %.2f s into the job; executor loss "
+                    + "seen after %.2f s, last failed task %.2f s after the kill; job %.2f s, fault-free %.2f s, "
+                    + "recovery cost %.2f s; %d failed tasks, %d stage retries%n", strategy,
+                killer.killedExecutor(), killer.killedPid(), (kill - t0) / 1e9, (killer.removedAtNanos() - kill) / 1e9,
+                (killer.lastFailureAtNanos() - kill) / 1e9, seconds, BASELINE_SECONDS.get(strategy),
+                seconds - BASELINE_SECONDS.get(strategy), killer.failedTasks.get(), killer.stageRetries.get());
         } finally {
             spark.sparkContext().removeSparkListener(killer);
         }

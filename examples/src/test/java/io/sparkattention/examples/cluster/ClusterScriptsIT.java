@@ -45,8 +45,8 @@ class ClusterScriptsIT {
         List<Long> pids = new ArrayList<>();
         try {
             Result start = run(env, 300, "examples/cluster/start-cluster.sh", "2", "1", "1g");
-            assertEquals(0, start.code, start.output);
-            assertTrue(start.output.contains("cluster up: spark://127.0.0.1:" + masterPort), start.output);
+            assertEquals(0, start.code, start::toString);
+            assertTrue(start.stdout.contains("cluster up: spark://127.0.0.1:" + masterPort), start::toString);
             for (String name : new String[] {"master", "worker-1", "worker-2"}) {
                 pids.add(Long.parseLong(Files.readString(dir.resolve(name + ".pid")).trim()));
             }
@@ -54,60 +54,72 @@ class ClusterScriptsIT {
             Result bench = run(env, 600, "examples/bin/spark-attention", "bench", "--spark", "--strategy", "head",
                 "--seq-len", "512", "--head-dim", "16", "--batch-heads", "2", "--repeat", "1",
                 "--master", "spark://127.0.0.1:" + masterPort);
-            assertEquals(0, bench.code, bench.output);
-            JsonNode json = new ObjectMapper().readTree(lastJsonLine(bench.output));
+            assertEquals(0, bench.code, bench::toString);
+            JsonNode json = new ObjectMapper().readTree(lastJsonLine(bench));
             assertEquals("spark", json.get("mode").asText());
             assertEquals("head", json.get("resolved_strategy").asText());
             assertEquals(2, json.get("executors").asInt(), "both workers ran an executor");
             assertTrue(Double.isFinite(json.get("checksum").asDouble()));
         } finally {
             Result stop = run(env, 120, "examples/cluster/stop-cluster.sh");
-            assertEquals(0, stop.code, stop.output);
+            assertEquals(0, stop.code, stop::toString);
         }
         for (long pid : pids) {
             assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "daemon " + pid + " stopped");
         }
     }
 
-    private static String lastJsonLine(String output) {
+    private static String lastJsonLine(Result result) {
         String last = null;
-        for (String line : output.split("\n")) {
+        for (String line : result.stdout.split("\n")) {
             if (line.startsWith("{")) {
                 last = line;
             }
         }
         if (last == null) {
-            throw new AssertionError("no JSON line in:\n" + output);
+            throw new AssertionError("no JSON line on stdout:\n" + result.stdout + "\nstderr:\n" + result.stderr);
         }
         return last;
     }
 
-    /** The exit code and merged output of a command run from the project root. */
+    /** The exit code, stdout and stderr of a command run from the project root. */
     private static final class Result {
         final int code;
-        final String output;
+        final String stdout;
+        final String stderr;
 
-        Result(int code, String output) {
+        Result(int code, String stdout, String stderr) {
             this.code = code;
-            this.output = output;
+            this.stdout = stdout;
+            this.stderr = stderr;
+        }
+
+        @Override
+        public String toString() {
+            return "exit " + code + "\nstdout:\n" + stdout + "\nstderr:\n" + stderr;
         }
     }
 
     private static Result run(Map<String, String> env, long timeoutSeconds, String... command)
         throws IOException, InterruptedException {
-        Path log = Files.createTempFile("cluster-it", ".log");
-        ProcessBuilder pb = new ProcessBuilder(command).directory(ROOT.toFile()).redirectErrorStream(true)
-            .redirectOutput(log.toFile());
+        Path out = Files.createTempFile("cluster-it", ".out");
+        Path err = Files.createTempFile("cluster-it", ".err");
+        ProcessBuilder pb = new ProcessBuilder(command).directory(ROOT.toFile())
+            .redirectOutput(out.toFile()).redirectError(err.toFile());
         pb.environment().putAll(env);
         Process p = pb.start();
-        if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+        boolean finished = p.waitFor(timeoutSeconds, TimeUnit.SECONDS);
+        if (!finished) {
             p.destroyForcibly().waitFor();
-            throw new AssertionError(String.join(" ", command) + " did not finish within " + timeoutSeconds
-                + " s:\n" + Files.readString(log, StandardCharsets.UTF_8));
         }
-        String output = Files.readString(log, StandardCharsets.UTF_8);
-        Files.delete(log);
-        return new Result(p.exitValue(), output);
+        Result r = new Result(finished ? p.exitValue() : -1, Files.readString(out, StandardCharsets.UTF_8),
+            Files.readString(err, StandardCharsets.UTF_8));
+        Files.delete(out);
+        Files.delete(err);
+        if (!finished) {
+            throw new AssertionError(String.join(" ", command) + " did not finish within " + timeoutSeconds + " s: " + r);
+        }
+        return r;
     }
 
     private static int freePort() throws IOException {
