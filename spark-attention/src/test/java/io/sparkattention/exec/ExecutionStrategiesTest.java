@@ -110,6 +110,37 @@ class ExecutionStrategiesTest {
         }
     }
 
+    @Test
+    @DisplayName("long rows (L ≠ S, over a thousand keys, several sequence blocks): strategies agree with each other "
+        + "and with the reference")
+    void longRowsAgree() {
+        spark.conf().set(ExecutionSettings.SEQUENCE_BLOCK_ROWS, "512");
+        AttentionSpec spec = AttentionSpec.defaults().withCausal(true).withAlignment(CausalAlignment.BOTTOM_RIGHT);
+        RandomRows data = new RandomRows(77, spec, 2, 1, 32, 16, 4, new int[] {1100, 1500}, false);
+        List<List<float[]>> byStrategy = new ArrayList<>();
+        for (String strategy : new String[] {"batch", "head", "sequence"}) {
+            List<Row> out = stage(strategy).setNumHeads(2).setNumKvHeads(1).setCausal(true)
+                .setCausalAlignment("bottom_right").transform(data.frame(spark, 2)).orderBy("id").collectAsList();
+            List<float[]> outputs = new ArrayList<>();
+            for (int r = 0; r < out.size(); r++) {
+                float[] got = Matrices.flatten(out.get(r).getList(out.get(r).fieldIndex("out")));
+                assertClose(strategy + " row " + r, data.references.get(r).out, got);
+                outputs.add(got);
+            }
+            byStrategy.add(outputs);
+        }
+        for (int s = 1; s < byStrategy.size(); s++) {
+            for (int r = 0; r < data.rows.size(); r++) {
+                float[] batch = byStrategy.get(0).get(r);
+                double[] asDouble = new double[batch.length];
+                for (int i = 0; i < batch.length; i++) {
+                    asDouble[i] = batch[i];
+                }
+                assertClose((s == 1 ? "head" : "sequence") + " vs batch, row " + r, asDouble, byStrategy.get(s).get(r));
+            }
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"batch", "head"})
     @DisplayName("averaged weights: head sums the heads' weights in head order, as the kernel does")
