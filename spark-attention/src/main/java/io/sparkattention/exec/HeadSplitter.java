@@ -8,7 +8,12 @@ import java.util.Collections;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
 
-/** {@link Strategy#HEAD}: one unit per head, slot = head (a row's heads land on consecutive partitions). */
+/**
+ * {@link Strategy#HEAD}: one unit per query head, slot = head (a row's heads land on consecutive
+ * partitions). One query head per unit rather than one key/value group: it gives the most
+ * parallelism for a row, at the price, under grouped-query attention, of sending a key/value
+ * head once per query head that reads it (S×(d+dv) floats each, small next to the L×S work).
+ */
 final class HeadSplitter implements Splitter {
 
     private static final long serialVersionUID = 1L;
