@@ -35,7 +35,7 @@ final class ClusterTestSession {
             String sparkHome = System.getenv("SPARK_HOME");
             if (sparkHome == null || System.getenv("SPARK_SCALA_VERSION") == null) {
                 throw new IllegalStateException("the integration tests need SPARK_HOME and SPARK_SCALA_VERSION in the "
-                    + "environment (the failsafe configuration of spark-attention/pom.xml sets them)");
+                    + "environment (the failsafe configuration in the parent pom.xml sets them)");
             }
             try {
                 Files.createDirectories(Paths.get(sparkHome, "jars"));
