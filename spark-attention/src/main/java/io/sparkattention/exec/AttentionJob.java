@@ -18,11 +18,35 @@ import java.util.List;
  * key blocks), so they all give the same numbers.
  *
  * <p>Serializable and immutable: it travels with the tasks (large weights inside it are broadcast).
+ * Its methods must be deterministic and free of side effects — Spark re-runs tasks after failures
+ * and may run speculative copies, and the head and sequence strategies call {@link #prepare} and
+ * {@link #finish} in different tasks.
  */
 public interface AttentionJob extends Serializable {
 
     /** The columns {@link #prepare} receives, in order. */
     List<String> inputColumns();
+
+    /**
+     * The column whose outer length is the query length L. Only {@link Strategy#AUTO} reads it, to
+     * size the workload. Default: the first input column.
+     */
+    default String queryColumn() {
+        return inputColumns().get(0);
+    }
+
+    /**
+     * The column whose outer length is the key length S (for {@link Strategy#AUTO}). Default: the
+     * query column (self-attention).
+     */
+    default String keyColumn() {
+        return queryColumn();
+    }
+
+    /** Attention heads per row (for {@link Strategy#AUTO}'s estimates). Default 1. */
+    default int numHeads() {
+        return 1;
+    }
 
     /** A column that names rows in data error messages, or null. */
     String rowIdColumn();

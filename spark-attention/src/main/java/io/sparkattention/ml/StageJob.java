@@ -51,6 +51,21 @@ final class StageJob implements AttentionJob {
     }
 
     @Override
+    public String queryColumn() {
+        return columns.query.name;
+    }
+
+    @Override
+    public String keyColumn() {
+        return columns.key.name;
+    }
+
+    @Override
+    public int numHeads() {
+        return numHeads;
+    }
+
+    @Override
     public String rowIdColumn() {
         return columns.rowId;
     }

@@ -36,6 +36,10 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--repeat", defaultValue = "5", paramLabel = "R", description = "Timed repetitions (default ${DEFAULT-VALUE}).")
     int repeat;
 
+    /** {@code --spark}, {@code --strategy}, {@code --master}: the same problem through Spark. */
+    @picocli.CommandLine.Mixin
+    SparkBenchOptions sparkOptions = new SparkBenchOptions();
+
     @Option(names = "--block-q", paramLabel = "BQ", description = "Query rows per tile (default: the kernel's).")
     Integer blockQ;
 
@@ -44,6 +48,9 @@ final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        if (sparkOptions.spark) {
+            return sparkOptions.run(this);
+        }
         for (int n : seqLens) {
             positive("--seq-len", n);
         }

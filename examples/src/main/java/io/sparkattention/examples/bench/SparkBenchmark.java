@@ -1,0 +1,119 @@
+package io.sparkattention.examples.bench;
+
+import io.sparkattention.exec.AutoStrategy;
+import io.sparkattention.exec.ExecutionSettings;
+import io.sparkattention.exec.Strategy;
+import io.sparkattention.exec.WorkloadStats;
+import io.sparkattention.kernel.Blas;
+import io.sparkattention.ml.ScaledDotProductAttention;
+import io.sparkattention.nn.WeightsMode;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+
+import java.util.List;
+
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.sum;
+
+/**
+ * Times attention through Spark: the {@link ScaledDotProductAttention} stage with
+ * {@code numHeads = BH} on one row holding an n×(BH·d) query, key and value — the kernel
+ * benchmark's problem, as a DataFrame. The matrices are generated on the executors from the row's
+ * id ({@link RandomMatrix}) and the output is consumed there ({@link OutputChecksum} summed by an
+ * aggregate), so one repetition is: plan, generate, attend with the chosen strategy, checksum, and
+ * only one number comes back to the driver. The times include generating the inputs (a few
+ * percent at long lengths).
+ */
+public final class SparkBenchmark {
+
+    /** Seed of the generated inputs (query, key and value get seeds SEED, SEED+1, SEED+2). */
+    static final long SEED = 42;
+    /** Length of the untimed warm-up run (started executors, loaded classes, compiled hot loops). */
+    static final int WARMUP_LENGTH = 1024;
+
+    private final SparkSession spark;
+    private final Strategy strategy;
+    private final boolean causal;
+    private final int repeat;
+    private final Integer blockSize;
+    private final ExecutorPeakHeap peakHeap = new ExecutorPeakHeap();
+
+    /**
+     * @param spark     the session (local or a cluster)
+     * @param strategy  the stage's strategy
+     * @param causal    top-left causal mask
+     * @param repeat    timed repetitions
+     * @param blockSize kernel tile size, or null for the kernel's default
+     */
+    public SparkBenchmark(SparkSession spark, Strategy strategy, boolean causal, int repeat, Integer blockSize) {
+        this.spark = spark;
+        this.strategy = strategy;
+        this.causal = causal;
+        this.repeat = repeat;
+        this.blockSize = blockSize;
+        spark.sparkContext().addSparkListener(peakHeap);
+    }
+
+    /** One untimed run at {@link #WARMUP_LENGTH}. */
+    public void warmUp(int headDim, int batchHeads) {
+        once(WARMUP_LENGTH, headDim, batchHeads);
+    }
+
+    /** Times one configuration. */
+    public BenchResult run(int seqLen, int headDim, int batchHeads) {
+        peakHeap.reset();
+        double[] times = new double[repeat];
+        double checksum = Double.NaN;
+        for (int r = 0; r < repeat; r++) {
+            long t0 = System.nanoTime();
+            checksum = once(seqLen, headDim, batchHeads);
+            times[r] = (System.nanoTime() - t0) / 1e6;
+        }
+        if (!Double.isFinite(checksum)) {
+            throw new IllegalStateException("benchmark produced a non-finite output (checksum " + checksum + ")");
+        }
+        int cores = spark.sparkContext().defaultParallelism();
+        ExecutionSettings settings = ExecutionSettings.from(spark);
+        Strategy resolved = strategy != Strategy.AUTO ? strategy : AutoStrategy.choose(
+            WorkloadStats.uniform(1, 1, batchHeads, seqLen, seqLen), cores, WeightsMode.NONE, settings).strategy();
+        BenchResult result = new BenchResult("spark", seqLen, headDim, batchHeads, causal, cores, times,
+            BenchResult.flops(seqLen, headDim, batchHeads, causal), executorBlas())
+            .with("strategy", strategy.paramValue())
+            .with("resolved_strategy", resolved.paramValue())
+            .with("master", spark.sparkContext().master())
+            .with("executors", spark.sparkContext().statusTracker().getExecutorInfos().length - 1)
+            .with("executor_memory", spark.sparkContext().getConf().get("spark.executor.memory", "1g"))
+            .with("executor_peak_heap_mb", peakHeap.maxMb() < 0 ? null : peakHeap.maxMb())
+            .with("checksum", checksum);
+        if (resolved == Strategy.SEQUENCE) {
+            result.with("sequence_block_rows", settings.sequenceBlockRows());
+        }
+        return result;
+    }
+
+    /** Generates, attends and checksums one row of n×(BH·d); returns the checksum. */
+    private double once(int n, int d, int bh) {
+        int width = bh * d;
+        Dataset<Row> input = spark.range(0, 1, 1, 1)
+            .withColumn("query", RandomMatrix.column(col("id"), SEED, n, width))
+            .withColumn("key", RandomMatrix.column(col("id"), SEED + 1, n, width))
+            .withColumn("value", RandomMatrix.column(col("id"), SEED + 2, n, width));
+        ScaledDotProductAttention stage = new ScaledDotProductAttention().setKeyCol("key").setValueCol("value")
+            .setNumHeads(bh).setCausal(causal).setStrategy(strategy.paramValue());
+        if (blockSize != null) {
+            stage.setBlockSize(blockSize);
+        }
+        Row r = stage.transform(input).select(OutputChecksum.of(col("attn_output")).as("checksum"))
+            .agg(sum("checksum")).first();
+        return r.getDouble(0);
+    }
+
+    /** The BLAS the executors use (they may differ from the driver's). */
+    private String executorBlas() {
+        List<String> names = JavaSparkContext.fromSparkContext(spark.sparkContext())
+            .parallelize(List.of(0), 1).map(x -> Blas.name()).collect();
+        return names.get(0);
+    }
+}

@@ -1,0 +1,67 @@
+package io.sparkattention.examples.cli;
+
+import io.sparkattention.examples.bench.SparkBenchmark;
+import io.sparkattention.exec.Strategy;
+import org.apache.spark.sql.SparkSession;
+import picocli.CommandLine.Option;
+
+/**
+ * The Spark mode of {@code spark-attention bench} ({@code --spark}): the kernel benchmark's
+ * problem through the {@code ScaledDotProductAttention} stage on a SparkSession, see
+ * {@link SparkBenchmark}. A mixin of {@link BenchCommand}, which keeps its kernel mode as it is.
+ */
+final class SparkBenchOptions {
+
+    @Option(names = "--spark", description = {"Run through Spark: the ScaledDotProductAttention stage with numHeads = "
+        + "BH on one row of n×(BH·d) query, key and value generated on the executors; the output is checksummed "
+        + "there (nothing is collected). Times include planning and generating the inputs. Adds mode, strategy, "
+        + "resolved_strategy, executors, executor_memory and executor_peak_heap_mb to the JSON; threads is the "
+        + "cluster's cores."})
+    boolean spark;
+
+    @Option(names = "--strategy", defaultValue = "auto", paramLabel = "S",
+        description = "With --spark: auto, batch, head or sequence (default ${DEFAULT-VALUE}).")
+    String strategy;
+
+    @Option(names = "--master", paramLabel = "URL",
+        description = "With --spark: the Spark master (default local[*]; e.g. spark://127.0.0.1:7077).")
+    String master;
+
+    /** Runs {@code bench}'s lengths, head dimension and heads through Spark; one JSON line each. */
+    int run(BenchCommand bench) {
+        for (int n : bench.seqLens) {
+            positive("--seq-len", n);
+        }
+        positive("--head-dim", bench.headDim);
+        positive("--batch-heads", bench.batchHeads);
+        positive("--repeat", bench.repeat);
+        Strategy chosen;
+        try {
+            chosen = Strategy.parse(strategy);
+        } catch (IllegalArgumentException e) {
+            throw new BadInputException("--strategy: " + e.getMessage(), e);
+        }
+        if (bench.blockQ != null && bench.blockK != null && !bench.blockQ.equals(bench.blockK)) {
+            throw new BadInputException("--block-q and --block-k must be equal with --spark (the stage's blockSize)");
+        }
+        // Executor heap peaks are sampled this often (Spark's default samples only at heartbeats).
+        if (System.getProperty("spark.executor.metrics.pollingInterval") == null) {
+            System.setProperty("spark.executor.metrics.pollingInterval", "100ms");
+        }
+        SparkSession session = SparkSessions.start("spark-attention bench", master);
+        SparkBenchmark runner = new SparkBenchmark(session, chosen, bench.causal, bench.repeat,
+            bench.blockQ != null ? bench.blockQ : bench.blockK);
+        runner.warmUp(bench.headDim, bench.batchHeads);
+        for (int n : bench.seqLens) {
+            System.out.println(runner.run(n, bench.headDim, bench.batchHeads).toJson());
+            System.out.flush();
+        }
+        return 0;
+    }
+
+    private static void positive(String option, int value) {
+        if (value < 1) {
+            throw new BadInputException(option + " must be >= 1, got " + value);
+        }
+    }
+}

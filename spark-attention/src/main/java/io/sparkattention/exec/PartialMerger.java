@@ -1,0 +1,71 @@
+package io.sparkattention.exec;
+
+import org.apache.spark.api.java.function.PairFlatMapFunction;
+import scala.Tuple2;
+
+import java.util.Iterator;
+import java.util.NoSuchElementException;
+
+/**
+ * The merge stage of the sequence strategy. Its partition arrives sorted by {@link UnitKey}, so
+ * the partials of one (row, head, query block) come together in ascending key-block order; they
+ * are folded left to right with the exact log-sum-exp combiner. The fold order is fixed by the
+ * keys alone, so the merged block is bitwise the same whatever the partitioning or the task
+ * attempt. A partial whose key repeats the previous one comes from an identical row (see
+ * {@link RowKey}) and is dropped. Carriers pass through.
+ */
+final class PartialMerger implements PairFlatMapFunction<Iterator<Tuple2<UnitKey, Object>>, UnitKey, Object> {
+
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public Iterator<Tuple2<UnitKey, Object>> call(Iterator<Tuple2<UnitKey, Object>> sorted) {
+        return new Iterator<>() {
+            private Tuple2<UnitKey, Object> pending;
+
+            @Override
+            public boolean hasNext() {
+                return pending != null || sorted.hasNext();
+            }
+
+            @Override
+            public Tuple2<UnitKey, Object> next() {
+                Tuple2<UnitKey, Object> first = take();
+                if (!(first._2() instanceof BlockUnit.Partial)) {
+                    return first;
+                }
+                UnitKey key = first._1();
+                BlockUnit.Partial merged = (BlockUnit.Partial) first._2();
+                UnitKey last = key;
+                while (true) {
+                    Tuple2<UnitKey, Object> r = peek();
+                    if (r == null || !key.sameGroup(r._1())) {
+                        break;
+                    }
+                    take();
+                    if (!r._1().equals(last)) {
+                        merged.merge((BlockUnit.Partial) r._2());
+                        last = r._1();
+                    }
+                }
+                return new Tuple2<>(key.with(0, 0), merged);
+            }
+
+            private Tuple2<UnitKey, Object> peek() {
+                if (pending == null && sorted.hasNext()) {
+                    pending = sorted.next();
+                }
+                return pending;
+            }
+
+            private Tuple2<UnitKey, Object> take() {
+                Tuple2<UnitKey, Object> r = peek();
+                if (r == null) {
+                    throw new NoSuchElementException();
+                }
+                pending = null;
+                return r;
+            }
+        };
+    }
+}

@@ -1,0 +1,135 @@
+package io.sparkattention.exec;
+
+import org.apache.spark.Success$;
+import org.apache.spark.scheduler.SparkListener;
+import org.apache.spark.scheduler.SparkListenerExecutorRemoved;
+import org.apache.spark.scheduler.SparkListenerStageCompleted;
+import org.apache.spark.scheduler.SparkListenerStageSubmitted;
+import org.apache.spark.scheduler.SparkListenerTaskEnd;
+import org.apache.spark.scheduler.SparkListenerTaskStart;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Kills one executor JVM with SIGKILL while a multi-stage job runs: when the first task of a
+ * stage that reads a shuffle starts (so the job's first stage is complete and its output lives
+ * on the executors), the executor running that task is killed by its process id. The kill is
+ * driven by the job's own events, not by a timer. Also counts what the scheduler saw.
+ */
+final class ExecutorKiller extends SparkListener {
+
+    private final String appId;
+    private final Set<Integer> shuffleReadingStages = ConcurrentHashMap.newKeySet();
+    private volatile boolean armed;
+    private volatile String killedExecutor;
+    private volatile long killedPid = -1;
+    private volatile long killedAtNanos;
+    private volatile long removedAtNanos;
+    private volatile long lastFailureAtNanos;
+    final AtomicInteger failedTasks = new AtomicInteger();
+    final AtomicInteger removedExecutors = new AtomicInteger();
+    final AtomicInteger stageRetries = new AtomicInteger();
+
+    ExecutorKiller(String appId) {
+        this.appId = appId;
+    }
+
+    /** Kill at the next shuffle-reading task start. */
+    void arm() {
+        armed = true;
+    }
+
+    String killedExecutor() {
+        return killedExecutor;
+    }
+
+    long killedPid() {
+        return killedPid;
+    }
+
+    long killedAtNanos() {
+        return killedAtNanos;
+    }
+
+    /** When the scheduler first reported an executor removed (0: never). */
+    long removedAtNanos() {
+        return removedAtNanos;
+    }
+
+    /** When the last failed task ended (0: none): after it, only re-runs remain. */
+    long lastFailureAtNanos() {
+        return lastFailureAtNanos;
+    }
+
+    @Override
+    public void onStageSubmitted(SparkListenerStageSubmitted event) {
+        if (!event.stageInfo().parentIds().isEmpty()) {
+            shuffleReadingStages.add(event.stageInfo().stageId());
+        }
+    }
+
+    @Override
+    public synchronized void onTaskStart(SparkListenerTaskStart event) {
+        if (!armed || !shuffleReadingStages.contains(event.stageId())) {
+            return;
+        }
+        armed = false;
+        String executor = event.taskInfo().executorId();
+        ProcessHandle process = executorProcess(appId, executor)
+            .orElseThrow(() -> new IllegalStateException("no process for executor " + executor + " of " + appId));
+        killedExecutor = executor;
+        killedPid = process.pid();
+        killedAtNanos = System.nanoTime();
+        process.destroyForcibly();  // SIGKILL on Unix
+    }
+
+    @Override
+    public void onTaskEnd(SparkListenerTaskEnd event) {
+        if (!(event.reason() instanceof Success$)) {
+            failedTasks.incrementAndGet();
+            lastFailureAtNanos = System.nanoTime();
+        }
+    }
+
+    @Override
+    public void onStageCompleted(SparkListenerStageCompleted event) {
+        if (event.stageInfo().attemptNumber() > 0) {
+            stageRetries.incrementAndGet();
+        }
+    }
+
+    @Override
+    public void onExecutorRemoved(SparkListenerExecutorRemoved event) {
+        if (removedExecutors.getAndIncrement() == 0) {
+            removedAtNanos = System.nanoTime();
+        }
+    }
+
+    /**
+     * The executor JVM of {@code executorId} in application {@code appId}, found by its command line
+     * in {@code /proc} (Linux; {@code ProcessHandle.Info} drops the arguments of long command lines).
+     */
+    static Optional<ProcessHandle> executorProcess(String appId, String executorId) {
+        return ProcessHandle.allProcesses().filter(p -> {
+            String cmd = commandLine(p.pid());
+            return cmd.contains("CoarseGrainedExecutorBackend") && cmd.contains(" --app-id " + appId + " ")
+                && cmd.contains(" --executor-id " + executorId + " ");
+        }).findFirst();
+    }
+
+    private static String commandLine(long pid) {
+        try {
+            byte[] raw = Files.readAllBytes(Paths.get("/proc", Long.toString(pid), "cmdline"));
+            return new String(raw, StandardCharsets.UTF_8).replace('\0', ' ');
+        } catch (IOException | SecurityException e) {
+            return "";  // gone, or not ours
+        }
+    }
+}
