@@ -8,6 +8,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.FileSystemException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Objects;
 
 /**
  * Random-access reads from a file or an in-memory copy of one; the readers never need more.
@@ -48,6 +49,34 @@ abstract class ByteSource implements Closeable {
 
     static ByteSource of(byte[] bytes) {
         return new ArraySource(bytes);
+    }
+
+    static ByteSource of(SafeTensors.Input input) {
+        return new InputSource(input);
+    }
+
+    /** A caller's {@link SafeTensors.Input} (a distributed file system's stream, for example). */
+    private static final class InputSource extends ByteSource {
+        private final SafeTensors.Input input;
+
+        InputSource(SafeTensors.Input input) {
+            this.input = Objects.requireNonNull(input, "input");
+        }
+
+        @Override
+        long size() throws IOException {
+            return input.size();
+        }
+
+        @Override
+        void readFully(long position, ByteBuffer dst) throws IOException {
+            input.readFully(position, dst);
+        }
+
+        @Override
+        public void close() throws IOException {
+            input.close();
+        }
     }
 
     private static final class FileSource extends ByteSource {

@@ -130,8 +130,9 @@ public final class MultiHeadAttentionStateDict {
         int e = weights.embedDim();
         Map<String, Tensor> out = new LinkedHashMap<>();
         if (weights.kdim() == e && weights.vdim() == e) {
-            out.put(p + IN_PROJ_WEIGHT, Tensor.f32(concat(weights.qWeight(), weights.kWeight(), weights.vWeight()),
-                3L * e, e));
+            // Stacked, not concatenated: a large model's 3E×E projection is written without a copy.
+            out.put(p + IN_PROJ_WEIGHT, Tensor.f32Stacked(new float[][] {weights.qWeight(), weights.kWeight(),
+                weights.vWeight()}, 3L * e, e));
         } else {
             out.put(p + Q_PROJ_WEIGHT, Tensor.f32(weights.qWeight(), e, e));
             out.put(p + K_PROJ_WEIGHT, Tensor.f32(weights.kWeight(), e, weights.kdim()));

@@ -1,5 +1,6 @@
 package io.sparkattention.io;
 
+import java.io.Closeable;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -105,6 +106,63 @@ public final class SafeTensors {
         } catch (IOException e) {
             throw new IllegalStateException("in-memory read failed", e);
         }
+    }
+
+    /**
+     * Random-access bytes that a safetensors file is read from when it is not a local file: a
+     * distributed file system's stream, for example. {@link #read(String, InputOpener)} opens one
+     * to read the header and one per tensor read, and closes each.
+     */
+    public interface Input extends Closeable {
+
+        /**
+         * The content's total size.
+         *
+         * @return the size in bytes
+         * @throws IOException when it cannot be found
+         */
+        long size() throws IOException;
+
+        /**
+         * Fills {@code dst}, from its position to its limit, with the bytes at {@code position}.
+         *
+         * @param position offset of the first byte to read
+         * @param dst      the buffer to fill
+         * @throws java.io.EOFException when the content ends first
+         * @throws IOException when the read fails
+         */
+        void readFully(long position, ByteBuffer dst) throws IOException;
+    }
+
+    /** Opens a fresh {@link Input} over the same content. */
+    @FunctionalInterface
+    public interface InputOpener {
+
+        /**
+         * Opens the content.
+         *
+         * @return a new input, closed by the caller
+         * @throws IOException when the content cannot be opened
+         */
+        Input open() throws IOException;
+    }
+
+    /**
+     * Opens safetensors content that is not a local file (Hadoop's {@code FileSystem}, an object
+     * store): reads and validates its header; tensors are read later, on demand, through a fresh
+     * input each, exactly as {@link #read(Path)} reads a local file.
+     *
+     * @param sourceName how error messages name the content (a path or URI)
+     * @param opener     opens the content; called once now and once per tensor read
+     * @return a view of the content's tensors
+     * @throws TensorFormatException naming the source (and tensor) when the header breaks a rule of
+     *     the format
+     * @throws IOException when the content cannot be read
+     */
+    public static SafeTensors read(String sourceName, InputOpener opener) throws IOException {
+        Objects.requireNonNull(sourceName, "sourceName");
+        Objects.requireNonNull(opener, "opener");
+        return open(sourceName, () -> ByteSource.of(opener.open()));
     }
 
     private static SafeTensors open(String source, ByteSource.Opener opener) throws IOException {

@@ -51,6 +51,30 @@ public final class Tensor {
     }
 
     /**
+     * A float32 (F32) tensor whose elements are several arrays one after the other, as PyTorch's
+     * {@code in_proj_weight} stacks the query, key and value projections: the arrays are kept, not
+     * copied into one, so writing a large stacked tensor needs no second copy of it.
+     *
+     * @param parts the elements, row-major, in consecutive pieces
+     * @param shape the dimensions; their product must equal the pieces' total length
+     * @return the tensor
+     * @throws IllegalArgumentException when the shape does not match the data, or the total
+     *     exceeds the largest Java array
+     */
+    public static Tensor f32Stacked(float[][] parts, long... shape) {
+        Objects.requireNonNull(parts, "parts");
+        long total = 0;
+        for (float[] part : parts) {
+            total += Objects.requireNonNull(part, "part").length;
+        }
+        if (total > SafeTensors.MAX_ARRAY_LENGTH) {
+            throw new IllegalArgumentException("stacked tensor of " + total + " elements exceeds "
+                + SafeTensors.MAX_ARRAY_LENGTH);
+        }
+        return new Tensor(DType.F32, shape, (int) total, parts.clone());
+    }
+
+    /**
      * A float64 (F64) tensor.
      *
      * @param data  the elements, row-major
@@ -138,8 +162,12 @@ public final class Tensor {
     void encode(int from, int n, ByteBuffer dst) {
         switch (dtype) {
             case F32:
-                dst.asFloatBuffer().put((float[]) data, from, n);
-                dst.position(dst.position() + n * Float.BYTES);
+                if (data instanceof float[][]) {
+                    encodeStacked((float[][]) data, from, n, dst);
+                } else {
+                    dst.asFloatBuffer().put((float[]) data, from, n);
+                    dst.position(dst.position() + n * Float.BYTES);
+                }
                 break;
             case F64:
                 dst.asDoubleBuffer().put((double[]) data, from, n);
@@ -161,6 +189,26 @@ public final class Tensor {
                 break;
             default:
                 throw new IllegalStateException("no encoder for " + dtype);
+        }
+    }
+
+    /** {@link #encode} over consecutive pieces: elements {@code [from, from + n)} of their concatenation. */
+    private static void encodeStacked(float[][] parts, int from, int n, ByteBuffer dst) {
+        int skip = from;
+        int left = n;
+        for (float[] part : parts) {
+            if (left == 0) {
+                break;
+            }
+            if (skip >= part.length) {
+                skip -= part.length;
+                continue;
+            }
+            int take = Math.min(left, part.length - skip);
+            dst.asFloatBuffer().put(part, skip, take);
+            dst.position(dst.position() + take * Float.BYTES);
+            skip = 0;
+            left -= take;
         }
     }
 

@@ -43,7 +43,11 @@ public final class ScaledDotProductAttention extends Transformer
         this(Identifiable$.MODULE$.randomUID("sdpa"));
     }
 
-    /** A stage with the given uid (used by persistence and {@link #copy}). */
+    /**
+     * A stage with the given uid (used by persistence and {@link #copy}).
+     *
+     * @param uid the stage's uid
+     */
     public ScaledDotProductAttention(String uid) {
         this.uid = uid;
         init();
@@ -85,12 +89,21 @@ public final class ScaledDotProductAttention extends Transformer
         return defaultCopy(extra);
     }
 
-    /** Reader for {@link #load}. */
+    /**
+     * Reader for {@link #load}.
+     *
+     * @return MLlib's default params reader
+     */
     public static MLReader<ScaledDotProductAttention> read() {
         return new DefaultParamsReader<>();
     }
 
-    /** Loads a stage saved with {@code write().save(path)}. */
+    /**
+     * Loads a stage saved with {@code write().save(path)}.
+     *
+     * @param path the directory it was saved to
+     * @return the stage
+     */
     public static ScaledDotProductAttention load(String path) {
         return read().load(path);
     }

@@ -82,9 +82,7 @@ final class StageSchema {
             throw new IllegalArgumentException("outputCol and weightsCol are both " + params.getOutputCol());
         }
         for (StructField f : out.fields()) {
-            if (Arrays.asList(schema.fieldNames()).contains(f.name())) {
-                throw new IllegalArgumentException("output column " + f.name() + " already exists in the input");
-            }
+            checkNewColumn(schema, f.name());
         }
         StructType result = schema;
         for (StructField f : out.fields()) {
@@ -100,7 +98,8 @@ final class StageSchema {
         }
     }
 
-    private static MatrixType matrix(StructType schema, String column, String param) {
+    /** The matrix type of an input column, or an error naming the column, expected and found types. */
+    static MatrixType matrix(StructType schema, String column, String param) {
         DataType t = field(schema, column, param).dataType();
         MatrixType type = MatrixType.of(t);
         if (type == null) {
@@ -116,6 +115,13 @@ final class StageSchema {
                 + String.join(", ", schema.fieldNames()));
         }
         return schema.apply(column);
+    }
+
+    /** Refuses an output column that already exists: a stage never replaces a column. */
+    static void checkNewColumn(StructType schema, String column) {
+        if (Arrays.asList(schema.fieldNames()).contains(column)) {
+            throw new IllegalArgumentException("output column " + column + " already exists in the input");
+        }
     }
 
     private static String optional(String name) {

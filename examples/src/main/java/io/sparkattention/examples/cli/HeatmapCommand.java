@@ -1,0 +1,179 @@
+package io.sparkattention.examples.cli;
+
+import io.sparkattention.examples.viz.InputRows;
+import io.sparkattention.viz.AttentionHeatmap;
+import io.sparkattention.viz.HeatmapRows;
+import io.sparkattention.viz.ScaleMode;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.StringType;
+import org.apache.spark.sql.types.StructField;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/** {@code spark-attention heatmap}: draws the attention weights of one input row. */
+@Command(name = "heatmap", mixinStandardHelpOptions = true,
+    description = {"Draws the attention weights of one row as a PNG heatmap (queries on the rows, keys on the "
+        + "columns, token labels on both axes; one panel per head plus the average for per-head weights), and "
+        + "optionally as a self-contained HTML page with the passage.",
+        "The input is a JSON-lines file (.json, .jsonl), a Parquet file, or a directory of either, e.g. the output "
+        + "of 'apply --need-weights'. Rows are numbered from 0 in file order: a directory's files in name order, "
+        + "then each file's rows as stored.",
+        "Files are written to a temporary name and renamed, so no half-written picture is left behind."})
+final class HeatmapCommand implements Callable<Integer> {
+
+    /** Column read for tokens when --tokens-column is not given (if the input has it). */
+    static final String DEFAULT_TOKENS_COLUMN = "tokens";
+
+    /** Column read for the HTML page's passage when --text-column is not given (if the input has it). */
+    static final String DEFAULT_TEXT_COLUMN = "text";
+
+    /** Spark's console progress bar setting. */
+    private static final String PROGRESS_BAR = "spark.ui.showConsoleProgress";
+
+    @Option(names = "--input", required = true, paramLabel = "IN",
+        description = "JSON lines (.json/.jsonl), Parquet, or a directory of either.")
+    Path input;
+
+    @Option(names = "--row", required = true, paramLabel = "N", description = "Row to draw, from 0, in file order.")
+    long row;
+
+    @Option(names = "--output", required = true, paramLabel = "PNG", description = "The PNG to write.")
+    Path output;
+
+    @Option(names = "--html", paramLabel = "HTML", description = "Also write a self-contained HTML page (inline SVG).")
+    Path html;
+
+    @Option(names = "--weights-column", defaultValue = "attn_weights", paramLabel = "COL",
+        description = "array<array<float>> (L×S) or array<array<array<float>>> (H×L×S) (default ${DEFAULT-VALUE}).")
+    String weightsColumn;
+
+    @Option(names = "--tokens-column", paramLabel = "COL",
+        description = "array<string> of key tokens, also used for the queries unless --query-tokens-column is given "
+            + "(default: '" + DEFAULT_TOKENS_COLUMN + "' when the input has it, else positions 0, 1, ...).")
+    String tokensColumn;
+
+    @Option(names = "--query-tokens-column", paramLabel = "COL",
+        description = "array<string> of query tokens, for cross-attention (L ≠ S).")
+    String queryTokensColumn;
+
+    @Option(names = "--text-column", paramLabel = "COL",
+        description = "string column with the passage shown on the HTML page (default: '" + DEFAULT_TEXT_COLUMN
+            + "' when the input has such a string column, else the tokens joined by spaces).")
+    String textColumn;
+
+    @Option(names = "--title", paramLabel = "TEXT", description = "Figure title (default: the input's name and the row).")
+    String title;
+
+    @Option(names = "--scale", defaultValue = "shared", paramLabel = "MODE",
+        description = "Colour scale: 'shared' by all panels (one colour bar) or 'per-panel' (default ${DEFAULT-VALUE}).")
+    String scale;
+
+    @Option(names = "--master", paramLabel = "URL", description = "Spark master (default: embedded local[*]).")
+    String master;
+
+    @Override
+    public Integer call() throws IOException {
+        ScaleMode mode = scaleMode(scale);
+        if (row < 0) {
+            throw new BadInputException("--row must be >= 0, got " + row);
+        }
+        writable("--output", output);
+        if (html != null) {
+            writable("--html", html);
+        }
+        InputRows.dataFiles(input);   // a missing or unreadable input fails before Spark starts
+
+        // Reading one row takes a second or two: a progress bar would only scribble over stderr,
+        // where scripts read the one-line error. An explicit setting still wins.
+        if (System.getProperty(PROGRESS_BAR) == null) {
+            System.setProperty(PROGRESS_BAR, "false");
+        }
+        SparkSession spark = SparkSessions.start("spark-attention heatmap", master);
+        Row data = InputRows.rowAt(spark, input, row);
+        String where = input + " row " + row + ": ";
+        String keys = tokensColumn != null ? tokensColumn : has(data, DEFAULT_TOKENS_COLUMN) ? DEFAULT_TOKENS_COLUMN : null;
+        AttentionHeatmap heatmap;
+        try {
+            heatmap = HeatmapRows.fromRow(data, weightsColumn, keys, queryTokensColumn);
+        } catch (IllegalArgumentException e) {
+            throw new BadInputException(where + e.getMessage(), e);
+        }
+        heatmap = heatmap.scale(mode).title(title != null ? title : input.getFileName() + ", row " + row);
+
+        // Everything is checked before the first file is written.
+        String passage = html != null ? passage(data, keys, where) : null;
+        heatmap.writePng(output);
+        System.out.println("wrote " + output + " (" + describe(heatmap) + ")");
+        if (html != null) {
+            heatmap.writeHtml(html, passage);
+            System.out.println("wrote " + html);
+        }
+        return 0;
+    }
+
+    private static ScaleMode scaleMode(String name) {
+        switch (name) {
+            case "shared":
+                return ScaleMode.SHARED;
+            case "per-panel":
+                return ScaleMode.PER_PANEL;
+            default:
+                throw new BadInputException("--scale must be 'shared' or 'per-panel', got '" + name + "'");
+        }
+    }
+
+    /** The output's directory must exist and the output must not be a directory: checked before any work. */
+    private static void writable(String option, Path file) {
+        Path dir = file.toAbsolutePath().getParent();
+        if (Files.isDirectory(file)) {
+            throw new BadInputException(option + " " + file + " is a directory; give a file name");
+        }
+        if (dir == null || !Files.isDirectory(dir)) {
+            throw new BadInputException(option + " " + file + ": directory " + dir + " does not exist");
+        }
+        if (!Files.isWritable(dir)) {
+            throw new BadInputException(option + " " + file + ": directory " + dir + " is not writable");
+        }
+    }
+
+    private String passage(Row data, String keys, String where) {
+        // The default column is used only when it is text; an explicit one must be.
+        String column = textColumn != null ? textColumn
+            : has(data, DEFAULT_TEXT_COLUMN) && data.schema().apply(DEFAULT_TEXT_COLUMN).dataType() instanceof StringType
+            ? DEFAULT_TEXT_COLUMN : null;
+        if (column != null) {
+            if (!has(data, column)) {
+                throw new BadInputException(where + "no column '" + column + "' (columns: "
+                    + String.join(", ", data.schema().fieldNames()) + ")");
+            }
+            StructField field = data.schema().apply(column);
+            if (!(field.dataType() instanceof StringType)) {
+                throw new BadInputException(where + "column '" + column + "' has type " + field.dataType().simpleString()
+                    + ", expected string (the passage)");
+            }
+            return data.getString(data.fieldIndex(column));
+        }
+        if (keys != null && !data.isNullAt(data.fieldIndex(keys))) {
+            List<String> tokens = data.getList(data.fieldIndex(keys));
+            return String.join(" ", tokens);
+        }
+        return null;
+    }
+
+    private static boolean has(Row data, String column) {
+        return Arrays.asList(data.schema().fieldNames()).contains(column);
+    }
+
+    private static String describe(AttentionHeatmap heatmap) {
+        String heads = heatmap.heads() == 1 ? "one panel" : heatmap.heads() + " heads + average";
+        return heads + ", L=" + heatmap.queryLength() + ", S=" + heatmap.keyLength();
+    }
+}

@@ -1,0 +1,45 @@
+package io.sparkattention.examples.cli;
+
+import io.sparkattention.ml.ScaledDotProductAttention;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+import java.util.concurrent.Callable;
+
+/**
+ * {@code spark-attention sdpa}: scaled dot-product attention over every row, the query, key and
+ * value columns holding Q, K and V directly (no projections).
+ */
+@Command(name = "sdpa", mixinStandardHelpOptions = true,
+    description = {"Scaled dot-product attention softmax(scale·Q·Kᵀ + bias + mask)·V over every row: query L×d, key "
+        + "S×d, value S×dv (key and value default to the query). With --num-heads H the last dimension is split "
+        + "into H heads.",
+        "Exit codes: 0 success; 2 bad input (one line on stderr naming the column, row, file or parameter; no output "
+            + "left behind); 1 internal error."})
+final class SdpaCommand implements Callable<Integer> {
+
+    @Option(names = "--num-heads", defaultValue = "1", paramLabel = "H",
+        description = "Heads to split the last dimension into (default ${DEFAULT-VALUE}).")
+    int numHeads;
+
+    @Option(names = "--scale", paramLabel = "X", description = "Score scale (default 1/sqrt(head_dim)).")
+    Double scale;
+
+    @Mixin
+    AttentionOptions options;
+
+    @Override
+    public Integer call() throws Exception {
+        if (numHeads < 1) {
+            throw new BadInputException("--num-heads must be >= 1, got " + numHeads);
+        }
+        if (scale != null && (scale.isNaN() || scale.isInfinite())) {
+            throw new BadInputException("--scale must be a finite number, got " + scale);
+        }
+        return AttentionRun.run("spark-attention sdpa", options, () -> {
+            ScaledDotProductAttention sdpa = new ScaledDotProductAttention().setNumHeads(numHeads);
+            return scale == null ? sdpa : sdpa.setScale(scale);
+        });
+    }
+}

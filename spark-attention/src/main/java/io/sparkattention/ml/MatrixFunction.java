@@ -1,0 +1,59 @@
+package io.sparkattention.ml;
+
+import io.sparkattention.exec.RowDataException;
+import io.sparkattention.exec.RowFunction;
+import org.apache.spark.sql.catalyst.util.ArrayData;
+
+import java.io.Serializable;
+
+/**
+ * A per-row function from one matrix column to an {@code array<array<float>>} of the same shape,
+ * for the positional encodings: decodes the row (any {@link MatrixType}), rejects NaN/Inf unless
+ * asked to keep them, applies the operation, encodes. A null matrix gives null.
+ */
+final class MatrixFunction implements RowFunction {
+
+    private static final long serialVersionUID = 1L;
+
+    /** The computation on one row-major matrix. */
+    @FunctionalInterface
+    interface Operation extends Serializable {
+        /**
+         * @return a new {@code rows×cols} array
+         * @throws IllegalArgumentException when the matrix's shape does not suit the operation
+         */
+        float[] apply(float[] values, int rows, int cols);
+    }
+
+    private final MatrixType type;
+    private final String column;
+    private final boolean keepInvalid;
+    private final Operation operation;
+
+    MatrixFunction(MatrixType type, String column, boolean keepInvalid, Operation operation) {
+        this.type = type;
+        this.column = column;
+        this.keepInvalid = keepInvalid;
+        this.operation = operation;
+    }
+
+    @Override
+    public Object apply(Object[] inputs) {
+        if (inputs[0] == null) {
+            return null;
+        }
+        MatrixType.Matrix m = type.decode((ArrayData) inputs[0], column);
+        if (!keepInvalid) {
+            m.checkFinite(column);
+        }
+        float[] out;
+        try {
+            out = operation.apply(m.values, m.rows, m.cols);
+        } catch (RowDataException e) {
+            throw e;
+        } catch (IllegalArgumentException e) {
+            throw new RowDataException("column " + column + ": " + e.getMessage());
+        }
+        return CatalystMatrices.matrix(out, 0, m.rows, m.cols);
+    }
+}
