@@ -73,16 +73,15 @@ final class DemoCommand implements Callable<Integer> {
         Path staging = parent.resolve("." + settings.output.getFileName() + ".tmp-" + ProcessHandle.current().pid());
         Path finalOutput = settings.output;
         settings.output = staging;
+        settings.publishedAs = finalOutput;
         SparkSession spark = SparkSessions.start("spark-attention demo", master);
         try {
             new AttentionDemo(spark, System.out).run(settings);
             deleteRecursively(finalOutput);
             Files.move(staging, finalOutput, StandardCopyOption.ATOMIC_MOVE);
-            System.out.println("  (written to " + finalOutput + ")");
             return 0;
         } finally {
             deleteRecursively(staging);
-            spark.stop();
         }
     }
 

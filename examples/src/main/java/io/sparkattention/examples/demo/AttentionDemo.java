@@ -17,6 +17,7 @@ import org.apache.spark.ml.feature.RegexTokenizer;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.expressions.Window;
 import org.apache.spark.storage.StorageLevel;
 
 import java.io.IOException;
@@ -31,7 +32,9 @@ import java.util.Locale;
 import java.util.Map;
 
 import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.row_number;
 import static org.apache.spark.sql.functions.size;
+import static org.apache.spark.sql.functions.when;
 
 /**
  * The main job: a corpus of books → passages → tokens → Word2Vec token embeddings → sinusoidal
@@ -51,6 +54,8 @@ public final class AttentionDemo {
         public String corpus;
         /** Output directory (must be writable; the caller handles replacing it). */
         public Path output;
+        /** Where the output will be once the caller has moved it there (messages name it); null: {@code output}. */
+        public Path publishedAs;
         /** Attention heads. */
         public int heads = 4;
         /** Embedding dimension (Word2Vec vector size); heads must divide it. */
@@ -79,6 +84,7 @@ public final class AttentionDemo {
     /** Runs the demo and returns its summary (also written as summary.json). */
     public ObjectNode run(Settings s) throws IOException {
         Progress progress = new Progress(out, 7);
+        Path shown = s.publishedAs == null ? s.output : s.publishedAs;
         Files.createDirectories(s.output);
 
         // (1) passages
@@ -103,7 +109,8 @@ public final class AttentionDemo {
         MultiHeadAttentionStateDict.write(weightsFile, SimilarityHeads.of(s.dim, s.heads), "",
             Map.of("about", "spark-attention demo: identity projections (similarity heads)"));
         Pipeline pipeline = new Pipeline().setStages(new PipelineStage[] {
-            new TokenEmbedding().setInputCol("tokens").setOutputCol("embeddings").setVectorSize(s.dim).setSeed(s.seed),
+            new TokenEmbedding().setInputCol("tokens").setOutputCol("embeddings").setVectorSize(s.dim).setSeed(s.seed)
+                .setNormalize(true),
             new SinusoidalPositionalEncoding().setInputCol("embeddings").setOutputCol("x").setAddToInput(true),
             new MultiHeadAttention().setQueryCol("x").setNumHeads(s.heads).setInitialWeightsPath(weightsFile.toString())
                 .setOutputCol("contextual").setWeightsCol("attn_weights"),
@@ -121,13 +128,14 @@ public final class AttentionDemo {
         String parquet = s.output.resolve("passages.parquet").toString();
         result.write().mode("overwrite").parquet(parquet);
         double attentionSeconds = (System.nanoTime() - attentionStart) / 1e9;
-        progress.phase("attend", Progress.count(passageCount) + " passages → " + parquet + String.format(Locale.ROOT,
+        progress.phase("attend", Progress.count(passageCount) + " passages → " + shown.resolve("passages.parquet")
+            + String.format(Locale.ROOT,
             " (%,.0f tokens/s)", tokenCount / attentionSeconds));
 
         // (5) pictures: per-head weights for a few short passages
         List<Row> pictured = drawPictures(model, tokenized, s);
-        progress.phase("pictures", pictured.size() + " passages → " + s.output.resolve("pictures") + ", "
-            + s.output.resolve("attention.html"));
+        progress.phase("pictures", pictured.size() + " passages → " + shown.resolve("pictures") + ", "
+            + shown.resolve("attention.html"));
 
         // (6) nearest passages by the pooled vectors
         List<String> nearest = nearest(spark.read().parquet(parquet), s.nearest);
@@ -146,17 +154,17 @@ public final class AttentionDemo {
         summary.put("total_seconds", round(progress.elapsedSeconds()));
         summary.put("heads", s.heads);
         summary.put("dim", s.dim);
-        summary.put("output", parquet);
-        summary.put("model", s.output.resolve("model").toString());
-        summary.put("pictures", s.output.resolve("pictures").toString());
-        summary.put("html", s.output.resolve("attention.html").toString());
+        summary.put("output", shown.resolve("passages.parquet").toString());
+        summary.put("model", shown.resolve("model").toString());
+        summary.put("pictures", shown.resolve("pictures").toString());
+        summary.put("html", shown.resolve("attention.html").toString());
         Files.writeString(s.output.resolve("summary.json"),
             new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(summary), StandardCharsets.UTF_8);
-        progress.phase("summary", s.output.resolve("summary.json").toString());
+        progress.phase("summary", shown.resolve("summary.json").toString());
         out.printf(Locale.ROOT, "%nspark-attention demo: %,d passages, %,d tokens, %,.0f tokens/s through attention, "
                 + "%.1f s in all%n  output:   %s%n  pictures: %s%n  page:     %s%n", passageCount, tokenCount,
-            tokenCount / attentionSeconds, progress.elapsedSeconds(), parquet, s.output.resolve("pictures"),
-            s.output.resolve("attention.html"));
+            tokenCount / attentionSeconds, progress.elapsedSeconds(), shown.resolve("passages.parquet"),
+            shown.resolve("pictures"), shown.resolve("attention.html"));
         passages.unpersist();
         tokenized.unpersist();
         return summary;
@@ -165,15 +173,13 @@ public final class AttentionDemo {
     /** Per-head pictures (PNG) and one HTML page for the first short passages of each book. */
     private List<Row> drawPictures(PipelineModel model, Dataset<Row> tokenized, Settings s) throws IOException {
         Dataset<Row> shortOnes = tokenized.where(size(col("tokens")).between(Passages.MIN_WORDS, MAX_PICTURE_TOKENS));
-        List<Row> chosen = new ArrayList<>(shortOnes.where(col("text").startsWith(QUERY_PASSAGE)).limit(1).collectAsList());
-        for (Row r : shortOnes.orderBy("book", "passage").limit(200).collectAsList()) {
-            if (chosen.size() >= s.pictures) {
-                break;
-            }
-            if (chosen.stream().noneMatch(c -> c.getString(0).equals(r.getString(0)))) {
-                chosen.add(r);
-            }
-        }
+        // The query passage when the corpus has it, then the first short passage of each book.
+        Dataset<Row> firstPerBook = shortOnes
+            .withColumn("rank", row_number().over(Window.partitionBy("book").orderBy(
+                when(col("text").startsWith(QUERY_PASSAGE), 0).otherwise(1), col("passage"))))
+            .where(col("rank").equalTo(1)).drop("rank")
+            .orderBy(when(col("text").startsWith(QUERY_PASSAGE), 0).otherwise(1), col("book"));
+        List<Row> chosen = firstPerBook.limit(s.pictures).collectAsList();
         if (chosen.isEmpty()) {
             return chosen;
         }
@@ -199,17 +205,46 @@ public final class AttentionDemo {
         return rows;
     }
 
-    /** The passages closest (cosine of pooled vectors) to the query passage, formatted. */
+    /**
+     * The passages closest to the query passage by the cosine of their pooled vectors, centred on
+     * the corpus mean first: every passage shares the positional part of its vectors and the
+     * attention mass on common words, a component that would otherwise make all cosines near 1.
+     */
     private static List<String> nearest(Dataset<Row> result, int k) {
         List<Row> rows = result.select("book", "passage", "text", "pooled").where(col("pooled").isNotNull())
             .collectAsList();
-        Row query = rows.stream().filter(r -> r.getString(2).startsWith(QUERY_PASSAGE)).findFirst().orElse(rows.get(0));
-        float[] q = floats(query.getList(3));
+        List<float[]> vectors = new ArrayList<>(rows.size());
+        double[] mean = null;
+        for (Row r : rows) {
+            float[] v = floats(r.getList(3));
+            vectors.add(v);
+            if (mean == null) {
+                mean = new double[v.length];
+            }
+            for (int i = 0; i < v.length; i++) {
+                mean[i] += v[i] / (double) rows.size();
+            }
+        }
+        for (float[] v : vectors) {
+            for (int i = 0; i < v.length; i++) {
+                v[i] -= (float) mean[i];
+            }
+        }
+        int queryIndex = 0;
+        for (int i = 0; i < rows.size(); i++) {
+            if (rows.get(i).getString(2).startsWith(QUERY_PASSAGE)) {
+                queryIndex = i;
+                break;
+            }
+        }
+        Row query = rows.get(queryIndex);
+        float[] q = vectors.get(queryIndex);
+        final int skip = queryIndex;
         List<String> lines = new ArrayList<>();
         lines.add("query: " + label(query));
-        rows.stream()
-            .filter(r -> r != query)
-            .map(r -> Map.entry(cosine(q, floats(r.getList(3))), r))
+        java.util.stream.IntStream.range(0, rows.size())
+            .filter(i -> i != skip)
+            .mapToObj(i -> Map.entry(cosine(q, vectors.get(i)), rows.get(i)))
             .sorted(Map.Entry.<Double, Row>comparingByKey(Comparator.reverseOrder()))
             .limit(k)
             .forEach(e -> lines.add(String.format(Locale.ROOT, "%.3f  %s", e.getKey(), label(e.getValue()))));

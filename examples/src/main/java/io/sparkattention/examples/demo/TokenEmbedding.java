@@ -3,6 +3,7 @@ package io.sparkattention.examples.demo;
 import org.apache.spark.ml.Estimator;
 import org.apache.spark.ml.feature.Word2Vec;
 import org.apache.spark.ml.feature.Word2VecModel;
+import org.apache.spark.ml.param.BooleanParam;
 import org.apache.spark.ml.param.IntParam;
 import org.apache.spark.ml.param.LongParam;
 import org.apache.spark.ml.param.Param;
@@ -13,6 +14,7 @@ import org.apache.spark.ml.util.DefaultParamsWritable;
 import org.apache.spark.ml.util.Identifiable$;
 import org.apache.spark.ml.util.MLReader;
 import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.functions;
 import org.apache.spark.sql.types.StructType;
 
 /**
@@ -35,6 +37,7 @@ public final class TokenEmbedding extends Estimator<TokenEmbeddingModel>
     private IntParam maxIter;
     private IntParam numPartitions;
     private LongParam seed;
+    private BooleanParam normalize;
 
     public TokenEmbedding() {
         this(Identifiable$.MODULE$.randomUID("tokenEmbedding"));
@@ -54,6 +57,9 @@ public final class TokenEmbedding extends Estimator<TokenEmbeddingModel>
         maxIter = new IntParam(this, "maxIter", "Word2Vec passes over the corpus", ParamValidators.gt(0));
         numPartitions = new IntParam(this, "numPartitions", "Word2Vec training partitions", ParamValidators.gt(0));
         seed = new LongParam(this, "seed", "random seed");
+        normalize = new BooleanParam(this, "normalize", "scale every vector to Euclidean norm sqrt(vectorSize), "
+            + "the norm of a sinusoidal positional encoding of that size times sqrt(2), so that meaning and "
+            + "position weigh alike once added");
         setDefault(inputCol, "tokens");
         setDefault(outputCol, "embeddings");
         setDefault(vectorSize, 64);
@@ -62,6 +68,7 @@ public final class TokenEmbedding extends Estimator<TokenEmbeddingModel>
         setDefault(maxIter, 1);
         setDefault(numPartitions, 1);
         setDefault(seed, 42L);
+        setDefault(normalize, false);
     }
 
     @Override
@@ -101,6 +108,15 @@ public final class TokenEmbedding extends Estimator<TokenEmbeddingModel>
 
     public LongParam seed() {
         return seed;
+    }
+
+    public BooleanParam normalize() {
+        return normalize;
+    }
+
+    public TokenEmbedding setNormalize(boolean value) {
+        set(normalize, value);
+        return this;
     }
 
     public TokenEmbedding setInputCol(String value) {
@@ -159,8 +175,9 @@ public final class TokenEmbedding extends Estimator<TokenEmbeddingModel>
             .setMaxIter((Integer) getOrDefault(maxIter))
             .setNumPartitions((Integer) getOrDefault(numPartitions))
             .setSeed((Long) getOrDefault(seed))
-            .fit(dataset);
-        TokenEmbeddingModel model = new TokenEmbeddingModel(uid, TokenEmbeddingModel.vectorsOf(word2vec.getVectors()));
+            .fit(dataset.where(functions.col(getInputCol()).isNotNull()));  // Word2Vec fails on null rows
+        TokenEmbeddingModel model = new TokenEmbeddingModel(uid,
+            TokenEmbeddingModel.vectorsOf(word2vec.getVectors(), (Boolean) getOrDefault(normalize)));
         return copyValues(model, extractParamMap()).setParent(this);
     }
 

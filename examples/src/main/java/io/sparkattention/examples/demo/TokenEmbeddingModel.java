@@ -45,6 +45,9 @@ public final class TokenEmbeddingModel extends Model<TokenEmbeddingModel> implem
     static final DataType OUTPUT_TYPE =
         DataTypes.createArrayType(DataTypes.createArrayType(DataTypes.FloatType, false), false);
 
+    /** Words per task when the table is saved: about 1 MB of vectors of 64 floats each. */
+    private static final int ROWS_PER_TASK = 4096;
+
     private static final StructType DATA_SCHEMA = new StructType()
         .add("word", DataTypes.StringType, false)
         .add("vector", DataTypes.createArrayType(DataTypes.FloatType, false), false);
@@ -65,14 +68,22 @@ public final class TokenEmbeddingModel extends Model<TokenEmbeddingModel> implem
         setDefault(outputCol, "embeddings");
     }
 
-    /** Word2Vec's {@code getVectors} (word, vector) as a table. */
-    static Map<String, float[]> vectorsOf(Dataset<Row> wordVectors) {
+    /**
+     * Word2Vec's {@code getVectors} (word, vector) as a table; with {@code normalize}, every vector
+     * scaled to norm √d (zero vectors stay zero).
+     */
+    static Map<String, float[]> vectorsOf(Dataset<Row> wordVectors, boolean normalize) {
         Map<String, float[]> table = new HashMap<>();
         for (Row row : wordVectors.collectAsList()) {
             double[] v = ((Vector) row.get(1)).toArray();
+            double norm = 0;
+            for (double x : v) {
+                norm += x * x;
+            }
+            double factor = normalize && norm > 0 ? Math.sqrt(v.length / norm) : 1.0;
             float[] f = new float[v.length];
             for (int i = 0; i < v.length; i++) {
-                f[i] = (float) v[i];
+                f[i] = (float) (v[i] * factor);
             }
             table.put(row.getString(0), f);
         }
@@ -188,7 +199,10 @@ public final class TokenEmbeddingModel extends Model<TokenEmbeddingModel> implem
             DefaultParamsWriter$.MODULE$.saveMetadata(model, path, sparkSession());
             List<Row> rows = new ArrayList<>(model.vectors.size());
             model.vectors.forEach((word, vector) -> rows.add(RowFactory.create(word, vector)));
-            sparkSession().createDataFrame(rows, DATA_SCHEMA).repartition(1).write().parquet(path + "/data");
+            // Slices of ROWS_PER_TASK words keep each task's serialized data small.
+            int slices = Math.max(1, (rows.size() + ROWS_PER_TASK - 1) / ROWS_PER_TASK);
+            JavaSparkContext jsc = JavaSparkContext.fromSparkContext(sparkSession().sparkContext());
+            sparkSession().createDataFrame(jsc.parallelize(rows, slices), DATA_SCHEMA).write().parquet(path + "/data");
         }
     }
 
