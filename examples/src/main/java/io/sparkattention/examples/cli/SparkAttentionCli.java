@@ -11,8 +11,8 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "spark-attention", mixinStandardHelpOptions = true, version = "spark-attention 0.1.0",
     description = "Transformer attention over Apache Spark DataFrames.",
-    subcommands = {ApplyCommand.class, SdpaCommand.class, BenchCommand.class, HeatmapCommand.class,
-        ScalingCommand.class})
+    subcommands = {DemoCommand.class, ApplyCommand.class, SdpaCommand.class, BenchCommand.class,
+        HeatmapCommand.class, ScalingCommand.class})
 public final class SparkAttentionCli implements Runnable {
 
     @CommandLine.Spec

@@ -1,0 +1,101 @@
+package io.sparkattention.examples.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import javax.imageio.ImageIO;
+import java.awt.image.BufferedImage;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@code spark-attention demo} end to end on a two-book corpus, and its bad invocations. */
+class DemoCommandTest {
+
+    @TempDir
+    static Path corpus;
+
+    @BeforeAll
+    static void writeCorpus() throws IOException {
+        String[] sentences = {
+            "It is a truth universally acknowledged that a single man in possession of a good fortune must be in want of a wife.",
+            "However little known the feelings or views of such a man may be on his first entering a neighbourhood.",
+            "This truth is so well fixed in the minds of the surrounding families that he is considered their property.",
+            "Emma Woodhouse handsome clever and rich with a comfortable home and happy disposition seemed to unite blessings.",
+            "She was the youngest of the two daughters of a most affectionate indulgent father and had been mistress of his house."};
+        Files.writeString(corpus.resolve("first_book.txt"),
+            "FIRST BOOK\n\nChapter 1\n\n" + String.join("\n\n", sentences[0], sentences[1], sentences[2], sentences[0]));
+        Files.writeString(corpus.resolve("second_book.txt"),
+            "SECOND BOOK\n\nCHAPTER I\n\n" + String.join("\n\n", sentences[3], sentences[4], sentences[3]));
+    }
+
+    @Test
+    @DisplayName("the demo writes Parquet, a saved model, PNG pictures, an HTML page and a summary")
+    void endToEnd(@TempDir Path out) throws IOException {
+        Path output = out.resolve("demo");
+        CommandLineRun run = CommandLineRun.of("demo", "--corpus", corpus.toString(), "--output", output.toString(),
+            "--master", Cli.MASTER, "--dim", "16", "--heads", "2", "--pictures", "2");
+        assertEquals(0, run.exitCode, run.err);
+        assertTrue(run.out.contains("[7/7] summary"), run.out);
+        assertTrue(run.out.contains("query: First book #0: \"It is a truth universally acknowledged"), run.out);
+
+        JsonNode summary = Cli.JSON.readTree(output.resolve("summary.json").toFile());
+        assertEquals(7, summary.get("passages").asInt());
+        assertEquals(2, summary.get("books").asInt());
+        assertEquals(output.resolve("passages.parquet").toString(), summary.get("output").asText());
+        assertTrue(Files.isDirectory(output.resolve("model").resolve("stages")));
+        assertTrue(Files.isRegularFile(output.resolve("similarity_heads.safetensors")));
+        List<Path> pictures;
+        try (Stream<Path> files = Files.list(output.resolve("pictures"))) {
+            pictures = files.sorted().collect(Collectors.toList());
+        }
+        assertEquals(2, pictures.size());
+        BufferedImage image = ImageIO.read(pictures.get(0).toFile());
+        assertNotNull(image);
+        String html = Files.readString(output.resolve("attention.html"));
+        assertTrue(html.contains("<svg") && html.contains("universally"), "the page shows the passage and its heatmap");
+        try (Stream<Path> siblings = Files.list(out)) {
+            assertEquals(List.of(output), siblings.collect(Collectors.toList()), "no staging directory left behind");
+        }
+
+        // A rerun replaces the previous demo output without --overwrite.
+        assertEquals(0, CommandLineRun.of("demo", "--corpus", corpus.toString(), "--output", output.toString(),
+            "--master", Cli.MASTER, "--dim", "16", "--heads", "2", "--pictures", "0").exitCode);
+    }
+
+    @Test
+    @DisplayName("bad invocations exit 2 with one line naming the problem, and write nothing")
+    void badInvocations(@TempDir Path out) throws IOException {
+        assertBad(List.of("demo", "--no-such-flag"), "Unknown option: '--no-such-flag'");
+        assertBad(List.of("demo", "--corpus", out.resolve("missing").toString(), "--output", out.resolve("o").toString()),
+            "--corpus " + out.resolve("missing") + ": no such directory");
+        Path file = Files.writeString(out.resolve("a-file"), "x");
+        assertBad(List.of("demo", "--corpus", corpus.toString(), "--output", file.resolve("o").toString()),
+            file.toString());
+        Path notDemo = Files.createDirectories(out.resolve("not-a-demo"));
+        assertBad(List.of("demo", "--corpus", corpus.toString(), "--output", notDemo.toString()),
+            notDemo + ": exists and is not a demo output (use --overwrite)");
+        assertBad(List.of("demo", "--corpus", corpus.toString(), "--heads", "3", "--output", out.resolve("o").toString()),
+            "--heads (3) must divide --dim (64)");
+        assertFalse(Files.exists(out.resolve("o")));
+    }
+
+    private static void assertBad(List<String> args, String expected) {
+        CommandLineRun run = CommandLineRun.of(args.toArray(new String[0]));
+        assertEquals(2, run.exitCode, run.err);
+        List<String> lines = run.errorLines();
+        assertEquals(1, lines.size(), run.err);
+        assertTrue(lines.get(0).startsWith("spark-attention demo: ") && lines.get(0).contains(expected), lines.get(0));
+    }
+}
