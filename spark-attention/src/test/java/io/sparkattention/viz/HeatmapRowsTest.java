@@ -1,11 +1,10 @@
 package io.sparkattention.viz;
 
+import io.sparkattention.testing.SparkTestSession;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -17,17 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** Rows as Spark gives them: read from JSON lines, then collected. */
 class HeatmapRowsTest {
 
-    private static SparkSession spark;
-
-    @BeforeAll
-    static void start() {
-        spark = SparkSession.builder().master("local[2]").appName("HeatmapRowsTest").getOrCreate();
-    }
-
-    @AfterAll
-    static void stop() {
-        spark.stop();
-    }
+    private final SparkSession spark = SparkTestSession.get();
 
     @Test
     void averagedWeightsWithTokens() {

@@ -2,7 +2,6 @@ package io.sparkattention.examples.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.spark.sql.SparkSession;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,18 +21,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** {@code spark-attention heatmap} on small JSON-lines inputs, on one local[2] Spark for the class. */
+/** {@code spark-attention heatmap} on small JSON-lines inputs (the test JVM's one Spark session). */
 class HeatmapCommandTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-
-    @AfterAll
-    static void stopSpark() {
-        SparkSession.getDefaultSession().foreach(session -> {
-            session.stop();
-            return null;
-        });
-    }
 
     @Test
     void drawsTheRowAsPngAndHtml(@TempDir Path dir) throws Exception {
