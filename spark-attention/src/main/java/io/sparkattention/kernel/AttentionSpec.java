@@ -131,9 +131,13 @@ public final class AttentionSpec implements Serializable {
         return keyBlock;
     }
 
-    /** Extra floats one call needs besides its inputs and outputs: {@code Bq·Bk + 2·Bq + Bq·dv}. */
-    public long scratchFloats(int valueDim) {
-        return (long) queryBlock * keyBlock + 2L * queryBlock + (long) queryBlock * valueDim;
+    /**
+     * Extra floats one call needs besides its inputs and outputs: {@code Bq·Bk + 2·Bq + Bq·dv + Bq·d}
+     * (score tile, running max and sum, output accumulator, packed query block), whatever L and S.
+     */
+    public long scratchFloats(int headDim, int valueDim) {
+        return (long) queryBlock * keyBlock + 2L * queryBlock + (long) queryBlock * valueDim
+            + (long) queryBlock * headDim;
     }
 
     private static void checkWindowSide(String what, int side) {

@@ -1,54 +1,51 @@
 package io.sparkattention.kernel;
 
+import java.util.Objects;
+
 /**
- * The arithmetic of one tile: the two products and the softmax row passes.
+ * The arithmetic of one tile: packing a query block, the two products and the softmax passes.
  *
- * <p>Everything here is an inner loop: arguments were checked by the public entry points of
- * {@link FlashAttention}, so implementations do not check them again. Matrices are row-major
+ * <p><b>Layout.</b> A query block is cut into strips of queries ({@link #strip}); a strip of
+ * {@code w} queries is processed on its own, its tiles are key-major with the queries side by
+ * side: scores and probabilities {@code s[c·w + r]} (key c, query r), the accumulator
+ * {@code acc[accOff + t·w + r]} (value column t). Packed queries of the strip at {@code r0}
+ * start at {@code r0·d}; the layout inside is the implementation's. Other matrices are row-major
  * views {@code (array, offset, leading dimension)}.
  *
- * <p>The implementation is chosen once per JVM by {@link #get()}; every implementation is tested
- * against the same float64 reference.
+ * <p>Everything here is an inner loop: arguments were checked by the public entry points of
+ * {@link FlashAttention}, so implementations do not check them again. The implementation is
+ * chosen once per JVM ({@link TileOpsChoice}); every one is tested against the same float64
+ * reference.
  */
 public abstract class TileOps {
 
-    /** Scores of a tile: {@code s[r·lds + c] = scale · Σₜ q[r, t]·k[c, t]} for r < bq, c < bk. */
-    abstract void scores(int bq, int bk, int d, float scale,
-                         float[] q, int qOff, int ldq,
-                         float[] k, int kOff, int ldk,
-                         float[] s, int lds);
+    private final OnlineSoftmax softmax;
 
-    /** Accumulates {@code acc[r, t] += Σ_c p[r, c]·v[c, t]} for r < bq, t < dv. */
-    abstract void accumulate(int bq, int bk, int dv,
-                             float[] p, int ldp,
-                             float[] v, int vOff, int ldv,
-                             float[] acc, int ldacc);
-
-    /** Largest of {@code x[off, off + n)}; NaN if any is NaN; −∞ for n = 0. */
-    float max(float[] x, int off, int n) {
-        float m = Float.NEGATIVE_INFINITY;
-        for (int i = off, end = off + n; i < end; i++) {
-            m = Math.max(m, x[i]);
-        }
-        return m;
+    TileOps(OnlineSoftmax softmax) {
+        this.softmax = Objects.requireNonNull(softmax, "softmax");
     }
 
-    /** {@code x[i] = exp(x[i] − shift)} over {@code [off, off + n)}; returns the sum of the new values. */
-    float expShiftSum(float[] x, int off, int n, float shift) {
-        float sum = 0f;
-        for (int i = off, end = off + n; i < end; i++) {
-            float e = (float) Math.exp(x[i] - shift);
-            x[i] = e;
-            sum += e;
-        }
-        return sum;
-    }
+    /** Width of the next strip when {@code remaining ≥ 1} queries of the block are left. */
+    abstract int strip(int remaining);
 
-    /** {@code x[i] *= alpha} over {@code [off, off + n)}. */
-    void scale(float[] x, int off, int n, float alpha) {
-        for (int i = off, end = off + n; i < end; i++) {
-            x[i] *= alpha;
-        }
+    /**
+     * Copies {@code scale·Q} of a block of {@code rows} queries (row-major, {@code ldq}) into
+     * {@code qp[0, rows·d)}, strip after strip in the implementation's layout.
+     */
+    abstract void packQueries(int rows, int d, float scale, float[] q, int qOff, int ldq, float[] qp);
+
+    /**
+     * Scores of a strip: {@code s[c·w + r] = Σₜ qp(r, t)·k[kOff + c·ldk + t]} for c < nk, r < w,
+     * where {@code qp(r, t)} is the strip's packed (scaled) query at {@code qpOff}.
+     */
+    abstract void scores(int w, int nk, int d, float[] qp, int qpOff, float[] k, int kOff, int ldk, float[] s);
+
+    /** Accumulates {@code acc[accOff + t·w + r] += Σ_c p[c·w + r]·v[vOff + c·ldv + t]} for t < dv, r < w. */
+    abstract void accumulate(int w, int nk, int dv, float[] p, float[] v, int vOff, int ldv, float[] acc, int accOff);
+
+    /** The softmax passes that go with these products. */
+    final OnlineSoftmax softmax() {
+        return softmax;
     }
 
     /** Human-readable name, reported by {@code bench} and logged at start-up. */

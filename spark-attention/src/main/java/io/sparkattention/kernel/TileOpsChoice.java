@@ -8,7 +8,20 @@ import java.util.Locale;
 /**
  * Picks the {@link TileOps} implementation once per JVM and logs it.
  *
- * <p>System property {@value #PROPERTY}: {@code auto} (default) or {@code blas}.
+ * <p>System property {@value #PROPERTY}:
+ * <ul>
+ *   <li>{@code auto} (default): {@code vector} when the Vector API is visible, else {@code blas}
+ *       with the scalar softmax. Measured on AVX2 (Zen 3) and documented in BENCHMARKS.md: the
+ *       Java micro-kernels beat per-tile calls into native OpenBLAS at d = 64, whose packing and
+ *       call overhead are paid on every 128×128×64 tile, and beat VectorBLAS by far;</li>
+ *   <li>{@code vector}: the Java Vector API micro-kernels ({@link VectorTileOps});</li>
+ *   <li>{@code blas}: {@code sgemm} from {@link Blas} with the vectorised softmax when possible;</li>
+ *   <li>{@code blas-scalar}: {@code sgemm} with the plain-Java softmax ({@link Math#exp}).</li>
+ * </ul>
+ * The Vector API ({@code jdk.incubator.vector}) is visible only when the JVM runs with
+ * {@code --add-modules=jdk.incubator.vector}, which Spark's own launcher flags include. Without
+ * it the Vector classes fail to link; that is caught here and the scalar paths are used, never a
+ * crash. Asking for {@code vector} explicitly without the module is an error.
  */
 final class TileOpsChoice {
 
@@ -25,15 +38,56 @@ final class TileOpsChoice {
     static TileOps choose(String requested) {
         TileOps ops;
         switch (requested.trim().toLowerCase(Locale.ROOT)) {
-            case "auto":
-            case "blas":
-                ops = new BlasTileOps(Blas.get());
+            case "auto": {
+                TileOps vector = vectorTileOps();
+                ops = vector != null ? vector : new BlasTileOps(Blas.get(), new ScalarSoftmax());
+                break;
+            }
+            case "vector": {
+                ops = vectorTileOps();
+                if (ops == null) {
+                    throw new IllegalStateException("system property " + PROPERTY + "=vector needs the Vector API: "
+                        + "run the JVM with --add-modules=jdk.incubator.vector");
+                }
+                break;
+            }
+            case "blas": {
+                OnlineSoftmax softmax = vectorSoftmax();
+                ops = new BlasTileOps(Blas.get(), softmax != null ? softmax : new ScalarSoftmax());
+                break;
+            }
+            case "blas-scalar":
+                ops = new BlasTileOps(Blas.get(), new ScalarSoftmax());
                 break;
             default:
                 throw new IllegalArgumentException("system property " + PROPERTY + "=" + requested
-                    + ": expected auto or blas");
+                    + ": expected auto, vector, blas or blas-scalar");
         }
-        LOG.info("attention tile products: {} ({}={})", ops.name(), PROPERTY, requested);
+        LOG.info("attention tile arithmetic: {} ({}={}, Vector API {})", ops.name(), PROPERTY, requested,
+            vectorSoftmax() != null ? "visible" : "not visible");
         return ops;
+    }
+
+    /** The Vector API softmax, or null when {@code jdk.incubator.vector} is not visible. */
+    static OnlineSoftmax vectorSoftmax() {
+        return (OnlineSoftmax) newVectorInstance("io.sparkattention.kernel.VectorSoftmax");
+    }
+
+    /** The Vector API micro-kernels, or null when {@code jdk.incubator.vector} is not visible. */
+    static TileOps vectorTileOps() {
+        return (TileOps) newVectorInstance("io.sparkattention.kernel.VectorTileOps");
+    }
+
+    /**
+     * Instantiates a class that uses the Vector API. By name, so that this class links without the
+     * module; a missing module surfaces as a {@link LinkageError} (NoClassDefFoundError) here.
+     */
+    private static Object newVectorInstance(String className) {
+        try {
+            return Class.forName(className).getDeclaredConstructor().newInstance();
+        } catch (ReflectiveOperationException | LinkageError noVectorApi) {
+            LOG.debug("{} unavailable: {}", className, noVectorApi.toString());
+            return null;
+        }
     }
 }

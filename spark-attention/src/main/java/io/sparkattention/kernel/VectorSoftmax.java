@@ -1,0 +1,71 @@
+package io.sparkattention.kernel;
+
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorMask;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * {@link OnlineSoftmax} on the Vector API: {@code L} queries per vector (L = 8 with AVX2, 16 with
+ * AVX-512), each pass one vector load per key, {@link VectorExp} instead of {@link Math#exp}.
+ * Queries past the last whole vector take the scalar lane path.
+ */
+final class VectorSoftmax extends OnlineSoftmax {
+
+    private static final VectorSpecies<Float> SPECIES = FloatVector.SPECIES_PREFERRED;
+    private static final int L = SPECIES.length();
+
+    @Override
+    void update(int w, int nk, float[] s, float[] m, float[] l, int off, float[] acc, int accOff, int dv) {
+        final int whole = SPECIES.loopBound(w);
+        for (int r = 0; r < whole; r += L) {
+            final FloatVector mOld = FloatVector.fromArray(SPECIES, m, off + r);
+            // (a) m_new = max(m_old, max_c s): "greater than" never picks NaN (see updateLane)
+            FloatVector mx = mOld;
+            for (int c = 0, i = r; c < nk; c++, i += w) {
+                FloatVector x = FloatVector.fromArray(SPECIES, s, i);
+                mx = mx.blend(x, x.compare(VectorOperators.GT, mx));
+            }
+            final FloatVector shift = mx.blend(0f, mx.compare(VectorOperators.EQ, Float.NEGATIVE_INFINITY));
+            // (b) P = exp(s − shift), row sums
+            FloatVector sum = FloatVector.zero(SPECIES);
+            for (int c = 0, i = r; c < nk; c++, i += w) {
+                FloatVector e = VectorExp.expNonPositive(FloatVector.fromArray(SPECIES, s, i).sub(shift));
+                e.intoArray(s, i);
+                sum = sum.add(e);
+            }
+            // (c) ℓ = ℓ·α + Σ P, m = m_new, O *= α (skipped when no max moved)
+            final FloatVector alpha = VectorExp.expNonPositive(mOld.sub(shift));
+            FloatVector.fromArray(SPECIES, l, off + r).fma(alpha, sum).intoArray(l, off + r);
+            mx.intoArray(m, off + r);
+            VectorMask<Float> moved = alpha.compare(VectorOperators.NE, 1f);
+            if (moved.anyTrue()) {
+                for (int t = 0, i = accOff + r; t < dv; t++, i += w) {
+                    FloatVector.fromArray(SPECIES, acc, i).mul(alpha).intoArray(acc, i);
+                }
+            }
+        }
+        for (int r = whole; r < w; r++) {
+            updateLane(r, w, nk, s, m, l, off, acc, accOff, dv);
+        }
+    }
+
+    @Override
+    void expMinus(int w, int nk, float[] s, float[] shift, int off) {
+        final int whole = SPECIES.loopBound(w);
+        for (int r = 0; r < whole; r += L) {
+            final FloatVector x = FloatVector.fromArray(SPECIES, shift, off + r);
+            for (int c = 0, i = r; c < nk; c++, i += w) {
+                VectorExp.exp(FloatVector.fromArray(SPECIES, s, i).sub(x)).intoArray(s, i);
+            }
+        }
+        for (int r = whole; r < w; r++) {
+            expMinusLane(r, w, nk, s, shift, off);
+        }
+    }
+
+    @Override
+    String name() {
+        return "vector-exp";
+    }
+}
