@@ -55,4 +55,17 @@ public abstract class TileOps {
     public static TileOps get() {
         return TileOpsChoice.INSTANCE;
     }
+
+    /**
+     * A new instance of a named implementation, for side-by-side benchmarks: {@code auto},
+     * {@code vector} (Java Vector API micro-kernels), {@code blas} ({@code sgemm} from {@link Blas}
+     * with the vectorised softmax when available) or {@code blas-scalar} ({@code sgemm} with the
+     * plain-Java softmax).
+     *
+     * @throws IllegalArgumentException for an unknown name
+     * @throws IllegalStateException    for {@code vector} when {@code jdk.incubator.vector} is not visible
+     */
+    public static TileOps named(String name) {
+        return TileOpsChoice.create(name);
+    }
 }

@@ -36,6 +36,14 @@ final class TileOpsChoice {
     }
 
     static TileOps choose(String requested) {
+        TileOps ops = create(requested);
+        LOG.info("attention tile arithmetic: {} ({}={}, Vector API {})", ops.name(), PROPERTY, requested,
+            vectorSoftmax() != null ? "visible" : "not visible");
+        return ops;
+    }
+
+    /** A new implementation by name ({@code auto}, {@code vector}, {@code blas}, {@code blas-scalar}). */
+    static TileOps create(String requested) {
         TileOps ops;
         switch (requested.trim().toLowerCase(Locale.ROOT)) {
             case "auto": {
@@ -46,7 +54,7 @@ final class TileOpsChoice {
             case "vector": {
                 ops = vectorTileOps();
                 if (ops == null) {
-                    throw new IllegalStateException("system property " + PROPERTY + "=vector needs the Vector API: "
+                    throw new IllegalStateException("tile arithmetic \"vector\" needs the Vector API: "
                         + "run the JVM with --add-modules=jdk.incubator.vector");
                 }
                 break;
@@ -60,11 +68,9 @@ final class TileOpsChoice {
                 ops = new BlasTileOps(Blas.get(), new ScalarSoftmax());
                 break;
             default:
-                throw new IllegalArgumentException("system property " + PROPERTY + "=" + requested
-                    + ": expected auto, vector, blas or blas-scalar");
+                throw new IllegalArgumentException("tile arithmetic \"" + requested
+                    + "\" (system property " + PROPERTY + "): expected auto, vector, blas or blas-scalar");
         }
-        LOG.info("attention tile arithmetic: {} ({}={}, Vector API {})", ops.name(), PROPERTY, requested,
-            vectorSoftmax() != null ? "visible" : "not visible");
         return ops;
     }
 

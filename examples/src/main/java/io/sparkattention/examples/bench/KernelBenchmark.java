@@ -5,6 +5,7 @@ import io.sparkattention.kernel.AttentionSpec;
 import io.sparkattention.kernel.Blas;
 import io.sparkattention.kernel.FlashAttention;
 import io.sparkattention.kernel.RowMask;
+import io.sparkattention.kernel.TileOps;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
@@ -23,11 +24,19 @@ public final class KernelBenchmark {
     static final long WARMUP_MILLIS = 1500;
 
     private final AttentionSpec spec;
+    private final TileOps ops;
     private final int threads;
     private final int repeat;
 
+    /** A benchmark of the JVM's chosen tile arithmetic ({@link TileOps#get()}). */
     public KernelBenchmark(AttentionSpec spec, int threads, int repeat) {
+        this(spec, TileOps.get(), threads, repeat);
+    }
+
+    /** A benchmark of the given tile arithmetic. */
+    public KernelBenchmark(AttentionSpec spec, TileOps ops, int threads, int repeat) {
         this.spec = spec;
+        this.ops = ops;
         this.threads = threads;
         this.repeat = repeat;
     }
@@ -39,7 +48,7 @@ public final class KernelBenchmark {
         ForkJoinPool pool = new ForkJoinPool(threads);
         try {
             long end = System.nanoTime() + WARMUP_MILLIS * 1_000_000;
-            FlashAttention kernel = new FlashAttention(spec);
+            FlashAttention kernel = new FlashAttention(spec, ops);
             while (System.nanoTime() < end) {
                 kernel.forward(p.shape, p.q, p.k, p.v, RowMask.NONE, p.out, null, pool);
             }
@@ -51,9 +60,10 @@ public final class KernelBenchmark {
     /** Times one configuration. */
     public BenchResult run(int seqLen, int headDim, int batchHeads) {
         Problem p = new Problem(seqLen, headDim, batchHeads, seqLen);
-        FlashAttention kernel = new FlashAttention(spec);
+        FlashAttention kernel = new FlashAttention(spec, ops);
         ForkJoinPool pool = new ForkJoinPool(threads);
         resetPeakHeap();
+        ProcessMemory.resetPeak();
         double[] times = new double[repeat];
         try {
             for (int r = 0; r < repeat; r++) {
@@ -71,7 +81,8 @@ public final class KernelBenchmark {
             .with("block_q", spec.queryBlock())
             .with("block_k", spec.keyBlock())
             .with("input_mb", Math.round(4.0 * seqLen * headDim * batchHeads * 4 / (1 << 20)))
-            .with("peak_heap_mb", peakHeapMb());
+            .with("peak_heap_mb", peakHeapMb())
+            .with("peak_rss_mb", ProcessMemory.peakRssMb());
     }
 
     /** Random Q, K, V of n×(BH·d), seeded. */

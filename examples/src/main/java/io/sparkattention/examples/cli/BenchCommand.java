@@ -2,18 +2,23 @@ package io.sparkattention.examples.cli;
 
 import io.sparkattention.examples.bench.BenchResult;
 import io.sparkattention.examples.bench.KernelBenchmark;
+import io.sparkattention.examples.bench.OrtBenchmark;
 import io.sparkattention.kernel.AttentionSpec;
+import io.sparkattention.kernel.TileOps;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 
 /** {@code spark-attention bench}: times attention on random data, one JSON line per configuration. */
 @Command(name = "bench", mixinStandardHelpOptions = true,
     description = {"Times the attention kernel on random data after a warm-up and prints one JSON line per "
         + "configuration: seq_len, head_dim, batch_heads, causal, threads, median_ms, min_ms, max_ms, gflops, blas.",
-        "gflops counts 4·L·S·d·BH (causal: 2·L·(L+1)·d·BH) over the median time."})
+        "gflops counts 4·L·S·d·BH (causal: 2·L·(L+1)·d·BH) over the median time.",
+        "With --peer ort, ONNX Runtime's MultiHeadAttention runs the same shapes in the same JVM (mode \"ort\")."})
 final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--seq-len", split = ",", required = true, paramLabel = "N",
@@ -42,6 +47,17 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--block-k", paramLabel = "BK", description = "Keys per tile (default: the kernel's).")
     Integer blockK;
 
+    @Option(names = "--tile-ops", split = ",", paramLabel = "OPS",
+        description = "Tile arithmetic to time side by side: vector, blas, blas-scalar, auto "
+            + "(default: the JVM's choice, system property sparkattention.tileops).")
+    List<String> tileOps;
+
+    @Option(names = "--peer", split = ",", paramLabel = "PEER",
+        description = "Also time a peer on the same shapes in this JVM, after the kernel at each length: ort "
+            + "(ONNX Runtime's MultiHeadAttention, mha.onnx or mha_causal.onnx; needs --head-dim 64 and "
+            + "--batch-heads a multiple of 16).")
+    List<String> peers = new ArrayList<>();
+
     @Override
     public Integer call() {
         for (int n : seqLens) {
@@ -51,16 +67,56 @@ final class BenchCommand implements Callable<Integer> {
         positive("--batch-heads", batchHeads);
         positive("--threads", threads);
         positive("--repeat", repeat);
+        boolean ort = false;
+        for (String peer : peers) {
+            if (!peer.trim().toLowerCase(Locale.ROOT).equals("ort")) {
+                throw new BadInputException("--peer: unknown peer \"" + peer + "\", expected ort");
+            }
+            ort = true;
+        }
+        if (ort && OrtBenchmark.unsupported(headDim, batchHeads) != null) {
+            throw new BadInputException(OrtBenchmark.unsupported(headDim, batchHeads));
+        }
         AttentionSpec spec = AttentionSpec.defaults().withCausal(causal);
         spec = spec.withBlocks(blockQ == null ? spec.queryBlock() : blockQ, blockK == null ? spec.keyBlock() : blockK);
-        KernelBenchmark bench = new KernelBenchmark(spec, threads, repeat);
-        bench.warmUp(headDim, batchHeads);
-        for (int n : seqLens) {
-            BenchResult result = bench.run(n, headDim, batchHeads);
-            System.out.println(result.toJson());
-            System.out.flush();
+        List<KernelBenchmark> benches = new ArrayList<>();
+        if (tileOps == null || tileOps.isEmpty()) {
+            benches.add(new KernelBenchmark(spec, threads, repeat));
+        } else {
+            for (String name : tileOps) {
+                benches.add(new KernelBenchmark(spec, tileOps(name), threads, repeat));
+            }
+        }
+        for (KernelBenchmark bench : benches) {
+            bench.warmUp(headDim, batchHeads);
+        }
+        try (OrtBenchmark peer = ort ? new OrtBenchmark(causal, threads, repeat) : null) {
+            if (peer != null) {
+                peer.warmUp();
+            }
+            for (int n : seqLens) {
+                for (KernelBenchmark bench : benches) {
+                    print(bench.run(n, headDim, batchHeads));
+                }
+                if (peer != null) {
+                    print(peer.run(n, batchHeads));
+                }
+            }
         }
         return 0;
+    }
+
+    private static TileOps tileOps(String name) {
+        try {
+            return TileOps.named(name);
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            throw new BadInputException("--tile-ops: " + e.getMessage());
+        }
+    }
+
+    private static void print(BenchResult result) {
+        System.out.println(result.toJson());
+        System.out.flush();
     }
 
     private static void positive(String option, int value) {
