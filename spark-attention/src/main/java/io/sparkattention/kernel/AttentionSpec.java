@@ -132,12 +132,13 @@ public final class AttentionSpec implements Serializable {
     }
 
     /**
-     * Extra floats one call needs besides its inputs and outputs: {@code Bq·Bk + 2·Bq + Bq·dv + Bq·d}
-     * (score tile, running max and sum, output accumulator, packed query block), whatever L and S.
+     * Extra floats one call needs besides its inputs and outputs, whatever L and S:
+     * {@code Bq·Bk + 2·Bq + Bq·dv + Bq·d + Bk·(d + dv)} (score tile, running max and sum, output
+     * accumulator, packed query block, packed key and value tiles).
      */
     public long scratchFloats(int headDim, int valueDim) {
         return (long) queryBlock * keyBlock + 2L * queryBlock + (long) queryBlock * valueDim
-            + (long) queryBlock * headDim;
+            + (long) queryBlock * headDim + (long) keyBlock * (headDim + valueDim);
     }
 
     private static void checkWindowSide(String what, int side) {

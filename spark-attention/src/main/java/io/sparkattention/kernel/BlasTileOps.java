@@ -22,6 +22,11 @@ final class BlasTileOps extends TileOps {
     }
 
     @Override
+    boolean packsKeyValues() {
+        return false;
+    }
+
+    @Override
     void packQueries(int rows, int d, float scale, float[] q, int qOff, int ldq, float[] qp) {
         for (int r = 0; r < rows; r++) {
             int src = qOff + r * ldq, dst = r * d;

@@ -259,6 +259,7 @@ public final class FlashAttention {
         final int Bq = spec.queryBlock(), Bk = spec.keyBlock();
         final float[] s = ws.scores, m = ws.rowMax, l = ws.rowSum, acc = ws.acc, qp = ws.queries;
         final OnlineSoftmax softmax = ops.softmax();
+        final boolean packed = ops.packsKeyValues();
 
         for (int i0 = 0; i0 < rows; i0 += Bq) {
             final int bq = Math.min(Bq, rows - i0);
@@ -276,29 +277,49 @@ public final class FlashAttention {
 
             for (int j0 = jlo; j0 < jhi; j0 += Bk) {
                 final int j1 = Math.min(j0 + Bk, jhi);
+                // (2) the tile's K and V rows, contiguous when the products want them so
+                final float[] kt, vt;
+                final int ktOff, ldkt, vtOff, ldvt;
+                if (packed) {
+                    packRows(j1 - j0, d, k, kOff + j0 * ldk, ldk, ws.keys);
+                    packRows(j1 - j0, dv, v, vOff + j0 * ldv, ldv, ws.values);
+                    kt = ws.keys;
+                    ktOff = -j0 * d;
+                    ldkt = d;
+                    vt = ws.values;
+                    vtOff = -j0 * dv;
+                    ldvt = dv;
+                } else {
+                    kt = k;
+                    ktOff = kOff;
+                    ldkt = ldk;
+                    vt = v;
+                    vtOff = vOff;
+                    ldvt = ldv;
+                }
                 for (int r0 = 0, w; r0 < bq; r0 += w) {
                     w = ops.strip(bq - r0);
                     final long sFirst = first + r0, sLast = sFirst + w - 1;
-                    // (2) the strip's keys in this tile: [c0, c1) in view coordinates
+                    // (3) the strip's keys in this tile: [c0, c1) in view coordinates
                     final int c0 = (int) Math.max(j0, band.lo(sFirst) - k0);
                     final int c1 = (int) Math.min(j1, band.hi(sLast) - k0 + 1);
                     if (c0 >= c1) {
                         continue;  // no query of the strip sees these keys
                     }
                     final int nk = c1 - c0;
-                    // (3) S = (scale·Q)·Kᵀ   (nk×w, key-major)
-                    ops.scores(w, nk, d, qp, r0 * d, k, kOff + c0 * ldk, ldk, s);
-                    // (4) bias and masks
+                    // (4) S = (scale·Q)·Kᵀ   (nk×w, key-major)
+                    ops.scores(w, nk, d, qp, r0 * d, kt, ktOff + c0 * ldkt, ldkt, s);
+                    // (5) bias and masks
                     applyMasks(s, w, nk, band, sFirst, k0 + c0, allowed, allowedOff + (i0 + r0) * ldAllowed + c0,
                         ldAllowed, bias, biasOff + (i0 + r0) * ldBias + c0, ldBias);
-                    // (5) online softmax: P = exp(S − m_new), ℓ and O rescaled by exp(m_old − m_new)
+                    // (6) online softmax: P = exp(S − m_new), ℓ and O rescaled by exp(m_old − m_new)
                     softmax.update(w, nk, s, m, l, r0, acc, r0 * dv, dv);
-                    // (6) O += P·Vⱼ   (dv×w)
-                    ops.accumulate(w, nk, dv, s, v, vOff + c0 * ldv, ldv, acc, r0 * dv);
+                    // (7) O += P·Vⱼ   (dv×w)
+                    ops.accumulate(w, nk, dv, s, vt, vtOff + c0 * ldvt, ldvt, acc, r0 * dv);
                 }
             }
 
-            // (7) O /= ℓ, lse = m + log ℓ; rows that saw no key: 0 and −∞.
+            // (8) O /= ℓ, lse = m + log ℓ; rows that saw no key: 0 and −∞.
             for (int r0 = 0, w; r0 < bq; r0 += w) {
                 w = ops.strip(bq - r0);
                 final int a = r0 * dv;
@@ -366,6 +387,13 @@ public final class FlashAttention {
                     }
                 }
             }
+        }
+    }
+
+    /** Copies {@code rows} rows of {@code cols} floats from a strided view into {@code dst}, contiguous. */
+    private static void packRows(int rows, int cols, float[] src, int off, int ld, float[] dst) {
+        for (int r = 0; r < rows; r++) {
+            System.arraycopy(src, off + r * ld, dst, r * cols, cols);
         }
     }
 

@@ -29,6 +29,14 @@ public abstract class TileOps {
     abstract int strip(int remaining);
 
     /**
+     * True when the products want each key tile's K and V rows copied into contiguous scratch
+     * first. K and V rows of one head sit H·d floats apart (4 KiB for 16 heads of 64): read in
+     * place, a tile's rows all fall into the same few cache sets and evict each other. A BLAS
+     * packs its operands itself and answers false.
+     */
+    abstract boolean packsKeyValues();
+
+    /**
      * Copies {@code scale·Q} of a block of {@code rows} queries (row-major, {@code ldq}) into
      * {@code qp[0, rows·d)}, strip after strip in the implementation's layout.
      */

@@ -28,8 +28,8 @@ final class VectorTileOps extends TileOps {
     private static final int W = 2 * L;
     /** Keys per scores block: 6 × 2 accumulators + 3 operands = 15 of AVX2's 16 vector registers. */
     static final int KEYS = 6;
-    /** Value columns per accumulate block: 4 × 2 accumulators; measured faster than 6 (fewer tails at dv = 64). */
-    static final int COLUMNS = 4;
+    /** Value columns per accumulate block: 6 × 2 accumulators, like {@link #KEYS}; dv = 64 ends with one block of 4. */
+    static final int COLUMNS = 6;
 
     VectorTileOps() {
         super(new VectorSoftmax());
@@ -38,6 +38,11 @@ final class VectorTileOps extends TileOps {
     @Override
     int strip(int remaining) {
         return remaining >= W ? W : remaining >= L ? L : remaining;
+    }
+
+    @Override
+    boolean packsKeyValues() {
+        return true;
     }
 
     @Override
@@ -85,7 +90,7 @@ final class VectorTileOps extends TileOps {
     // scores: s[c·W + r] = Σₜ k[kOff + c·ldk + t] · qp[qpOff + t·W + r]
     // ---------------------------------------------------------------------------------------
 
-    /** Two-vector strip: blocks of KEYS keys × 2 vectors, then single keys. */
+    /** Two-vector strip: blocks of KEYS keys × 2 vectors, then pairs, then one key. */
     private static void scores2(int nk, int d, float[] qp, int qpOff, float[] k, int kOff, int ldk, float[] s) {
         int c = 0;
         for (; c + KEYS <= nk; c += KEYS) {
@@ -128,7 +133,25 @@ final class VectorTileOps extends TileOps {
             a50.intoArray(s, o + 5 * W);
             a51.intoArray(s, o + 5 * W + L);
         }
-        for (; c < nk; c++) {
+        for (; c + 2 <= nk; c += 2) {
+            final int k0 = kOff + c * ldk, k1 = k0 + ldk;
+            FloatVector a00 = FloatVector.zero(SPECIES), a01 = a00, a10 = a00, a11 = a00;
+            for (int t = 0, q = qpOff; t < d; t++, q += W) {
+                final FloatVector b0 = FloatVector.fromArray(SPECIES, qp, q);
+                final FloatVector b1 = FloatVector.fromArray(SPECIES, qp, q + L);
+                FloatVector x = FloatVector.broadcast(SPECIES, k[k0 + t]);
+                a00 = x.fma(b0, a00);
+                a01 = x.fma(b1, a01);
+                x = FloatVector.broadcast(SPECIES, k[k1 + t]);
+                a10 = x.fma(b0, a10);
+                a11 = x.fma(b1, a11);
+            }
+            a00.intoArray(s, c * W);
+            a01.intoArray(s, c * W + L);
+            a10.intoArray(s, c * W + W);
+            a11.intoArray(s, c * W + W + L);
+        }
+        if (c < nk) {
             final int k0 = kOff + c * ldk;
             FloatVector a0 = FloatVector.zero(SPECIES), a1 = a0;
             for (int t = 0, q = qpOff; t < d; t++, q += W) {
@@ -193,10 +216,59 @@ final class VectorTileOps extends TileOps {
     // accumulate: acc[accOff + t·W + r] += Σ_c v[vOff + c·ldv + t] · p[c·W + r]
     // ---------------------------------------------------------------------------------------
 
-    /** Two-vector strip: blocks of COLUMNS value columns × 2 vectors, then single columns. */
+    /** Two-vector strip: blocks of COLUMNS value columns × 2 vectors, one block of 4, then single columns. */
     private static void accumulate2(int nk, int dv, float[] p, float[] v, int vOff, int ldv, float[] acc, int accOff) {
         int t = 0;
         for (; t + COLUMNS <= dv; t += COLUMNS) {
+            final int o = accOff + t * W;
+            FloatVector a00 = FloatVector.fromArray(SPECIES, acc, o);
+            FloatVector a01 = FloatVector.fromArray(SPECIES, acc, o + L);
+            FloatVector a10 = FloatVector.fromArray(SPECIES, acc, o + W);
+            FloatVector a11 = FloatVector.fromArray(SPECIES, acc, o + W + L);
+            FloatVector a20 = FloatVector.fromArray(SPECIES, acc, o + 2 * W);
+            FloatVector a21 = FloatVector.fromArray(SPECIES, acc, o + 2 * W + L);
+            FloatVector a30 = FloatVector.fromArray(SPECIES, acc, o + 3 * W);
+            FloatVector a31 = FloatVector.fromArray(SPECIES, acc, o + 3 * W + L);
+            FloatVector a40 = FloatVector.fromArray(SPECIES, acc, o + 4 * W);
+            FloatVector a41 = FloatVector.fromArray(SPECIES, acc, o + 4 * W + L);
+            FloatVector a50 = FloatVector.fromArray(SPECIES, acc, o + 5 * W);
+            FloatVector a51 = FloatVector.fromArray(SPECIES, acc, o + 5 * W + L);
+            for (int c = 0, pi = 0, vi = vOff + t; c < nk; c++, pi += W, vi += ldv) {
+                final FloatVector b0 = FloatVector.fromArray(SPECIES, p, pi);
+                final FloatVector b1 = FloatVector.fromArray(SPECIES, p, pi + L);
+                FloatVector x = FloatVector.broadcast(SPECIES, v[vi]);
+                a00 = x.fma(b0, a00);
+                a01 = x.fma(b1, a01);
+                x = FloatVector.broadcast(SPECIES, v[vi + 1]);
+                a10 = x.fma(b0, a10);
+                a11 = x.fma(b1, a11);
+                x = FloatVector.broadcast(SPECIES, v[vi + 2]);
+                a20 = x.fma(b0, a20);
+                a21 = x.fma(b1, a21);
+                x = FloatVector.broadcast(SPECIES, v[vi + 3]);
+                a30 = x.fma(b0, a30);
+                a31 = x.fma(b1, a31);
+                x = FloatVector.broadcast(SPECIES, v[vi + 4]);
+                a40 = x.fma(b0, a40);
+                a41 = x.fma(b1, a41);
+                x = FloatVector.broadcast(SPECIES, v[vi + 5]);
+                a50 = x.fma(b0, a50);
+                a51 = x.fma(b1, a51);
+            }
+            a00.intoArray(acc, o);
+            a01.intoArray(acc, o + L);
+            a10.intoArray(acc, o + W);
+            a11.intoArray(acc, o + W + L);
+            a20.intoArray(acc, o + 2 * W);
+            a21.intoArray(acc, o + 2 * W + L);
+            a30.intoArray(acc, o + 3 * W);
+            a31.intoArray(acc, o + 3 * W + L);
+            a40.intoArray(acc, o + 4 * W);
+            a41.intoArray(acc, o + 4 * W + L);
+            a50.intoArray(acc, o + 5 * W);
+            a51.intoArray(acc, o + 5 * W + L);
+        }
+        if (t + 4 <= dv) {
             final int o = accOff + t * W;
             FloatVector a00 = FloatVector.fromArray(SPECIES, acc, o);
             FloatVector a01 = FloatVector.fromArray(SPECIES, acc, o + L);
@@ -230,6 +302,7 @@ final class VectorTileOps extends TileOps {
             a21.intoArray(acc, o + 2 * W + L);
             a30.intoArray(acc, o + 3 * W);
             a31.intoArray(acc, o + 3 * W + L);
+            t += 4;
         }
         for (; t < dv; t++) {
             final int o = accOff + t * W;
@@ -245,10 +318,10 @@ final class VectorTileOps extends TileOps {
         }
     }
 
-    /** One-vector strip: blocks of COLUMNS value columns × 1 vector, then single columns. */
+    /** One-vector strip: blocks of 4 value columns × 1 vector, then single columns. */
     private static void accumulate1(int nk, int dv, float[] p, float[] v, int vOff, int ldv, float[] acc, int accOff) {
         int t = 0;
-        for (; t + COLUMNS <= dv; t += COLUMNS) {
+        for (; t + 4 <= dv; t += 4) {
             final int o = accOff + t * L;
             FloatVector a0 = FloatVector.fromArray(SPECIES, acc, o);
             FloatVector a1 = FloatVector.fromArray(SPECIES, acc, o + L);
