@@ -1,7 +1,6 @@
 package io.sparkattention.kernel;
 
 import jdk.incubator.vector.FloatVector;
-import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
@@ -18,51 +17,65 @@ final class VectorSoftmax extends OnlineSoftmax {
     @Override
     void update(int w, int nk, float[] s, float[] m, float[] l, int off, float[] acc, int accOff, int dv) {
         if (w == 2 * L) {
-            updatePair(nk, s, m, l, off, acc, accOff, dv);
+            rescalePair(nk, s, m, l, off, acc, accOff, dv);
+            expPair(nk, s, m, l, off);
             return;
         }
         final int whole = SPECIES.loopBound(w);
         for (int r = 0; r < whole; r += L) {
-            final FloatVector mOld = FloatVector.fromArray(SPECIES, m, off + r);
-            // (a) m_new = max(m_old, max_c s): "greater than" never picks NaN (see updateLane)
-            FloatVector mx = mOld;
-            for (int c = 0, i = r; c < nk; c++, i += w) {
-                FloatVector x = FloatVector.fromArray(SPECIES, s, i);
-                mx = mx.blend(x, x.compare(VectorOperators.GT, mx));
-            }
-            final FloatVector shift = mx.blend(0f, mx.compare(VectorOperators.EQ, Float.NEGATIVE_INFINITY));
-            // (b) P = exp(s − shift), row sums
-            FloatVector sum = FloatVector.zero(SPECIES);
-            for (int c = 0, i = r; c < nk; c++, i += w) {
-                FloatVector e = VectorExp.expNonPositive(FloatVector.fromArray(SPECIES, s, i).sub(shift));
-                e.intoArray(s, i);
-                sum = sum.add(e);
-            }
-            // (c) ℓ = ℓ·α + Σ P, m = m_new, O *= α (skipped when no max moved)
-            final FloatVector alpha = VectorExp.expNonPositive(mOld.sub(shift));
-            FloatVector.fromArray(SPECIES, l, off + r).fma(alpha, sum).intoArray(l, off + r);
-            mx.intoArray(m, off + r);
-            VectorMask<Float> moved = alpha.compare(VectorOperators.NE, 1f);
-            if (moved.anyTrue()) {
-                for (int t = 0, i = accOff + r; t < dv; t++, i += w) {
-                    FloatVector.fromArray(SPECIES, acc, i).mul(alpha).intoArray(acc, i);
-                }
-            }
+            rescale(r, w, nk, s, m, l, off, acc, accOff, dv);
+            exp(r, w, nk, s, m, l, off);
         }
         for (int r = whole; r < w; r++) {
             updateLane(r, w, nk, s, m, l, off, acc, accOff, dv);
         }
     }
 
+    // The update runs as two passes, each its own method with array arguments only: one method
+    // with all four vector exps inlined outgrows C2's inlining budget (NodeCountInliningCutoff),
+    // and a vector that crosses a call that was not inlined is boxed, which measured 40% of the
+    // kernel's time. Rescaling ℓ and O by α before adding the new terms is the same arithmetic.
+
     /**
-     * {@link #update} for the Vector tile path's two-vector strips: both vectors of a key row in
-     * one pass, so each pass reads whole 2·L-float rows once (a cache line with AVX2).
+     * (a) Queries {@code [r, r + L)}: {@code m_new = max(m, max_c s)}, {@code α = exp(m − m_new)}
+     * (with the shift 0 while nothing is visible), {@code ℓ *= α}, {@code O *= α} unless every α
+     * is 1, {@code m = m_new}. "Greater than" never picks NaN (see {@link #updateLane}).
      */
-    private static void updatePair(int nk, float[] s, float[] m, float[] l, int off, float[] acc, int accOff, int dv) {
+    private static void rescale(int r, int w, int nk, float[] s, float[] m, float[] l, int off,
+                                float[] acc, int accOff, int dv) {
+        final FloatVector mOld = FloatVector.fromArray(SPECIES, m, off + r);
+        FloatVector mx = mOld;
+        for (int c = 0, i = r; c < nk; c++, i += w) {
+            FloatVector x = FloatVector.fromArray(SPECIES, s, i);
+            mx = mx.blend(x, x.compare(VectorOperators.GT, mx));
+        }
+        final FloatVector alpha = VectorExp.expNonPositive(mOld.sub(shift(mx)));
+        FloatVector.fromArray(SPECIES, l, off + r).mul(alpha).intoArray(l, off + r);
+        mx.intoArray(m, off + r);
+        if (alpha.compare(VectorOperators.NE, 1f).anyTrue()) {
+            for (int t = 0, i = accOff + r; t < dv; t++, i += w) {
+                FloatVector.fromArray(SPECIES, acc, i).mul(alpha).intoArray(acc, i);
+            }
+        }
+    }
+
+    /** (b) Queries {@code [r, r + L)}: {@code P = exp(s − m)} (shift 0 while nothing is visible), {@code ℓ += Σ_c P}. */
+    private static void exp(int r, int w, int nk, float[] s, float[] m, float[] l, int off) {
+        final FloatVector shift = shift(FloatVector.fromArray(SPECIES, m, off + r));
+        FloatVector sum = FloatVector.zero(SPECIES);
+        for (int c = 0, i = r; c < nk; c++, i += w) {
+            FloatVector e = VectorExp.expNonPositive(FloatVector.fromArray(SPECIES, s, i).sub(shift));
+            e.intoArray(s, i);
+            sum = sum.add(e);
+        }
+        FloatVector.fromArray(SPECIES, l, off + r).add(sum).intoArray(l, off + r);
+    }
+
+    /** {@link #rescale} for a two-vector strip: both vectors of a key row per step (whole 64-byte rows with AVX2). */
+    private static void rescalePair(int nk, float[] s, float[] m, float[] l, int off, float[] acc, int accOff, int dv) {
         final int w = 2 * L;
         final FloatVector mOld0 = FloatVector.fromArray(SPECIES, m, off);
         final FloatVector mOld1 = FloatVector.fromArray(SPECIES, m, off + L);
-        // (a) m_new = max(m_old, max_c s)
         FloatVector mx0 = mOld0, mx1 = mOld1;
         for (int c = 0, i = 0; c < nk; c++, i += w) {
             FloatVector x0 = FloatVector.fromArray(SPECIES, s, i);
@@ -70,9 +83,25 @@ final class VectorSoftmax extends OnlineSoftmax {
             mx0 = mx0.blend(x0, x0.compare(VectorOperators.GT, mx0));
             mx1 = mx1.blend(x1, x1.compare(VectorOperators.GT, mx1));
         }
-        final FloatVector shift0 = mx0.blend(0f, mx0.compare(VectorOperators.EQ, Float.NEGATIVE_INFINITY));
-        final FloatVector shift1 = mx1.blend(0f, mx1.compare(VectorOperators.EQ, Float.NEGATIVE_INFINITY));
-        // (b) P = exp(s − shift), row sums
+        final FloatVector alpha0 = VectorExp.expNonPositive(mOld0.sub(shift(mx0)));
+        final FloatVector alpha1 = VectorExp.expNonPositive(mOld1.sub(shift(mx1)));
+        FloatVector.fromArray(SPECIES, l, off).mul(alpha0).intoArray(l, off);
+        FloatVector.fromArray(SPECIES, l, off + L).mul(alpha1).intoArray(l, off + L);
+        mx0.intoArray(m, off);
+        mx1.intoArray(m, off + L);
+        if (alpha0.compare(VectorOperators.NE, 1f).or(alpha1.compare(VectorOperators.NE, 1f)).anyTrue()) {
+            for (int t = 0, i = accOff; t < dv; t++, i += w) {
+                FloatVector.fromArray(SPECIES, acc, i).mul(alpha0).intoArray(acc, i);
+                FloatVector.fromArray(SPECIES, acc, i + L).mul(alpha1).intoArray(acc, i + L);
+            }
+        }
+    }
+
+    /** {@link #exp} for a two-vector strip. */
+    private static void expPair(int nk, float[] s, float[] m, float[] l, int off) {
+        final int w = 2 * L;
+        final FloatVector shift0 = shift(FloatVector.fromArray(SPECIES, m, off));
+        final FloatVector shift1 = shift(FloatVector.fromArray(SPECIES, m, off + L));
         FloatVector sum0 = FloatVector.zero(SPECIES), sum1 = sum0;
         for (int c = 0, i = 0; c < nk; c++, i += w) {
             FloatVector e0 = VectorExp.expNonPositive(FloatVector.fromArray(SPECIES, s, i).sub(shift0));
@@ -82,19 +111,13 @@ final class VectorSoftmax extends OnlineSoftmax {
             sum0 = sum0.add(e0);
             sum1 = sum1.add(e1);
         }
-        // (c) ℓ = ℓ·α + Σ P, m = m_new, O *= α (skipped when no max moved)
-        final FloatVector alpha0 = VectorExp.expNonPositive(mOld0.sub(shift0));
-        final FloatVector alpha1 = VectorExp.expNonPositive(mOld1.sub(shift1));
-        FloatVector.fromArray(SPECIES, l, off).fma(alpha0, sum0).intoArray(l, off);
-        FloatVector.fromArray(SPECIES, l, off + L).fma(alpha1, sum1).intoArray(l, off + L);
-        mx0.intoArray(m, off);
-        mx1.intoArray(m, off + L);
-        if (alpha0.compare(VectorOperators.NE, 1f).or(alpha1.compare(VectorOperators.NE, 1f)).anyTrue()) {
-            for (int t = 0, i = accOff; t < dv; t++, i += w) {
-                FloatVector.fromArray(SPECIES, acc, i).mul(alpha0).intoArray(acc, i);
-                FloatVector.fromArray(SPECIES, acc, i + L).mul(alpha1).intoArray(acc, i + L);
-            }
-        }
+        FloatVector.fromArray(SPECIES, l, off).add(sum0).intoArray(l, off);
+        FloatVector.fromArray(SPECIES, l, off + L).add(sum1).intoArray(l, off + L);
+    }
+
+    /** The exp shift of a running max: the max, or 0 where it is −∞ (nothing visible: P = 0, α = 0). */
+    private static FloatVector shift(FloatVector max) {
+        return max.blend(0f, max.compare(VectorOperators.EQ, Float.NEGATIVE_INFINITY));
     }
 
     @Override

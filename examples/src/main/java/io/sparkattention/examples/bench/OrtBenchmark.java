@@ -33,13 +33,11 @@ public final class OrtBenchmark implements AutoCloseable {
     private final String model;
     private final boolean causal;
     private final int threads;
-    private final int repeat;
 
-    public OrtBenchmark(boolean causal, int threads, int repeat) {
+    public OrtBenchmark(boolean causal, int threads) {
         this.model = causal ? "mha_causal.onnx" : "mha.onnx";
         this.causal = causal;
         this.threads = threads;
-        this.repeat = repeat;
         try (OrtSession.SessionOptions options = new OrtSession.SessionOptions()) {
             options.setIntraOpNumThreads(threads);
             options.setInterOpNumThreads(1);
@@ -66,37 +64,50 @@ public final class OrtBenchmark implements AutoCloseable {
         return null;
     }
 
-    /** Runs the model on a small problem for {@link KernelBenchmark#WARMUP_MILLIS}. */
+    /** Runs the model on a small problem for {@link KernelBenchmark#WARMUP_MILLIS} of wall and CPU time. */
     public void warmUp() {
         try (Inputs in = new Inputs(512, 1)) {
-            long end = System.nanoTime() + KernelBenchmark.WARMUP_MILLIS * 1_000_000;
+            KernelBenchmark.Deadline deadline = new KernelBenchmark.Deadline(KernelBenchmark.WARMUP_MILLIS);
             do {
                 in.runOnce(false);
-            } while (System.nanoTime() < end);
+            } while (!deadline.passed());
         }
     }
 
-    /** Times one configuration: {@code batchHeads / 16} batch items of n tokens. */
-    public BenchResult run(int seqLen, int batchHeads) {
+    /** One configuration: {@code batchHeads / 16} batch items of n tokens, inputs allocated now. */
+    public Trial trial(int seqLen, int batchHeads) {
         int batch = batchHeads / MODEL_HEADS;
-        try (Inputs in = new Inputs(seqLen, batch)) {
-            in.runOnce(true);  // ORT plans and allocates on a shape's first run; check that one
-            KernelBenchmark.resetPeakHeap();
-            ProcessMemory.resetPeak();
-            double[] times = new double[repeat];
-            for (int r = 0; r < repeat; r++) {
-                long t0 = System.nanoTime();
-                in.runOnce(false);
-                times[r] = (System.nanoTime() - t0) / 1e6;
+        Inputs in = new Inputs(seqLen, batch);
+        double flops = BenchResult.flops(seqLen, MODEL_HEAD_DIM, batchHeads, causal);
+        return new Trial() {
+            private boolean checked;
+
+            @Override
+            public void runOnce() {
+                in.runOnce(!checked);  // the first run also checks the output is finite
+                checked = true;
             }
-            return new BenchResult("ort", seqLen, MODEL_HEAD_DIM, batchHeads, causal, threads, times,
-                BenchResult.flops(seqLen, MODEL_HEAD_DIM, batchHeads, causal), "onnxruntime " + ortVersion())
-                .with("model", model)
-                .with("ort_batch", batch)
-                .with("input_mb", Math.round(4.0 * seqLen * MODEL_HEAD_DIM * batchHeads * 4 / (1 << 20)))
-                .with("peak_heap_mb", KernelBenchmark.peakHeapMb())
-                .with("peak_rss_mb", ProcessMemory.peakRssMb());
-        }
+
+            @Override
+            public boolean shortRun() {
+                return flops <= KernelBenchmark.UNTIMED_RUN_MAX_FLOPS;
+            }
+
+            @Override
+            public BenchResult result(double[] wallMs, double[] cpuMs) {
+                return new BenchResult("ort", seqLen, MODEL_HEAD_DIM, batchHeads, causal, threads, wallMs, flops,
+                    "onnxruntime " + ortVersion())
+                    .withCpuTimes(cpuMs, flops)
+                    .with("model", model)
+                    .with("ort_batch", batch)
+                    .with("input_mb", Math.round(4.0 * seqLen * MODEL_HEAD_DIM * batchHeads * 4 / (1 << 20)));
+            }
+
+            @Override
+            public void close() {
+                in.close();
+            }
+        };
     }
 
     @Override

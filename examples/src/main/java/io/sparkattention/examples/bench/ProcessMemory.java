@@ -7,10 +7,11 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 
 /**
- * The process's peak resident memory (Linux {@code VmHWM}), which also counts native memory that
- * the JVM heap figures miss (ONNX Runtime's arena, OpenBLAS buffers). Writing 5 to
+ * Process-wide figures the JVM's own beans do not give per configuration: the peak resident
+ * memory (Linux {@code VmHWM}), which also counts native memory that the heap figures miss (ONNX
+ * Runtime's arena, OpenBLAS buffers), and the CPU time of the whole process. Writing 5 to
  * {@code /proc/self/clear_refs} resets the peak, so each configuration gets its own figure.
- * Elsewhere both calls do nothing and the peak reads as −1.
+ * Elsewhere the reset does nothing and the peak reads as −1.
  */
 final class ProcessMemory {
 
@@ -27,6 +28,17 @@ final class ProcessMemory {
         } catch (IOException | SecurityException | UnsupportedOperationException notLinux) {
             // no reset: the figure is the peak since the process started
         }
+    }
+
+    /**
+     * CPU time of the whole process so far, in nanoseconds (all threads, native ones included),
+     * or −1 when the JVM does not report it. On a shared machine the CPU time of a repetition is
+     * what the work cost, whatever the wait for a core.
+     */
+    static long cpuNanos() {
+        java.lang.management.OperatingSystemMXBean os = java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+        return os instanceof com.sun.management.OperatingSystemMXBean
+            ? ((com.sun.management.OperatingSystemMXBean) os).getProcessCpuTime() : -1;
     }
 
     /** Peak resident set since the last reset, in MiB, or −1 when unknown. */

@@ -1,8 +1,10 @@
 package io.sparkattention.examples.cli;
 
 import io.sparkattention.examples.bench.BenchResult;
+import io.sparkattention.examples.bench.Interleaved;
 import io.sparkattention.examples.bench.KernelBenchmark;
 import io.sparkattention.examples.bench.OrtBenchmark;
+import io.sparkattention.examples.bench.Trial;
 import io.sparkattention.kernel.AttentionSpec;
 import io.sparkattention.kernel.TileOps;
 import picocli.CommandLine.Command;
@@ -18,7 +20,8 @@ import java.util.concurrent.Callable;
     description = {"Times the attention kernel on random data after a warm-up and prints one JSON line per "
         + "configuration: seq_len, head_dim, batch_heads, causal, threads, median_ms, min_ms, max_ms, gflops, blas.",
         "gflops counts 4·L·S·d·BH (causal: 2·L·(L+1)·d·BH) over the median time.",
-        "With --peer ort, ONNX Runtime's MultiHeadAttention runs the same shapes in the same JVM (mode \"ort\")."})
+        "With --peer ort, ONNX Runtime's MultiHeadAttention runs the same shapes in the same JVM (mode \"ort\").",
+        "Several contenders (--tile-ops a,b and --peer) run round-robin, repetition by repetition, on the same data."})
 final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--seq-len", split = ",", required = true, paramLabel = "N",
@@ -90,16 +93,24 @@ final class BenchCommand implements Callable<Integer> {
         for (KernelBenchmark bench : benches) {
             bench.warmUp(headDim, batchHeads);
         }
-        try (OrtBenchmark peer = ort ? new OrtBenchmark(causal, threads, repeat) : null) {
+        try (OrtBenchmark peer = ort ? new OrtBenchmark(causal, threads) : null) {
             if (peer != null) {
                 peer.warmUp();
             }
             for (int n : seqLens) {
-                for (KernelBenchmark bench : benches) {
-                    print(bench.run(n, headDim, batchHeads));
-                }
-                if (peer != null) {
-                    print(peer.run(n, batchHeads));
+                // Every contender on the same data and the same moments of a shared machine.
+                KernelBenchmark.Problem problem = new KernelBenchmark.Problem(n, headDim, batchHeads, n);
+                List<Trial> trials = new ArrayList<>();
+                try {
+                    for (KernelBenchmark bench : benches) {
+                        trials.add(bench.trial(problem));
+                    }
+                    if (peer != null) {
+                        trials.add(peer.trial(n, batchHeads));
+                    }
+                    Interleaved.time(trials, repeat).forEach(BenchCommand::print);
+                } finally {
+                    trials.forEach(Trial::close);
                 }
             }
         }
