@@ -67,7 +67,7 @@ public class TileBenchmarks {
     public float[] scores() {
         boolean packed = ops.packsKeyValues();
         for (int r0 = 0, w; r0 < BQ; r0 += w) {
-            w = ops.strip(BQ - r0);
+            w = ops.strip(BQ - r0, false);
             if (packed) {
                 ops.scores(w, BK, D, qp, r0 * D, kt, 0, D, s);
             } else {
@@ -85,9 +85,9 @@ public class TileBenchmarks {
     public float[] scoresThenSoftmax() {
         Arrays.fill(m, 0f);  // a finite running max: every update rescales, the worst case
         for (int r0 = 0, w; r0 < BQ; r0 += w) {
-            w = ops.strip(BQ - r0);
+            w = ops.strip(BQ - r0, false);
             ops.scores(w, BK, D, qp, r0 * D, kt, 0, D, s);
-            ops.softmax().update(w, BK, s, m, l, r0, acc, r0 * D, D);
+            ops.softmax().update(w, BK, s, m, l, r0, acc, ops.accOffset(r0, BQ, D), ops.accStride(w, BQ), D);
         }
         return s;
     }
@@ -97,11 +97,11 @@ public class TileBenchmarks {
     public float[] accumulate() {
         boolean packed = ops.packsKeyValues();
         for (int r0 = 0, w; r0 < BQ; r0 += w) {
-            w = ops.strip(BQ - r0);
+            w = ops.strip(BQ - r0, false);
             if (packed) {
-                ops.accumulate(w, BK, D, s, vt, 0, D, acc, r0 * D);
+                ops.accumulate(w, BK, D, s, vt, 0, D, acc, ops.accOffset(r0, BQ, D), ops.accStride(w, BQ));
             } else {
-                ops.accumulate(w, BK, D, s, v, 0, LD, acc, r0 * D);
+                ops.accumulate(w, BK, D, s, v, 0, LD, acc, ops.accOffset(r0, BQ, D), ops.accStride(w, BQ));
             }
         }
         return acc;

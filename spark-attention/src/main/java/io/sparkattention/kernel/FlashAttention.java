@@ -297,8 +297,9 @@ public final class FlashAttention {
                     vtOff = vOff;
                     ldvt = ldv;
                 }
+                final boolean edge = band.lo(last) > k0 + j0 || band.hi(first) < k0 + j1 - 1;
                 for (int r0 = 0, w; r0 < bq; r0 += w) {
-                    w = ops.strip(bq - r0);
+                    w = ops.strip(bq - r0, edge);
                     final long sFirst = first + r0, sLast = sFirst + w - 1;
                     // (3) the strip's keys in this tile: [c0, c1) in view coordinates
                     final int c0 = (int) Math.max(j0, band.lo(sFirst) - k0);
@@ -313,16 +314,17 @@ public final class FlashAttention {
                     applyMasks(s, w, nk, band, sFirst, k0 + c0, allowed, allowedOff + (i0 + r0) * ldAllowed + c0,
                         ldAllowed, bias, biasOff + (i0 + r0) * ldBias + c0, ldBias);
                     // (6) online softmax: P = exp(S − m_new), ℓ and O rescaled by exp(m_old − m_new)
-                    softmax.update(w, nk, s, m, l, r0, acc, r0 * dv, dv);
+                    final int accOff = ops.accOffset(r0, bq, dv), ldacc = ops.accStride(w, bq);
+                    softmax.update(w, nk, s, m, l, r0, acc, accOff, ldacc, dv);
                     // (7) O += P·Vⱼ   (dv×w)
-                    ops.accumulate(w, nk, dv, s, vt, vtOff + c0 * ldvt, ldvt, acc, r0 * dv);
+                    ops.accumulate(w, nk, dv, s, vt, vtOff + c0 * ldvt, ldvt, acc, accOff, ldacc);
                 }
             }
 
             // (8) O /= ℓ, lse = m + log ℓ; rows that saw no key: 0 and −∞.
             for (int r0 = 0, w; r0 < bq; r0 += w) {
-                w = ops.strip(bq - r0);
-                final int a = r0 * dv;
+                w = ops.strip(bq - r0, false);
+                final int a = ops.accOffset(r0, bq, dv), lda = ops.accStride(w, bq);
                 for (int r = 0; r < w; r++) {
                     final int row = i0 + r0 + r;
                     final int o = outOff + row * ldo;
@@ -336,7 +338,7 @@ public final class FlashAttention {
                     }
                     final float inv = 1f / sum;
                     for (int t = 0; t < dv; t++) {
-                        out[o + t] = acc[a + t * w + r] * inv;
+                        out[o + t] = acc[a + t * lda + r] * inv;
                     }
                     if (lse != null) {
                         lse[lseOff + row] = m[r0 + r] + (float) Math.log(sum);
@@ -363,8 +365,9 @@ public final class FlashAttention {
             ops.packQueries(bq, d, scale, q, qOff + i0 * ldq, ldq, qp);
             for (int j0 = jlo; j0 < jhi; j0 += Bk) {
                 final int j1 = Math.min(j0 + Bk, jhi);
+                final boolean edge = band.lo(i0 + bq - 1) > j0 || band.hi(i0) < j1 - 1;
                 for (int r0 = 0, w; r0 < bq; r0 += w) {
-                    w = ops.strip(bq - r0);
+                    w = ops.strip(bq - r0, edge);
                     final int sFirst = i0 + r0;
                     final int c0 = (int) Math.max(j0, band.lo(sFirst));
                     final int c1 = (int) Math.min(j1, band.hi(sFirst + w - 1) + 1);

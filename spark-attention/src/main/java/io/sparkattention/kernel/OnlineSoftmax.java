@@ -24,9 +24,10 @@ abstract class OnlineSoftmax {
      * @param s      nk×w key-major scores, replaced by P
      * @param m      running max, queries at {@code [off, off + w)}
      * @param l      running sum, same indices
-     * @param acc    dv×w accumulator of the strip, {@code acc[accOff + t·w + r]}, rescaled
+     * @param acc    dv×w accumulator of the strip, {@code acc[accOff + t·ldacc + r]}, rescaled
      */
-    abstract void update(int w, int nk, float[] s, float[] m, float[] l, int off, float[] acc, int accOff, int dv);
+    abstract void update(int w, int nk, float[] s, float[] m, float[] l, int off, float[] acc, int accOff, int ldacc,
+                         int dv);
 
     /** {@code s[c·w + r] = exp(s[c·w + r] − shift[off + r])}: weights from a log-sum-exp. */
     abstract void expMinus(int w, int nk, float[] s, float[] shift, int off);
@@ -36,7 +37,7 @@ abstract class OnlineSoftmax {
 
     /** {@link #update} for the single query {@code r} of the strip (the scalar reference and the lane tail). */
     static void updateLane(int r, int w, int nk, float[] s, float[] m, float[] l, int off,
-                           float[] acc, int accOff, int dv) {
+                           float[] acc, int accOff, int ldacc, int dv) {
         final float mOld = m[off + r];
         float mx = mOld;
         for (int c = 0, i = r; c < nk; c++, i += w) {
@@ -56,7 +57,7 @@ abstract class OnlineSoftmax {
         l[off + r] = l[off + r] * alpha + sum;
         m[off + r] = mx;
         if (alpha != 1f) {
-            for (int t = 0, i = accOff + r; t < dv; t++, i += w) {
+            for (int t = 0, i = accOff + r; t < dv; t++, i += ldacc) {
                 acc[i] *= alpha;
             }
         }

@@ -8,9 +8,9 @@ import java.util.Objects;
  * <p><b>Layout.</b> A query block is cut into strips of queries ({@link #strip}); a strip of
  * {@code w} queries is processed on its own, its tiles are key-major with the queries side by
  * side: scores and probabilities {@code s[c·w + r]} (key c, query r), the accumulator
- * {@code acc[accOff + t·w + r]} (value column t). Packed queries of the strip at {@code r0}
- * start at {@code r0·d}; the layout inside is the implementation's. Other matrices are row-major
- * views {@code (array, offset, leading dimension)}.
+ * {@code acc[accOffset(r0) + t·accStride(w) + r]} (value column t). Packed queries of the strip
+ * at {@code r0} start at {@code r0·d}; the layout inside is the implementation's. Other matrices
+ * are row-major views {@code (array, offset, leading dimension)}.
  *
  * <p>Everything here is an inner loop: arguments were checked by the public entry points of
  * {@link FlashAttention}, so implementations do not check them again. The implementation is
@@ -25,8 +25,19 @@ public abstract class TileOps {
         this.softmax = Objects.requireNonNull(softmax, "softmax");
     }
 
-    /** Width of the next strip when {@code remaining ≥ 1} queries of the block are left. */
-    abstract int strip(int remaining);
+    /**
+     * Width of the next strip when {@code remaining ≥ 1} queries of the block are left. On an
+     * {@code edge} tile (one the causal, window or padding band cuts through) an implementation may
+     * answer narrower strips, so that each clips the tile to the keys its queries can see; its
+     * packed-query and accumulator layouts must then not depend on the strip widths.
+     */
+    abstract int strip(int remaining, boolean edge);
+
+    /** Offset in the accumulator of the strip that starts at query {@code r0} of a block of {@code bq}. */
+    abstract int accOffset(int r0, int bq, int dv);
+
+    /** Distance between value columns in the accumulator of a strip of {@code w} queries in a block of {@code bq}. */
+    abstract int accStride(int w, int bq);
 
     /**
      * True when the products want each key tile's K and V rows copied into contiguous scratch
@@ -48,8 +59,9 @@ public abstract class TileOps {
      */
     abstract void scores(int w, int nk, int d, float[] qp, int qpOff, float[] k, int kOff, int ldk, float[] s);
 
-    /** Accumulates {@code acc[accOff + t·w + r] += Σ_c p[c·w + r]·v[vOff + c·ldv + t]} for t < dv, r < w. */
-    abstract void accumulate(int w, int nk, int dv, float[] p, float[] v, int vOff, int ldv, float[] acc, int accOff);
+    /** Accumulates {@code acc[accOff + t·ldacc + r] += Σ_c p[c·w + r]·v[vOff + c·ldv + t]} for t < dv, r < w. */
+    abstract void accumulate(int w, int nk, int dv, float[] p, float[] v, int vOff, int ldv, float[] acc, int accOff,
+                             int ldacc);
 
     /** The softmax passes that go with these products. */
     final OnlineSoftmax softmax() {

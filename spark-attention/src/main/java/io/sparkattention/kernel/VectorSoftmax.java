@@ -15,19 +15,19 @@ final class VectorSoftmax extends OnlineSoftmax {
     private static final int L = SPECIES.length();
 
     @Override
-    void update(int w, int nk, float[] s, float[] m, float[] l, int off, float[] acc, int accOff, int dv) {
+    void update(int w, int nk, float[] s, float[] m, float[] l, int off, float[] acc, int accOff, int ldacc, int dv) {
         if (w == 2 * L) {
-            rescalePair(nk, s, m, l, off, acc, accOff, dv);
+            rescalePair(nk, s, m, l, off, acc, accOff, ldacc, dv);
             expPair(nk, s, m, l, off);
             return;
         }
         final int whole = SPECIES.loopBound(w);
         for (int r = 0; r < whole; r += L) {
-            rescale(r, w, nk, s, m, l, off, acc, accOff, dv);
+            rescale(r, w, nk, s, m, l, off, acc, accOff, ldacc, dv);
             exp(r, w, nk, s, m, l, off);
         }
         for (int r = whole; r < w; r++) {
-            updateLane(r, w, nk, s, m, l, off, acc, accOff, dv);
+            updateLane(r, w, nk, s, m, l, off, acc, accOff, ldacc, dv);
         }
     }
 
@@ -42,7 +42,7 @@ final class VectorSoftmax extends OnlineSoftmax {
      * is 1, {@code m = m_new}. "Greater than" never picks NaN (see {@link #updateLane}).
      */
     private static void rescale(int r, int w, int nk, float[] s, float[] m, float[] l, int off,
-                                float[] acc, int accOff, int dv) {
+                                float[] acc, int accOff, int ldacc, int dv) {
         final FloatVector mOld = FloatVector.fromArray(SPECIES, m, off + r);
         FloatVector mx = mOld;
         for (int c = 0, i = r; c < nk; c++, i += w) {
@@ -53,7 +53,7 @@ final class VectorSoftmax extends OnlineSoftmax {
         FloatVector.fromArray(SPECIES, l, off + r).mul(alpha).intoArray(l, off + r);
         mx.intoArray(m, off + r);
         if (alpha.compare(VectorOperators.NE, 1f).anyTrue()) {
-            for (int t = 0, i = accOff + r; t < dv; t++, i += w) {
+            for (int t = 0, i = accOff + r; t < dv; t++, i += ldacc) {
                 FloatVector.fromArray(SPECIES, acc, i).mul(alpha).intoArray(acc, i);
             }
         }
@@ -72,7 +72,8 @@ final class VectorSoftmax extends OnlineSoftmax {
     }
 
     /** {@link #rescale} for a two-vector strip: both vectors of a key row per step (whole 64-byte rows with AVX2). */
-    private static void rescalePair(int nk, float[] s, float[] m, float[] l, int off, float[] acc, int accOff, int dv) {
+    private static void rescalePair(int nk, float[] s, float[] m, float[] l, int off, float[] acc, int accOff, int ldacc,
+                                    int dv) {
         final int w = 2 * L;
         final FloatVector mOld0 = FloatVector.fromArray(SPECIES, m, off);
         final FloatVector mOld1 = FloatVector.fromArray(SPECIES, m, off + L);
@@ -90,7 +91,7 @@ final class VectorSoftmax extends OnlineSoftmax {
         mx0.intoArray(m, off);
         mx1.intoArray(m, off + L);
         if (alpha0.compare(VectorOperators.NE, 1f).or(alpha1.compare(VectorOperators.NE, 1f)).anyTrue()) {
-            for (int t = 0, i = accOff; t < dv; t++, i += w) {
+            for (int t = 0, i = accOff; t < dv; t++, i += ldacc) {
                 FloatVector.fromArray(SPECIES, acc, i).mul(alpha0).intoArray(acc, i);
                 FloatVector.fromArray(SPECIES, acc, i + L).mul(alpha1).intoArray(acc, i + L);
             }

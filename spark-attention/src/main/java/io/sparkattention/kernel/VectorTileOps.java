@@ -35,9 +35,20 @@ final class VectorTileOps extends TileOps {
         super(new VectorSoftmax());
     }
 
+    /** Strips are already narrow: the same on edge tiles (the packed queries are laid out per strip). */
     @Override
-    int strip(int remaining) {
+    int strip(int remaining, boolean edge) {
         return remaining >= W ? W : remaining >= L ? L : remaining;
+    }
+
+    @Override
+    int accOffset(int r0, int bq, int dv) {
+        return r0 * dv;
+    }
+
+    @Override
+    int accStride(int w, int bq) {
+        return w;
     }
 
     @Override
@@ -48,7 +59,7 @@ final class VectorTileOps extends TileOps {
     @Override
     void packQueries(int rows, int d, float scale, float[] q, int qOff, int ldq, float[] qp) {
         for (int r0 = 0, w; r0 < rows; r0 += w) {
-            w = strip(rows - r0);
+            w = strip(rows - r0, false);
             int base = r0 * d;
             for (int r = 0; r < w; r++) {
                 int src = qOff + (r0 + r) * ldq;
@@ -70,8 +81,10 @@ final class VectorTileOps extends TileOps {
         }
     }
 
+    /** {@code ldacc} is always {@code w} here ({@link #accStride}): the kernels use their strip width. */
     @Override
-    void accumulate(int w, int nk, int dv, float[] p, float[] v, int vOff, int ldv, float[] acc, int accOff) {
+    void accumulate(int w, int nk, int dv, float[] p, float[] v, int vOff, int ldv, float[] acc, int accOff,
+                    int ldacc) {
         if (w == W) {
             accumulate2(nk, dv, p, v, vOff, ldv, acc, accOff);
         } else if (w == L) {

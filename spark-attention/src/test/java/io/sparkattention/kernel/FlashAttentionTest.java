@@ -339,9 +339,20 @@ class FlashAttentionTest {
             this.inner = inner;
         }
 
+        /** Never narrower on edge tiles: one scores call per visited tile, so calls count tiles. */
         @Override
-        int strip(int remaining) {
-            return inner.strip(remaining);
+        int strip(int remaining, boolean edge) {
+            return inner.strip(remaining, false);
+        }
+
+        @Override
+        int accOffset(int r0, int bq, int dv) {
+            return inner.accOffset(r0, bq, dv);
+        }
+
+        @Override
+        int accStride(int w, int bq) {
+            return inner.accStride(w, bq);
         }
 
         @Override
@@ -361,8 +372,9 @@ class FlashAttentionTest {
         }
 
         @Override
-        void accumulate(int w, int nk, int dv, float[] p, float[] v, int vOff, int ldv, float[] acc, int accOff) {
-            inner.accumulate(w, nk, dv, p, v, vOff, ldv, acc, accOff);
+        void accumulate(int w, int nk, int dv, float[] p, float[] v, int vOff, int ldv, float[] acc, int accOff,
+                        int ldacc) {
+            inner.accumulate(w, nk, dv, p, v, vOff, ldv, acc, accOff, ldacc);
         }
 
         @Override
