@@ -14,17 +14,12 @@ bench="$root/examples/bin/spark-attention"
 lengths=256,512,1024,2048,4096
 log() { echo "# $(date -u +%FT%TZ) load: $(cut -d' ' -f1-3 /proc/loadavg) — $*" | tee -a "$out/session.log" >&2; }
 
-log "kernel (vector, native BLAS) vs ORT mha.onnx, not causal"
-"$bench" bench --seq-len $lengths --head-dim 64 --batch-heads 16 --threads 2 --repeat 9 \
-  --tile-ops vector,blas --peer ort > "$out/not-causal.jsonl"
-log "kernel vs ORT mha_causal.onnx, causal"
-"$bench" bench --seq-len $lengths --head-dim 64 --batch-heads 16 --threads 2 --repeat 9 --causal \
-  --tile-ops vector,blas --peer ort > "$out/causal.jsonl"
+log "kernel (vector, native BLAS) vs ORT, not causal and causal, all round-robin in one run"
+"$bench" bench --seq-len $lengths --head-dim 64 --batch-heads 16 --threads 2 --repeat 7 --compare-causal \
+  --tile-ops vector,blas --peer ort > "$out/main.jsonl"
 log "n = 8192"
-"$bench" bench --seq-len 8192 --head-dim 64 --batch-heads 16 --threads 2 --repeat 3 \
+"$bench" bench --seq-len 8192 --head-dim 64 --batch-heads 16 --threads 2 --repeat 3 --compare-causal \
   --tile-ops vector,blas --peer ort > "$out/n8192.jsonl"
-"$bench" bench --seq-len 8192 --head-dim 64 --batch-heads 16 --threads 2 --repeat 3 --causal \
-  --tile-ops vector,blas --peer ort > "$out/n8192-causal.jsonl"
 log "pure Java: no native BLAS in the JVM at all"
 JAVA_OPTS="-Dsparkattention.blas=java" "$bench" bench --seq-len 512,1024,4096 --head-dim 64 --batch-heads 16 \
   --threads 2 --repeat 9 --tile-ops vector > "$out/pure-java.jsonl"
@@ -41,4 +36,4 @@ else
   echo "numpy not installed: no numpy rows" | tee "$out/numpy.jsonl" >&2
 fi
 log "done"
-python3 "$here/bench_table.py" "$out"/not-causal.jsonl "$out"/causal.jsonl "$out"/n8192*.jsonl "$out"/pure-java.jsonl
+python3 "$here/bench_table.py" "$out"/main.jsonl "$out"/n8192.jsonl "$out"/pure-java.jsonl

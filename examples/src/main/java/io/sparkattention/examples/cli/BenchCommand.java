@@ -38,6 +38,11 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--causal", description = "Causal (top-left) mask; masked tiles are skipped.")
     boolean causal;
 
+    @Option(names = "--compare-causal",
+        description = "Time every contender both without and with the causal mask, round-robin in one run "
+            + "(for the causal / non-causal time ratio on the same machine state).")
+    boolean compareCausal;
+
     @Option(names = "--threads", defaultValue = "1", paramLabel = "T", description = "Kernel threads (default ${DEFAULT-VALUE}).")
     int threads;
 
@@ -80,22 +85,30 @@ final class BenchCommand implements Callable<Integer> {
         if (ort && OrtBenchmark.unsupported(headDim, batchHeads) != null) {
             throw new BadInputException(OrtBenchmark.unsupported(headDim, batchHeads));
         }
-        AttentionSpec spec = AttentionSpec.defaults().withCausal(causal);
-        spec = spec.withBlocks(blockQ == null ? spec.queryBlock() : blockQ, blockK == null ? spec.keyBlock() : blockK);
+        List<Boolean> masks = compareCausal ? List.of(false, true) : List.of(causal);
         List<KernelBenchmark> benches = new ArrayList<>();
-        if (tileOps == null || tileOps.isEmpty()) {
-            benches.add(new KernelBenchmark(spec, threads, repeat));
-        } else {
-            for (String name : tileOps) {
-                benches.add(new KernelBenchmark(spec, tileOps(name), threads, repeat));
+        for (boolean c : masks) {
+            AttentionSpec spec = AttentionSpec.defaults().withCausal(c);
+            spec = spec.withBlocks(blockQ == null ? spec.queryBlock() : blockQ, blockK == null ? spec.keyBlock() : blockK);
+            if (tileOps == null || tileOps.isEmpty()) {
+                benches.add(new KernelBenchmark(spec, threads, repeat));
+            } else {
+                for (String name : tileOps) {
+                    benches.add(new KernelBenchmark(spec, tileOps(name), threads, repeat));
+                }
             }
         }
         for (KernelBenchmark bench : benches) {
             bench.warmUp(headDim, batchHeads);
         }
-        try (OrtBenchmark peer = ort ? new OrtBenchmark(causal, threads) : null) {
-            if (peer != null) {
-                peer.warmUp();
+        List<OrtBenchmark> peerRuns = new ArrayList<>();
+        try {
+            if (ort) {
+                for (boolean c : masks) {
+                    OrtBenchmark peer = new OrtBenchmark(c, threads);
+                    peerRuns.add(peer);
+                    peer.warmUp();
+                }
             }
             for (int n : seqLens) {
                 // Every contender on the same data and the same moments of a shared machine.
@@ -105,7 +118,7 @@ final class BenchCommand implements Callable<Integer> {
                     for (KernelBenchmark bench : benches) {
                         trials.add(bench.trial(problem));
                     }
-                    if (peer != null) {
+                    for (OrtBenchmark peer : peerRuns) {
                         trials.add(peer.trial(n, batchHeads));
                     }
                     Interleaved.time(trials, repeat).forEach(BenchCommand::print);
@@ -113,6 +126,8 @@ final class BenchCommand implements Callable<Integer> {
                     trials.forEach(Trial::close);
                 }
             }
+        } finally {
+            peerRuns.forEach(OrtBenchmark::close);
         }
         return 0;
     }
