@@ -21,15 +21,21 @@ public final class AttentionSpec implements Serializable {
 
     /**
      * Default number of query rows per tile (Bq). A query block's rows share every key tile they
-     * load, so larger blocks cut K/V traffic; 128 rows × d = 64 keep the Q tile (32 KiB) in L1/L2
-     * next to one key tile. Tuned with {@code spark-attention bench}; see BENCHMARKS.md.
+     * load (the Vector path copies each K and V tile once per block), so larger blocks cut K/V
+     * traffic; 128 rows × d = 64 keep the packed queries (32 KiB) in the 512 KiB L2 next to the
+     * K, V and score tiles. A block is also the unit of parallel work: 128 gives 8 units per head
+     * at n = 1024, enough to balance 2 threads even with causal masks. Measured on Zen 3 (AVX2,
+     * 32 KiB L1d, 512 KiB L2): Bq from 64 to 256 were within the noise of a shared machine of
+     * each other (one core, n = 1024 and 2048, CPU-time medians); see BENCHMARKS.md.
      */
     public static final int DEFAULT_QUERY_BLOCK = 128;
 
     /**
      * Default number of keys per tile (Bk). The score tile is Bq×Bk floats (64 KiB at 128×128):
-     * it stays in the 512 KiB L2 with the K and V tiles, and the per-tile BLAS call is large
-     * enough (2·Bq·Bk·d flops) that call overhead is under a few percent.
+     * it stays in the 512 KiB L2 with the K and V tiles (32 KiB each at d = 64), one strip of it
+     * (16 queries × 128 keys, 8 KiB) in L1 for the Vector kernels; the per-tile BLAS call is large
+     * enough (2·Bq·Bk·d flops) that call overhead is a few percent (OpenBLAS: 52–60 GFLOP/s at
+     * 128×128×64, 60 at 256×256×64). Bk = 64, 96, 256 and 512 measured within the noise of 128.
      */
     public static final int DEFAULT_KEY_BLOCK = 128;
 
@@ -131,9 +137,14 @@ public final class AttentionSpec implements Serializable {
         return keyBlock;
     }
 
-    /** Extra floats one call needs besides its inputs and outputs: {@code Bq·Bk + 2·Bq + Bq·dv}. */
-    public long scratchFloats(int valueDim) {
-        return (long) queryBlock * keyBlock + 2L * queryBlock + (long) queryBlock * valueDim;
+    /**
+     * Extra floats one call needs besides its inputs and outputs, whatever L and S:
+     * {@code Bq·Bk + 2·Bq + Bq·dv + Bq·d + Bk·(d + dv)} (score tile, running max and sum, output
+     * accumulator, packed query block, packed key and value tiles).
+     */
+    public long scratchFloats(int headDim, int valueDim) {
+        return (long) queryBlock * keyBlock + 2L * queryBlock + (long) queryBlock * valueDim
+            + (long) queryBlock * headDim + (long) keyBlock * (headDim + valueDim);
     }
 
     private static void checkWindowSide(String what, int side) {

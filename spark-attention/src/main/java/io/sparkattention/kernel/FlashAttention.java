@@ -3,7 +3,8 @@ package io.sparkattention.kernel;
 import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.ForkJoinPool;
-import java.util.stream.IntStream;
+import java.util.concurrent.ForkJoinTask;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Tiled (FlashAttention-style) forward attention for one sequence, in float32.
@@ -74,7 +75,7 @@ public final class FlashAttention {
             checkLength("log-sum-exp", lse, shape.numHeads() * shape.queryLength());
         }
         KeyBand band = new KeyBand(spec, shape.queryLength(), shape.keyLength(), mask.validKeys(shape.keyLength()));
-        ws.ensure(spec, shape.valueDim());
+        ws.ensure(spec, shape.headDim(), shape.valueDim());
         for (int h = 0; h < shape.numHeads(); h++) {
             forwardRows(shape, h, 0, shape.queryLength(), band, q, k, v, mask, out, lse, ws);
         }
@@ -85,6 +86,10 @@ public final class FlashAttention {
      * with (head, query block) units spread over {@code pool}'s threads. Units write disjoint parts
      * of {@code out} and {@code lse}, and each unit's arithmetic is the same as in the sequential
      * call, so the result is bitwise identical to it whatever the thread count.
+     *
+     * <p>Balance: units are handed out one at a time, largest first (a unit's cost is the number
+     * of keys its block can see, so causal blocks near the end of the sequence go first). The
+     * cheap units at the end fill the gaps, and no thread waits long for another.
      */
     public void forward(AttentionShape shape, float[] q, float[] k, float[] v, RowMask mask,
                         float[] out, float[] lse, ForkJoinPool pool) {
@@ -93,17 +98,38 @@ public final class FlashAttention {
         if (lse != null) {
             checkLength("log-sum-exp", lse, shape.numHeads() * shape.queryLength());
         }
+        Objects.requireNonNull(pool, "pool");
         KeyBand band = new KeyBand(spec, shape.queryLength(), shape.keyLength(), mask.validKeys(shape.keyLength()));
-        int blocksPerHead = (shape.queryLength() + spec.queryBlock() - 1) / spec.queryBlock();
+        int L = shape.queryLength(), Bq = spec.queryBlock();
+        int blocksPerHead = (L + Bq - 1) / Bq;
+        // Blocks by decreasing cost; every head has the same order.
+        Integer[] blocks = new Integer[blocksPerHead];
+        long[] cost = new long[blocksPerHead];
+        for (int b = 0; b < blocksPerHead; b++) {
+            blocks[b] = b;
+            long first = (long) b * Bq, last = Math.min(L, first + Bq) - 1;
+            cost[b] = Math.max(0, Math.min(shape.keyLength(), band.hi(last) + 1) - Math.max(0, band.lo(first)));
+        }
+        Arrays.sort(blocks, (x, y) -> Long.compare(cost[y], cost[x]));
         int units = shape.numHeads() * blocksPerHead;
-        pool.submit(() -> IntStream.range(0, units).parallel().forEach(unit -> {
-            int h = unit / blocksPerHead;
-            int r0 = (unit % blocksPerHead) * spec.queryBlock();
+        AtomicInteger next = new AtomicInteger();
+        Runnable worker = () -> {
             Workspace ws = WORKSPACES.get();
-            ws.ensure(spec, shape.valueDim());
-            forwardRows(shape, h, r0, Math.min(shape.queryLength(), r0 + spec.queryBlock()), band,
-                q, k, v, mask, out, lse, ws);
-        })).join();
+            ws.ensure(spec, shape.headDim(), shape.valueDim());
+            for (int unit; (unit = next.getAndIncrement()) < units; ) {
+                int h = unit % shape.numHeads();
+                int r0 = blocks[unit / shape.numHeads()] * Bq;
+                forwardRows(shape, h, r0, Math.min(L, r0 + Bq), band, q, k, v, mask, out, lse, ws);
+            }
+        };
+        int workers = Math.max(1, Math.min(pool.getParallelism(), units));
+        ForkJoinTask<?>[] tasks = new ForkJoinTask<?>[workers];
+        for (int i = 0; i < workers; i++) {
+            tasks[i] = pool.submit(worker);
+        }
+        for (ForkJoinTask<?> task : tasks) {
+            task.join();
+        }
     }
 
     /** Queries {@code [r0, r1)} of head {@code h}. */
@@ -162,7 +188,7 @@ public final class FlashAttention {
         }
         int validKeys = pos.validKeys() < 0 ? pos.totalKeys() : pos.validKeys();
         KeyBand band = new KeyBand(spec, pos.totalQueries(), pos.totalKeys(), validKeys);
-        ws.ensure(spec, dv);
+        ws.ensure(spec, d, dv);
         attendHead(ws, spec.scaleFor(d), band, rows, keys, d, dv, pos.queryStart(), pos.keyStart(),
             q, 0, d, k, 0, d, v, 0, dv, allowed, 0, keys, bias, 0, keys, out, 0, dv, lse, 0);
     }
@@ -195,7 +221,7 @@ public final class FlashAttention {
         float scale = spec.scaleFor(d);
         float factor = perHead ? 1f : 1f / H;
         KeyBand band = new KeyBand(spec, L, S, mask.validKeys(S));
-        ws.ensure(spec, 1);
+        ws.ensure(spec, d, 1);
         for (int h = 0; h < H; h++) {
             int kv = shape.kvHeadOf(h);
             boolean[] allowed = mask.allowed();
@@ -216,6 +242,10 @@ public final class FlashAttention {
      * One head, {@code rows} queries against {@code keys} keys, all strided views.
      * Shapes: q rows×d (ldq), k keys×d (ldk), v keys×dv (ldv), out rows×dv (ldo), lse rows;
      * allowed/bias rows×keys (ld given), or null. q0/k0: global positions of row 0 and key 0.
+     *
+     * <p>Loops: query blocks of Bq, key tiles of Bk, and inside a tile the block's strips (see
+     * {@link TileOps}): each strip clips the tile to the keys its own queries can see, so a causal
+     * diagonal tile costs about half a tile when strips are narrow.
      */
     private void attendHead(Workspace ws, float scale, KeyBand band, int rows, int keys, int d, int dv,
                             long q0, long k0,
@@ -227,7 +257,9 @@ public final class FlashAttention {
                             float[] out, int outOff, int ldo,
                             float[] lse, int lseOff) {
         final int Bq = spec.queryBlock(), Bk = spec.keyBlock();
-        final float[] s = ws.scores, m = ws.rowMax, l = ws.rowSum, acc = ws.acc;
+        final float[] s = ws.scores, m = ws.rowMax, l = ws.rowSum, acc = ws.acc, qp = ws.queries;
+        final OnlineSoftmax softmax = ops.softmax();
+        final boolean packed = ops.packsKeyValues();
 
         for (int i0 = 0; i0 < rows; i0 += Bq) {
             final int bq = Math.min(Bq, rows - i0);
@@ -239,68 +271,78 @@ public final class FlashAttention {
             Arrays.fill(m, 0, bq, Float.NEGATIVE_INFINITY);
             Arrays.fill(l, 0, bq, 0f);
             Arrays.fill(acc, 0, bq * dv, 0f);
-
-            for (int j0 = jlo; j0 < jhi; j0 += Bk) {
-                final int bk = Math.min(Bk, jhi - j0);
-                // (2) S = scale · Qᵢ · Kⱼᵀ   (bq×bk, ld Bk)
-                ops.scores(bq, bk, d, scale, q, qOff + i0 * ldq, ldq, k, kOff + j0 * ldk, ldk, s, Bk);
-                // (3) bias, then masks; tiles wholly inside the band need no structural mask.
-                final boolean inside = band.lo(last) <= k0 + j0 && band.hi(first) >= k0 + j0 + bk - 1;
-                for (int r = 0; r < bq; r++) {
-                    final int row = r * Bk;
-                    if (bias != null) {
-                        final int b = biasOff + (i0 + r) * ldBias + j0;
-                        for (int c = 0; c < bk; c++) {
-                            s[row + c] += bias[b + c];
-                        }
-                    }
-                    if (!inside) {
-                        maskOutsideBand(s, row, bk, band.lo(first + r) - k0 - j0, band.hi(first + r) - k0 - j0);
-                    }
-                    if (allowed != null) {
-                        final int a = allowedOff + (i0 + r) * ldAllowed + j0;
-                        for (int c = 0; c < bk; c++) {
-                            if (!allowed[a + c]) {
-                                s[row + c] = Float.NEGATIVE_INFINITY;
-                            }
-                        }
-                    }
-                    // (4) online softmax: new max, P = exp(S − m_new), ℓ and O rescaled by exp(m_old − m_new).
-                    final float mOld = m[r];
-                    final float mNew = Math.max(mOld, ops.max(s, row, bk));
-                    if (mNew == Float.NEGATIVE_INFINITY) {
-                        Arrays.fill(s, row, row + bk, 0f);  // nothing visible yet: P = 0, O and ℓ stay 0
-                        continue;
-                    }
-                    final float rowSum = ops.expShiftSum(s, row, bk, mNew);
-                    final float alpha = (float) Math.exp(mOld - mNew);  // 0 on the first visible tile
-                    if (alpha != 1f) {
-                        ops.scale(acc, r * dv, dv, alpha);
-                    }
-                    l[r] = l[r] * alpha + rowSum;
-                    m[r] = mNew;
-                }
-                // (5) O += P · Vⱼ   (bq×dv)
-                ops.accumulate(bq, bk, dv, s, Bk, v, vOff + j0 * ldv, ldv, acc, dv);
+            if (jlo < jhi) {
+                ops.packQueries(bq, d, scale, q, qOff + i0 * ldq, ldq, qp);
             }
 
-            // (6) O /= ℓ, lse = m + log ℓ; rows that saw no key: 0 and −∞.
-            for (int r = 0; r < bq; r++) {
-                final int o = outOff + (i0 + r) * ldo;
-                final float sum = l[r];
-                if (sum == 0f) {
-                    Arrays.fill(out, o, o + dv, 0f);
-                    if (lse != null) {
-                        lse[lseOff + i0 + r] = Float.NEGATIVE_INFINITY;
+            for (int j0 = jlo; j0 < jhi; j0 += Bk) {
+                final int j1 = Math.min(j0 + Bk, jhi);
+                // (2) the tile's K and V rows, contiguous when the products want them so
+                final float[] kt, vt;
+                final int ktOff, ldkt, vtOff, ldvt;
+                if (packed) {
+                    packRows(j1 - j0, d, k, kOff + j0 * ldk, ldk, ws.keys);
+                    packRows(j1 - j0, dv, v, vOff + j0 * ldv, ldv, ws.values);
+                    kt = ws.keys;
+                    ktOff = -j0 * d;
+                    ldkt = d;
+                    vt = ws.values;
+                    vtOff = -j0 * dv;
+                    ldvt = dv;
+                } else {
+                    kt = k;
+                    ktOff = kOff;
+                    ldkt = ldk;
+                    vt = v;
+                    vtOff = vOff;
+                    ldvt = ldv;
+                }
+                final boolean edge = band.lo(last) > k0 + j0 || band.hi(first) < k0 + j1 - 1;
+                for (int r0 = 0, w; r0 < bq; r0 += w) {
+                    w = ops.strip(bq - r0, edge);
+                    final long sFirst = first + r0, sLast = sFirst + w - 1;
+                    // (3) the strip's keys in this tile: [c0, c1) in view coordinates
+                    final int c0 = (int) Math.max(j0, band.lo(sFirst) - k0);
+                    final int c1 = (int) Math.min(j1, band.hi(sLast) - k0 + 1);
+                    if (c0 >= c1) {
+                        continue;  // no query of the strip sees these keys
                     }
-                    continue;
+                    final int nk = c1 - c0;
+                    // (4) S = (scale·Q)·Kᵀ   (nk×w, key-major)
+                    ops.scores(w, nk, d, qp, r0 * d, kt, ktOff + c0 * ldkt, ldkt, s);
+                    // (5) bias and masks
+                    applyMasks(s, w, nk, band, sFirst, k0 + c0, allowed, allowedOff + (i0 + r0) * ldAllowed + c0,
+                        ldAllowed, bias, biasOff + (i0 + r0) * ldBias + c0, ldBias);
+                    // (6) online softmax: P = exp(S − m_new), ℓ and O rescaled by exp(m_old − m_new)
+                    final int accOff = ops.accOffset(r0, bq, dv), ldacc = ops.accStride(w, bq);
+                    softmax.update(w, nk, s, m, l, r0, acc, accOff, ldacc, dv);
+                    // (7) O += P·Vⱼ   (dv×w)
+                    ops.accumulate(w, nk, dv, s, vt, vtOff + c0 * ldvt, ldvt, acc, accOff, ldacc);
                 }
-                final float inv = 1f / sum;
-                for (int t = 0; t < dv; t++) {
-                    out[o + t] = acc[r * dv + t] * inv;
-                }
-                if (lse != null) {
-                    lse[lseOff + i0 + r] = m[r] + (float) Math.log(sum);
+            }
+
+            // (8) O /= ℓ, lse = m + log ℓ; rows that saw no key: 0 and −∞.
+            for (int r0 = 0, w; r0 < bq; r0 += w) {
+                w = ops.strip(bq - r0, false);
+                final int a = ops.accOffset(r0, bq, dv), lda = ops.accStride(w, bq);
+                for (int r = 0; r < w; r++) {
+                    final int row = i0 + r0 + r;
+                    final int o = outOff + row * ldo;
+                    final float sum = l[r0 + r];
+                    if (sum == 0f) {
+                        Arrays.fill(out, o, o + dv, 0f);
+                        if (lse != null) {
+                            lse[lseOff + row] = Float.NEGATIVE_INFINITY;
+                        }
+                        continue;
+                    }
+                    final float inv = 1f / sum;
+                    for (int t = 0; t < dv; t++) {
+                        out[o + t] = acc[a + t * lda + r] * inv;
+                    }
+                    if (lse != null) {
+                        lse[lseOff + row] = m[r0 + r] + (float) Math.log(sum);
+                    }
                 }
             }
         }
@@ -310,57 +352,100 @@ public final class FlashAttention {
     private void weightsHead(Workspace ws, float scale, KeyBand band, int L, int S, int d,
                              float[] q, int qOff, int ldq, float[] k, int kOff, int ldk,
                              boolean[] allowed, int allowedOff, float[] bias, int biasOff,
-                             float[] lse, int lseOff, float[] w, int wOff, float factor) {
+                             float[] lse, int lseOff, float[] weights, int wOff, float factor) {
         final int Bq = spec.queryBlock(), Bk = spec.keyBlock();
-        final float[] s = ws.scores;
+        final float[] s = ws.scores, qp = ws.queries;
         for (int i0 = 0; i0 < L; i0 += Bq) {
             final int bq = Math.min(Bq, L - i0);
-            final long first = i0, last = i0 + bq - 1;
-            final int jlo = (int) Math.max(0, band.lo(first));
-            final int jhi = (int) Math.min(S, band.hi(last) + 1);
+            final int jlo = (int) Math.max(0, band.lo(i0));
+            final int jhi = (int) Math.min(S, band.hi(i0 + bq - 1) + 1);
+            if (jlo >= jhi) {
+                continue;
+            }
+            ops.packQueries(bq, d, scale, q, qOff + i0 * ldq, ldq, qp);
             for (int j0 = jlo; j0 < jhi; j0 += Bk) {
-                final int bk = Math.min(Bk, jhi - j0);
-                ops.scores(bq, bk, d, scale, q, qOff + i0 * ldq, ldq, k, kOff + j0 * ldk, ldk, s, Bk);
-                final boolean inside = band.lo(last) <= j0 && band.hi(first) >= j0 + bk - 1;
-                for (int r = 0; r < bq; r++) {
-                    final int row = r * Bk;
-                    final int i = i0 + r;
-                    if (bias != null) {
-                        final int b = biasOff + i * S + j0;
-                        for (int c = 0; c < bk; c++) {
-                            s[row + c] += bias[b + c];
+                final int j1 = Math.min(j0 + Bk, jhi);
+                final boolean edge = band.lo(i0 + bq - 1) > j0 || band.hi(i0) < j1 - 1;
+                for (int r0 = 0, w; r0 < bq; r0 += w) {
+                    w = ops.strip(bq - r0, edge);
+                    final int sFirst = i0 + r0;
+                    final int c0 = (int) Math.max(j0, band.lo(sFirst));
+                    final int c1 = (int) Math.min(j1, band.hi(sFirst + w - 1) + 1);
+                    if (c0 >= c1) {
+                        continue;
+                    }
+                    final int nk = c1 - c0;
+                    ops.scores(w, nk, d, qp, r0 * d, k, kOff + c0 * ldk, ldk, s);
+                    applyMasks(s, w, nk, band, sFirst, c0, allowed, allowedOff + sFirst * S + c0, S,
+                        bias, biasOff + sFirst * S + c0, S);
+                    ops.softmax().expMinus(w, nk, s, lse, lseOff + sFirst);
+                    for (int r = 0; r < w; r++) {
+                        if (lse[lseOff + sFirst + r] == Float.NEGATIVE_INFINITY) {
+                            continue;  // fully masked row: weights stay 0
                         }
-                    }
-                    if (!inside) {
-                        maskOutsideBand(s, row, bk, band.lo(i) - j0, band.hi(i) - j0);
-                    }
-                    if (allowed != null) {
-                        final int a = allowedOff + i * S + j0;
-                        for (int c = 0; c < bk; c++) {
-                            if (!allowed[a + c]) {
-                                s[row + c] = Float.NEGATIVE_INFINITY;
-                            }
+                        final int dst = wOff + (sFirst + r) * S + c0;
+                        for (int c = 0; c < nk; c++) {
+                            weights[dst + c] += factor * s[c * w + r];
                         }
-                    }
-                    final float rowLse = lse[lseOff + i];
-                    if (rowLse == Float.NEGATIVE_INFINITY) {
-                        continue;  // fully masked row: weights stay 0
-                    }
-                    final int dst = wOff + i * S + j0;
-                    for (int c = 0; c < bk; c++) {
-                        w[dst + c] += factor * (float) Math.exp(s[row + c] - rowLse);
                     }
                 }
             }
         }
     }
 
-    /** Sets {@code s[row + c] = −∞} for tile columns c outside {@code [lo, hi]} (tile coordinates). */
-    private static void maskOutsideBand(float[] s, int row, int bk, long lo, long hi) {
-        int end = (int) Math.max(0, Math.min(bk, lo));
-        Arrays.fill(s, row, row + end, Float.NEGATIVE_INFINITY);
-        int start = (int) Math.max(0, Math.min(bk, hi + 1));
-        Arrays.fill(s, row + start, row + bk, Float.NEGATIVE_INFINITY);
+    /** Copies {@code rows} rows of {@code cols} floats from a strided view into {@code dst}, contiguous. */
+    private static void packRows(int rows, int cols, float[] src, int off, int ld, float[] dst) {
+        for (int r = 0; r < rows; r++) {
+            System.arraycopy(src, off + r * ld, dst, r * cols, cols);
+        }
+    }
+
+    /**
+     * Adds the bias and applies the band and the boolean mask to a strip's key-major scores
+     * {@code s[c·w + r]}. {@code qFirst}/{@code kFirst}: global positions of the strip's first
+     * query and key; bias and allowed are row-major views (query rows, ld given) of the strip's
+     * corner, or null.
+     */
+    private static void applyMasks(float[] s, int w, int nk, KeyBand band, long qFirst, long kFirst,
+                                   boolean[] allowed, int allowedOff, int ldAllowed,
+                                   float[] bias, int biasOff, int ldBias) {
+        if (bias != null) {
+            for (int r = 0; r < w; r++) {
+                final int b = biasOff + r * ldBias;
+                for (int c = 0; c < nk; c++) {
+                    s[c * w + r] += bias[b + c];
+                }
+            }
+        }
+        // The band: key j is visible to queries [firstQuery(j), lastQuery(j)], a contiguous run
+        // of each key row. Strips wholly inside the band skip this.
+        final long qLast = qFirst + w - 1, kLast = kFirst + nk - 1;
+        if (band.lo(qLast) > kFirst || band.hi(qFirst) < kLast) {
+            for (int c = 0; c < nk; c++) {
+                final long j = kFirst + c;
+                final long firstVisible = band.firstQuery(j);
+                final int from = firstVisible <= qFirst ? 0 : (int) Math.min(w, firstVisible - qFirst);
+                final long lastVisible = band.lastQuery(j);
+                final int to = lastVisible >= qLast ? w : (int) Math.max(0, lastVisible - qFirst + 1);
+                final int row = c * w;
+                if (from >= to) {
+                    Arrays.fill(s, row, row + w, Float.NEGATIVE_INFINITY);
+                } else {
+                    Arrays.fill(s, row, row + from, Float.NEGATIVE_INFINITY);
+                    Arrays.fill(s, row + to, row + w, Float.NEGATIVE_INFINITY);
+                }
+            }
+        }
+        if (allowed != null) {
+            for (int r = 0; r < w; r++) {
+                final int a = allowedOff + r * ldAllowed;
+                for (int c = 0; c < nk; c++) {
+                    if (!allowed[a + c]) {
+                        s[c * w + r] = Float.NEGATIVE_INFINITY;
+                    }
+                }
+            }
+        }
     }
 
     private static void checkInputs(AttentionShape shape, float[] q, float[] k, float[] v, RowMask mask) {

@@ -41,6 +41,22 @@ final class KeyBand {
         return right < 0 ? h : Math.min(h, i + diagonal + right);
     }
 
+    /**
+     * First query that may see key {@code j} ({@link Long#MAX_VALUE} when none may). The inverse
+     * of {@link #hi}: queries see key j from here on, because {@code hi} is non-decreasing.
+     */
+    long firstQuery(long j) {
+        if (j >= keyLimit) {
+            return Long.MAX_VALUE;
+        }
+        return right < 0 ? Long.MIN_VALUE : j - diagonal - right;
+    }
+
+    /** Last query that may see key {@code j ≥ 0} ({@link Long#MAX_VALUE} when unbounded): the inverse of {@link #lo}. */
+    long lastQuery(long j) {
+        return left < 0 ? Long.MAX_VALUE : j - diagonal + left;
+    }
+
     /** True when the band limits nothing in the key range [0, keyLimit) beyond the key limit. */
     boolean isFull(int queryLength) {
         return queryLength == 0 || (lo(queryLength - 1) == 0 && hi(0) >= keyLimit - 1);

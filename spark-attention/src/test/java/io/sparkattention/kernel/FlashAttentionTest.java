@@ -11,6 +11,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.ForkJoinPool;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
@@ -199,6 +200,41 @@ class FlashAttentionTest {
         assertEquals(Float.NEGATIVE_INFINITY, lse0[0]);
     }
 
+    static Stream<Arguments> parallelCases() {
+        List<Arguments> args = new ArrayList<>();
+        for (TileOps ops : TileOpsImplementations.all()) {
+            for (boolean causal : new boolean[] {false, true}) {
+                args.add(Arguments.of(ops, causal));
+            }
+        }
+        return args.stream();
+    }
+
+    @ParameterizedTest(name = "{0} causal={1}")
+    @MethodSource("parallelCases")
+    @DisplayName("the parallel forward is bitwise equal to the sequential one, and to the reference")
+    void parallelEqualsSequential(TileOps ops, boolean causal) {
+        RandomTensors rnd = new RandomTensors(11);
+        AttentionShape shape = new AttentionShape(301, 301, 4, 2, 16, 8);
+        AttentionSpec spec = AttentionSpec.defaults().withCausal(causal).withBlocks(32, 48);
+        float[] q = rnd.normal(shape.querySize(), 1), k = rnd.normal(shape.keySize(), 1);
+        float[] v = rnd.normal(shape.valueSize(), 1);
+        FlashAttention kernel = new FlashAttention(spec, ops);
+        float[] out1 = new float[shape.outputSize()], lse1 = new float[4 * 301];
+        kernel.forward(shape, q, k, v, RowMask.NONE, out1, lse1, new Workspace());
+        float[] out2 = new float[shape.outputSize()], lse2 = new float[4 * 301];
+        ForkJoinPool pool = new ForkJoinPool(3);
+        try {
+            kernel.forward(shape, q, k, v, RowMask.NONE, out2, lse2, pool);
+        } finally {
+            pool.shutdown();
+        }
+        assertTrue(Arrays.equals(out1, out2), "output");
+        assertTrue(Arrays.equals(lse1, lse2), "log-sum-exp");
+        NaiveAttention.Result ref = NaiveAttention.forward(spec, shape, q, k, v, RowMask.NONE);
+        assertClose("parallel output", ref.out, out2);
+    }
+
     @Test
     @DisplayName("NaN in one query row propagates to that row only")
     void nanPropagatesToItsRow() {
@@ -219,7 +255,7 @@ class FlashAttentionTest {
     @Test
     @DisplayName("causal attention visits only the tiles on or below the diagonal")
     void skipsTilesOutsideTheBand() {
-        CountingOps counting = new CountingOps(new BlasTileOps(Blas.get()));
+        CountingOps counting = new CountingOps(new BlasTileOps(Blas.get(), new ScalarSoftmax()));
         AttentionShape shape = AttentionShape.self(512, 1, 8);
         RandomTensors rnd = new RandomTensors(1);
         float[] x = rnd.normal(shape.querySize(), 1);
@@ -240,7 +276,7 @@ class FlashAttentionTest {
     }
 
     @Test
-    @DisplayName("scratch memory is Bq*Bk + 2*Bq + Bq*dv floats, whatever the sequence length")
+    @DisplayName("scratch memory is Bq*Bk + 2*Bq + Bq*dv + Bq*d + Bk*(d + dv) floats, whatever the sequence length")
     void scratchIsIndependentOfLength() {
         AttentionSpec spec = AttentionSpec.defaults().withBlocks(32, 48);
         for (int n : new int[] {1, 100, 4000}) {
@@ -248,7 +284,7 @@ class FlashAttentionTest {
             AttentionShape shape = AttentionShape.self(n, 1, 16);
             float[] x = new RandomTensors(n).normal(shape.querySize(), 1);
             new FlashAttention(spec).forward(shape, x, x, x, RowMask.NONE, new float[shape.outputSize()], null, ws);
-            assertEquals(spec.scratchFloats(16), ws.floats(), "n = " + n);
+            assertEquals(spec.scratchFloats(16, 16), ws.floats(), "n = " + n);
         }
     }
 
@@ -300,20 +336,46 @@ class FlashAttentionTest {
         int tiles;
 
         CountingOps(TileOps inner) {
+            super(inner.softmax());
             this.inner = inner;
         }
 
+        /** Never narrower on edge tiles: one scores call per visited tile, so calls count tiles. */
         @Override
-        void scores(int bq, int bk, int d, float scale, float[] q, int qOff, int ldq, float[] k, int kOff, int ldk,
-                    float[] s, int lds) {
-            tiles++;
-            inner.scores(bq, bk, d, scale, q, qOff, ldq, k, kOff, ldk, s, lds);
+        int strip(int remaining, boolean edge) {
+            return inner.strip(remaining, false);
         }
 
         @Override
-        void accumulate(int bq, int bk, int dv, float[] p, int ldp, float[] v, int vOff, int ldv, float[] acc,
+        int accOffset(int r0, int bq, int dv) {
+            return inner.accOffset(r0, bq, dv);
+        }
+
+        @Override
+        int accStride(int w, int bq) {
+            return inner.accStride(w, bq);
+        }
+
+        @Override
+        boolean packsKeyValues() {
+            return inner.packsKeyValues();
+        }
+
+        @Override
+        void packQueries(int rows, int d, float scale, float[] q, int qOff, int ldq, float[] qp) {
+            inner.packQueries(rows, d, scale, q, qOff, ldq, qp);
+        }
+
+        @Override
+        void scores(int w, int nk, int d, float[] qp, int qpOff, float[] k, int kOff, int ldk, float[] s) {
+            tiles++;
+            inner.scores(w, nk, d, qp, qpOff, k, kOff, ldk, s);
+        }
+
+        @Override
+        void accumulate(int w, int nk, int dv, float[] p, float[] v, int vOff, int ldv, float[] acc, int accOff,
                         int ldacc) {
-            inner.accumulate(bq, bk, dv, p, ldp, v, vOff, ldv, acc, ldacc);
+            inner.accumulate(w, nk, dv, p, v, vOff, ldv, acc, accOff, ldacc);
         }
 
         @Override

@@ -14,9 +14,15 @@ final class TileOpsImplementations {
 
     static List<TileOps> all() {
         List<TileOps> all = new ArrayList<>();
-        all.add(new BlasTileOps(JavaBLAS.getInstance()));
+        all.add(new BlasTileOps(JavaBLAS.getInstance(), new ScalarSoftmax()));
+        OnlineSoftmax vectorSoftmax = TileOpsChoice.vectorSoftmax();
+        TileOps vector = TileOpsChoice.vectorTileOps();
+        if (vector != null) {
+            all.add(vector);
+            all.add(new BlasTileOps(JavaBLAS.getInstance(), vectorSoftmax));
+        }
         try {
-            all.add(new BlasTileOps(NativeBLAS.getInstance()));
+            all.add(new BlasTileOps(NativeBLAS.getInstance(), vectorSoftmax != null ? vectorSoftmax : new ScalarSoftmax()));
         } catch (RuntimeException | LinkageError noNativeBlas) {
             // A machine without libblas.so.3 tests the Java paths only.
         }

@@ -37,6 +37,22 @@ public final class BenchResult {
         node.put("blas", blas);
         node.put("mode", mode);
         node.put("repeat", timesMs.length);
+        node.putPOJO("times_ms", Arrays.stream(timesMs).map(BenchResult::round).toArray());
+    }
+
+    /**
+     * Adds {@code median_cpu_ms} (process CPU time per repetition, all threads) and
+     * {@code gflops_cpu} (work over that CPU time: GFLOP/s per busy core). Unlike wall time, CPU
+     * time does not count the waits for a core on a shared machine; ONNX Runtime's spinning
+     * worker threads do count.
+     */
+    public BenchResult withCpuTimes(double[] cpuMs, double flops) {
+        double[] sorted = cpuMs.clone();
+        Arrays.sort(sorted);
+        double median = median(sorted);
+        node.put("median_cpu_ms", round(median));
+        node.put("gflops_cpu", round(flops / (median * 1e6)));
+        return this;
     }
 
     /** Adds a mode-specific field. */

@@ -5,10 +5,12 @@ import io.sparkattention.kernel.AttentionSpec;
 import io.sparkattention.kernel.Blas;
 import io.sparkattention.kernel.FlashAttention;
 import io.sparkattention.kernel.RowMask;
+import io.sparkattention.kernel.TileOps;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
+import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.ForkJoinPool;
 
@@ -19,15 +21,30 @@ import java.util.concurrent.ForkJoinPool;
  */
 public final class KernelBenchmark {
 
-    /** JIT warm-up before timing: the kernel runs on a small problem for at least this long. */
+    /**
+     * JIT warm-up before timing: the kernel runs on a small problem until the process has spent
+     * this much CPU time (and at least this much wall time). Counting CPU time keeps the warm-up
+     * long enough on a busy machine, where C2 compiles slowly and the kernel gets a fraction of a core.
+     */
     static final long WARMUP_MILLIS = 1500;
 
+    /** Configurations up to this much work (a few seconds at most) get one untimed run first (see {@link Interleaved}). */
+    static final double UNTIMED_RUN_MAX_FLOPS = 5e10;
+
     private final AttentionSpec spec;
+    private final TileOps ops;
     private final int threads;
     private final int repeat;
 
+    /** A benchmark of the JVM's chosen tile arithmetic ({@link TileOps#get()}). */
     public KernelBenchmark(AttentionSpec spec, int threads, int repeat) {
+        this(spec, TileOps.get(), threads, repeat);
+    }
+
+    /** A benchmark of the given tile arithmetic. */
+    public KernelBenchmark(AttentionSpec spec, TileOps ops, int threads, int repeat) {
         this.spec = spec;
+        this.ops = ops;
         this.threads = threads;
         this.repeat = repeat;
     }
@@ -38,48 +55,126 @@ public final class KernelBenchmark {
         Problem p = new Problem(n, headDim, Math.min(batchHeads, 4), 1);
         ForkJoinPool pool = new ForkJoinPool(threads);
         try {
-            long end = System.nanoTime() + WARMUP_MILLIS * 1_000_000;
-            FlashAttention kernel = new FlashAttention(spec);
-            while (System.nanoTime() < end) {
+            FlashAttention kernel = new FlashAttention(spec, ops);
+            Deadline deadline = new Deadline(WARMUP_MILLIS);
+            Settling settling = new Settling();
+            do {
+                long c0 = ProcessMemory.cpuNanos(), t0 = System.nanoTime();
                 kernel.forward(p.shape, p.q, p.k, p.v, RowMask.NONE, p.out, null, pool);
-            }
+                settling.add(c0 < 0 ? System.nanoTime() - t0 : ProcessMemory.cpuNanos() - c0);
+            } while (!(deadline.passed() && settling.settled()) && !settling.givenUp());
         } finally {
             pool.shutdown();
         }
     }
 
-    /** Times one configuration. */
+    /** Times one configuration on its own ({@code repeat} repetitions after an untimed one when short). */
     public BenchResult run(int seqLen, int headDim, int batchHeads) {
-        Problem p = new Problem(seqLen, headDim, batchHeads, seqLen);
-        FlashAttention kernel = new FlashAttention(spec);
-        ForkJoinPool pool = new ForkJoinPool(threads);
-        resetPeakHeap();
-        double[] times = new double[repeat];
-        try {
-            for (int r = 0; r < repeat; r++) {
-                long t0 = System.nanoTime();
-                kernel.forward(p.shape, p.q, p.k, p.v, RowMask.NONE, p.out, null, pool);
-                times[r] = (System.nanoTime() - t0) / 1e6;
-            }
-        } finally {
-            pool.shutdown();
+        try (Trial trial = trial(new Problem(seqLen, headDim, batchHeads, seqLen))) {
+            return Interleaved.time(List.of(trial), repeat).get(0);
         }
-        checkFinite(p.out);
-        return new BenchResult("kernel", seqLen, headDim, batchHeads, spec.causal(), threads, times,
-            BenchResult.flops(seqLen, headDim, batchHeads, spec.causal()), Blas.name())
-            .with("tile_ops", kernel.ops().name())
-            .with("block_q", spec.queryBlock())
-            .with("block_k", spec.keyBlock())
-            .with("input_mb", Math.round(4.0 * seqLen * headDim * batchHeads * 4 / (1 << 20)))
-            .with("peak_heap_mb", peakHeapMb());
     }
 
-    /** Random Q, K, V of n×(BH·d), seeded. */
-    private static final class Problem {
+    /**
+     * One configuration on {@code problem} (shared by every kernel contender of a round: same
+     * data, one copy in memory).
+     */
+    public Trial trial(Problem problem) {
+        FlashAttention kernel = new FlashAttention(spec, ops);
+        ForkJoinPool pool = new ForkJoinPool(threads);
+        AttentionShape shape = problem.shape;
+        int n = shape.queryLength(), d = shape.headDim(), bh = shape.numHeads();
+        double flops = BenchResult.flops(n, d, bh, spec.causal());
+        return new Trial() {
+            @Override
+            public void runOnce() {
+                kernel.forward(shape, problem.q, problem.k, problem.v, RowMask.NONE, problem.out, null, pool);
+            }
+
+            @Override
+            public boolean shortRun() {
+                return flops <= UNTIMED_RUN_MAX_FLOPS;
+            }
+
+            @Override
+            public BenchResult result(double[] wallMs, double[] cpuMs) {
+                checkFinite(problem.out);
+                return new BenchResult("kernel", n, d, bh, spec.causal(), threads, wallMs, flops, Blas.name())
+                    .withCpuTimes(cpuMs, flops)
+                    .with("tile_ops", kernel.ops().name())
+                    .with("block_q", spec.queryBlock())
+                    .with("block_k", spec.keyBlock())
+                    .with("input_mb", Math.round(4.0 * n * d * bh * 4 / (1 << 20)));
+            }
+
+            @Override
+            public void close() {
+                pool.shutdown();
+            }
+        };
+    }
+
+    /**
+     * Tells when a warm-up loop has reached compiled speed: the last {@link #RUNS} iterations
+     * each within {@link #SLACK} of the fastest so far. The Vector API code runs 10–100× slower
+     * until C2 has compiled it (its fallback paths box every vector), and on a busy machine that
+     * took more than 5 s here; a fixed warm-up then times the fallback.
+     */
+    static final class Settling {
+        static final int RUNS = 5;
+        static final double SLACK = 1.25;
+        static final long GIVE_UP_NANOS = 60_000_000_000L;
+
+        private final long start = System.nanoTime();
+        private final long[] last = new long[RUNS];
+        private long best = Long.MAX_VALUE;
+        private int count;
+
+        void add(long nanos) {
+            best = Math.min(best, nanos);
+            last[count++ % RUNS] = nanos;
+        }
+
+        boolean settled() {
+            if (count < RUNS) {
+                return false;
+            }
+            for (long t : last) {
+                if (t > best * SLACK) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        boolean givenUp() {
+            return System.nanoTime() - start > GIVE_UP_NANOS;
+        }
+    }
+
+    /** Both {@code millis} of wall time and of process CPU time from now (wall time alone where CPU time is unknown). */
+    static final class Deadline {
+        private final long wallEnd;
+        private final long cpuEnd;
+
+        Deadline(long millis) {
+            wallEnd = System.nanoTime() + millis * 1_000_000;
+            long cpu = ProcessMemory.cpuNanos();
+            cpuEnd = cpu < 0 ? Long.MIN_VALUE : cpu + millis * 1_000_000;
+        }
+
+        boolean passed() {
+            return System.nanoTime() >= wallEnd && ProcessMemory.cpuNanos() >= cpuEnd;
+        }
+    }
+
+    /** Random Q, K, V of n×(BH·d), seeded, and room for the output. */
+    public static final class Problem {
         final AttentionShape shape;
         final float[] q, k, v, out;
 
-        Problem(int n, int d, int bh, long seed) {
+        /** BH heads of n×d, values uniform in [−1, 1), seeded by {@code seed}. */
+        public Problem(int n, int d, int bh, long seed) {
             shape = AttentionShape.self(n, bh, d);
             SplittableRandom random = new SplittableRandom(seed);
             q = random(shape.querySize(), random);

@@ -1,19 +1,27 @@
 package io.sparkattention.examples.cli;
 
 import io.sparkattention.examples.bench.BenchResult;
+import io.sparkattention.examples.bench.Interleaved;
 import io.sparkattention.examples.bench.KernelBenchmark;
+import io.sparkattention.examples.bench.OrtBenchmark;
+import io.sparkattention.examples.bench.Trial;
 import io.sparkattention.kernel.AttentionSpec;
+import io.sparkattention.kernel.TileOps;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 
 /** {@code spark-attention bench}: times attention on random data, one JSON line per configuration. */
 @Command(name = "bench", mixinStandardHelpOptions = true,
     description = {"Times the attention kernel on random data after a warm-up and prints one JSON line per "
         + "configuration: seq_len, head_dim, batch_heads, causal, threads, median_ms, min_ms, max_ms, gflops, blas.",
-        "gflops counts 4·L·S·d·BH (causal: 2·L·(L+1)·d·BH) over the median time."})
+        "gflops counts 4·L·S·d·BH (causal: 2·L·(L+1)·d·BH) over the median time.",
+        "With --peer ort, ONNX Runtime's MultiHeadAttention runs the same shapes in the same JVM (mode \"ort\").",
+        "Several contenders (--tile-ops a,b and --peer) run round-robin, repetition by repetition, on the same data."})
 final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--seq-len", split = ",", required = true, paramLabel = "N",
@@ -29,6 +37,11 @@ final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--causal", description = "Causal (top-left) mask; masked tiles are skipped.")
     boolean causal;
+
+    @Option(names = "--compare-causal",
+        description = "Time every contender both without and with the causal mask, round-robin in one run "
+            + "(for the causal / non-causal time ratio on the same machine state).")
+    boolean compareCausal;
 
     @Option(names = "--threads", defaultValue = "1", paramLabel = "T", description = "Kernel threads (default ${DEFAULT-VALUE}).")
     int threads;
@@ -46,6 +59,17 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--block-k", paramLabel = "BK", description = "Keys per tile (default: the kernel's).")
     Integer blockK;
 
+    @Option(names = "--tile-ops", split = ",", paramLabel = "OPS",
+        description = "Tile arithmetic to time side by side: vector, blas, blas-scalar, auto "
+            + "(default: the JVM's choice, system property sparkattention.tileops).")
+    List<String> tileOps;
+
+    @Option(names = "--peer", split = ",", paramLabel = "PEER",
+        description = "Also time a peer on the same shapes in this JVM, after the kernel at each length: ort "
+            + "(ONNX Runtime's MultiHeadAttention, mha.onnx or mha_causal.onnx; needs --head-dim 64 and "
+            + "--batch-heads a multiple of 16).")
+    List<String> peers = new ArrayList<>();
+
     @Override
     public Integer call() {
         if (sparkOptions.spark) {
@@ -58,16 +82,74 @@ final class BenchCommand implements Callable<Integer> {
         positive("--batch-heads", batchHeads);
         positive("--threads", threads);
         positive("--repeat", repeat);
-        AttentionSpec spec = AttentionSpec.defaults().withCausal(causal);
-        spec = spec.withBlocks(blockQ == null ? spec.queryBlock() : blockQ, blockK == null ? spec.keyBlock() : blockK);
-        KernelBenchmark bench = new KernelBenchmark(spec, threads, repeat);
-        bench.warmUp(headDim, batchHeads);
-        for (int n : seqLens) {
-            BenchResult result = bench.run(n, headDim, batchHeads);
-            System.out.println(result.toJson());
-            System.out.flush();
+        boolean ort = false;
+        for (String peer : peers) {
+            if (!peer.trim().toLowerCase(Locale.ROOT).equals("ort")) {
+                throw new BadInputException("--peer: unknown peer \"" + peer + "\", expected ort");
+            }
+            ort = true;
+        }
+        if (ort && OrtBenchmark.unsupported(headDim, batchHeads) != null) {
+            throw new BadInputException(OrtBenchmark.unsupported(headDim, batchHeads));
+        }
+        List<Boolean> masks = compareCausal ? List.of(false, true) : List.of(causal);
+        List<KernelBenchmark> benches = new ArrayList<>();
+        for (boolean c : masks) {
+            AttentionSpec spec = AttentionSpec.defaults().withCausal(c);
+            spec = spec.withBlocks(blockQ == null ? spec.queryBlock() : blockQ, blockK == null ? spec.keyBlock() : blockK);
+            if (tileOps == null || tileOps.isEmpty()) {
+                benches.add(new KernelBenchmark(spec, threads, repeat));
+            } else {
+                for (String name : tileOps) {
+                    benches.add(new KernelBenchmark(spec, tileOps(name), threads, repeat));
+                }
+            }
+        }
+        for (KernelBenchmark bench : benches) {
+            bench.warmUp(headDim, batchHeads);
+        }
+        List<OrtBenchmark> peerRuns = new ArrayList<>();
+        try {
+            if (ort) {
+                for (boolean c : masks) {
+                    OrtBenchmark peer = new OrtBenchmark(c, threads);
+                    peerRuns.add(peer);
+                    peer.warmUp();
+                }
+            }
+            for (int n : seqLens) {
+                // Every contender on the same data and the same moments of a shared machine.
+                KernelBenchmark.Problem problem = new KernelBenchmark.Problem(n, headDim, batchHeads, n);
+                List<Trial> trials = new ArrayList<>();
+                try {
+                    for (KernelBenchmark bench : benches) {
+                        trials.add(bench.trial(problem));
+                    }
+                    for (OrtBenchmark peer : peerRuns) {
+                        trials.add(peer.trial(n, batchHeads));
+                    }
+                    Interleaved.time(trials, repeat).forEach(BenchCommand::print);
+                } finally {
+                    trials.forEach(Trial::close);
+                }
+            }
+        } finally {
+            peerRuns.forEach(OrtBenchmark::close);
         }
         return 0;
+    }
+
+    private static TileOps tileOps(String name) {
+        try {
+            return TileOps.named(name);
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            throw new BadInputException("--tile-ops: " + e.getMessage());
+        }
+    }
+
+    private static void print(BenchResult result) {
+        System.out.println(result.toJson());
+        System.out.flush();
     }
 
     private static void positive(String option, int value) {

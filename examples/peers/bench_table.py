@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""Turns `spark-attention bench` JSON lines (and numpy_peers.py lines) into the Markdown tables of
+BENCHMARKS.md. Reads the files given (or stdin); prints one table of kernel and peer rows per
+causal setting: GFLOP/s from the median wall time (min-time GFLOP/s in parentheses), the kernel's
+ratio to ORT's mha.onnx measured in the same run, and the kernel's peak heap.
+
+    python3 examples/peers/bench_table.py results/*.jsonl
+"""
+import collections
+import fileinput
+import json
+
+
+def label(j):
+    if j["mode"] == "kernel":
+        ops = j.get("tile_ops", "?").split("+")[0]
+        return "kernel " + ("vector (pure Java)" if ops.startswith("vector") else ops)
+    return j["mode"] + (" " + j["model"] if "model" in j else "")
+
+
+rows = collections.OrderedDict()
+for raw in fileinput.input():
+    raw = raw.strip()
+    if not raw.startswith("{"):
+        continue
+    j = json.loads(raw)
+    rows[(j["causal"], label(j), j["seq_len"])] = j
+
+for causal in (False, True):
+    keys = [k for k in rows if k[0] == causal]
+    if not keys:
+        continue
+    lengths = sorted({k[2] for k in keys})
+    labels = list(dict.fromkeys(k[1] for k in keys))
+    print(f"\n**{'causal' if causal else 'not causal'}** — GFLOP/s, median (best)\n")
+    print("| path | " + " | ".join(f"n = {n}" for n in lengths) + " |")
+    print("| --- |" + " --- |" * len(lengths))
+    for lab in labels:
+        cells = []
+        for n in lengths:
+            j = rows.get((causal, lab, n))
+            cells.append("" if j is None else
+                         f"{j['gflops']:.0f} ({j['gflops'] * j['median_ms'] / j['min_ms']:.0f})")
+        print(f"| {lab} | " + " | ".join(cells) + " |")
+    ort = {n: rows.get((causal, "ort mha_causal.onnx" if causal else "ort mha.onnx", n)) for n in lengths}
+    for lab in labels:
+        if not lab.startswith("kernel"):
+            continue
+        cells = []
+        for n in lengths:
+            j, o = rows.get((causal, lab, n)), ort[n]
+            cells.append("" if j is None or o is None else f"{o['median_ms'] / j['median_ms']:.2f}×")
+        if any(cells):
+            print(f"| {lab} ÷ ORT (speed, median) | " + " | ".join(cells) + " |")
+    for lab in labels:
+        if not lab.startswith("kernel"):
+            continue
+        cells = []
+        for n in lengths:
+            j = rows.get((causal, lab, n))
+            cells.append("" if j is None else f"{j['median_ms']:.0f} ms / {j.get('peak_heap_mb', '?')} MiB")
+        print(f"| {lab}: median time / peak heap | " + " | ".join(cells) + " |")
+    if causal:
+        for lab in labels:
+            cells = []
+            for n in lengths:
+                c, nc = rows.get((True, lab, n)), rows.get((False, lab, n))
+                cells.append("" if c is None or nc is None else f"{c['median_ms'] / nc['median_ms']:.2f}")
+            if any(cells):
+                print(f"| {lab}: causal ÷ non-causal time | " + " | ".join(cells) + " |")

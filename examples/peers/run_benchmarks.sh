@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Runs every measurement of BENCHMARKS.md and writes JSON lines into OUT_DIR (default
+# examples/target/bench-results/), then prints the tables. Each file is one JVM run, so the ratios inside a file
+# (kernel vs ONNX Runtime, vector vs BLAS) come from the same conditions. The files behind the
+# BENCHMARKS.md tables are kept in examples/bench-results/DATE/.
+#
+#   examples/peers/run_benchmarks.sh [OUT_DIR]
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+out="${1:-$root/examples/target/bench-results}"
+mkdir -p "$out"
+bench="$root/examples/bin/spark-attention"
+lengths=256,512,1024,2048,4096
+log() { echo "# $(date -u +%FT%TZ) load: $(cut -d' ' -f1-3 /proc/loadavg) — $*" | tee -a "$out/session.log" >&2; }
+
+log "kernel (vector, native BLAS) vs ORT, not causal and causal, all round-robin in one run"
+"$bench" bench --seq-len $lengths --head-dim 64 --batch-heads 16 --threads 2 --repeat 7 --compare-causal \
+  --tile-ops vector,blas --peer ort > "$out/main.jsonl"
+log "n = 8192"
+"$bench" bench --seq-len 8192 --head-dim 64 --batch-heads 16 --threads 2 --repeat 3 --compare-causal \
+  --tile-ops vector,blas --peer ort > "$out/n8192.jsonl"
+log "pure Java: no native BLAS in the JVM at all"
+JAVA_OPTS="-Dsparkattention.blas=java" "$bench" bench --seq-len 512,1024,4096 --head-dim 64 --batch-heads 16 \
+  --threads 2 --repeat 9 --tile-ops vector > "$out/pure-java.jsonl"
+log "one thread (for the 2-thread scaling)"
+"$bench" bench --seq-len 1024,4096 --head-dim 64 --batch-heads 16 --threads 1 --repeat 5 \
+  --tile-ops vector,blas --peer ort > "$out/one-thread.jsonl"
+log "one 65,536-token head in a 512 MiB heap"
+JAVA_OPTS=-Xmx512m "$bench" bench --seq-len 65536 --head-dim 64 --batch-heads 1 --repeat 1 > "$out/n65536.jsonl"
+log "numpy: the seed's attention and sgemm"
+if python3 -c 'import numpy' 2>/dev/null; then
+  python3 "$here/numpy_peers.py" --seq-len 256,512,1024,2048 --batch-heads 16 --threads 2 --repeat 3 \
+    --sgemm 1024,2048,4096 > "$out/numpy.jsonl"
+else
+  echo "numpy not installed: no numpy rows" | tee "$out/numpy.jsonl" >&2
+fi
+log "done"
+python3 "$here/bench_table.py" "$out"/main.jsonl "$out"/n8192.jsonl "$out"/pure-java.jsonl

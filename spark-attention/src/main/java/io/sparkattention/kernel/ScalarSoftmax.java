@@ -1,0 +1,24 @@
+package io.sparkattention.kernel;
+
+/** {@link OnlineSoftmax} in plain Java with {@link Math#exp}: the fallback without the Vector API. */
+final class ScalarSoftmax extends OnlineSoftmax {
+
+    @Override
+    void update(int w, int nk, float[] s, float[] m, float[] l, int off, float[] acc, int accOff, int ldacc, int dv) {
+        for (int r = 0; r < w; r++) {
+            updateLane(r, w, nk, s, m, l, off, acc, accOff, ldacc, dv);
+        }
+    }
+
+    @Override
+    void expMinus(int w, int nk, float[] s, float[] shift, int off) {
+        for (int r = 0; r < w; r++) {
+            expMinusLane(r, w, nk, s, shift, off);
+        }
+    }
+
+    @Override
+    String name() {
+        return "scalar-exp";
+    }
+}
