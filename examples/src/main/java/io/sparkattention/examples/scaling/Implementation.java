@@ -23,7 +23,7 @@ public enum Implementation {
 
         @Override
         long extraBytes(int n, int d) {
-            return 4 * AttentionSpec.defaults().scratchFloats(d);
+            return 4 * AttentionSpec.defaults().scratchFloats(d, d);
         }
     },
 
