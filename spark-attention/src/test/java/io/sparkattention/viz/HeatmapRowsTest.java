@@ -16,7 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** Rows as Spark gives them: read from JSON lines, then collected. */
 class HeatmapRowsTest {
 
-    private final SparkSession spark = SparkTestSession.get();
+    private static final SparkSession spark = SparkTestSession.get();
 
     @Test
     void averagedWeightsWithTokens() {
