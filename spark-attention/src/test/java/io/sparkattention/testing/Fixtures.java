@@ -6,7 +6,11 @@ import io.sparkattention.io.SafeTensors;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.io.InputStream;
 import java.net.URISyntaxException;
+import java.net.URL;
+import java.nio.file.Files;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 
@@ -21,11 +25,30 @@ public final class Fixtures {
     private Fixtures() {
     }
 
+    /**
+     * The fixture as a file. Inside a jar (the test-jar other modules' tests use) a resource has no
+     * path of its own, so it is copied to a temporary file first.
+     */
     public static Path path(String name) {
+        String resource = "/fixtures/pytorch/" + name + ".safetensors";
+        URL url = Fixtures.class.getResource(resource);
+        if (url == null) {
+            throw new IllegalArgumentException("no fixture " + resource);
+        }
         try {
-            return Paths.get(Fixtures.class.getResource("/fixtures/pytorch/" + name + ".safetensors").toURI());
+            if ("file".equals(url.getProtocol())) {
+                return Paths.get(url.toURI());
+            }
+            Path copy = Files.createTempFile(name + "-", ".safetensors");
+            copy.toFile().deleteOnExit();
+            try (InputStream in = url.openStream()) {
+                Files.copy(in, copy, StandardCopyOption.REPLACE_EXISTING);
+            }
+            return copy;
         } catch (URISyntaxException e) {
             throw new IllegalStateException(e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 

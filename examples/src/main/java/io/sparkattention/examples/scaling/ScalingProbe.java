@@ -32,6 +32,11 @@ import java.util.SplittableRandom;
  */
 public final class ScalingProbe {
 
+    /** Passes in a row that allocate no more than the least seen: the JIT has compiled the kernel. */
+    static final int SETTLED_PASSES = 20;
+    /** Longest warm-up, whatever the allocations do. */
+    static final long MAX_WARMUP_MILLIS = 60_000;
+
     /** Sequence length of the warm-up problem: large enough to reach every code path, quick to run. */
     static final int WARMUP_N = 256;
 
@@ -123,12 +128,28 @@ public final class ScalingProbe {
         return point.put("status", "skipped").put("reason", reason);
     }
 
+    /**
+     * Runs the small problem for at least {@code millis}, and then until the JIT has settled: until
+     * {@link #SETTLED_PASSES} passes in a row allocate no more than the least any pass has. Until C2
+     * compiles them, Vector API operations allocate a heap object each, so a fixed, short warm-up
+     * would measure the interpreter's garbage rather than the kernel's memory.
+     */
     private static void warmUp(Implementation impl, int d, long millis) {
         float[] q = random(WARMUP_N * d, 4), k = random(WARMUP_N * d, 5), v = random(WARMUP_N * d, 6);
-        long end = System.nanoTime() + millis * 1_000_000;
-        do {
+        long start = System.nanoTime();
+        long least = Long.MAX_VALUE;
+        int settled = 0;
+        while (true) {
+            long before = allocatedBytes();
             impl.run(WARMUP_N, d, q, k, v);
-        } while (System.nanoTime() < end);
+            long allocated = allocatedBytes() - before;
+            settled = allocated <= least ? settled + 1 : 0;
+            least = Math.min(least, allocated);
+            long elapsed = (System.nanoTime() - start) / 1_000_000;
+            if (elapsed >= MAX_WARMUP_MILLIS || elapsed >= millis && settled >= SETTLED_PASSES) {
+                return;
+            }
+        }
     }
 
     private static float[] random(int size, long seed) {
