@@ -1,5 +1,8 @@
 package io.sparkattention.kernel;
 
+import java.io.InvalidObjectException;
+import java.io.ObjectInputStream;
+import java.io.Serializable;
 import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.ForkJoinPool;
@@ -22,13 +25,16 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>The public methods check every argument; the tile loops below them do not.
  */
-public final class FlashAttention {
+public final class FlashAttention implements Serializable {
+
+    private static final long serialVersionUID = 1L;
 
     /** One scratch per pool thread for the parallel forward. */
     private static final ThreadLocal<Workspace> WORKSPACES = ThreadLocal.withInitial(Workspace::new);
 
     private final AttentionSpec spec;
-    private final TileOps ops;
+    /** Not serialized: each JVM runs the tile implementation it chose for itself (see {@link #writeReplace}). */
+    private final transient TileOps ops;
 
     /** A kernel with the JVM's chosen {@link TileOps}. */
     public FlashAttention(AttentionSpec spec) {
@@ -469,6 +475,33 @@ public final class FlashAttention {
     private static void checkLength(String what, boolean[] a, int expected) {
         if (a.length != expected) {
             throw new IllegalArgumentException(what + " has " + a.length + " values, expected " + expected);
+        }
+    }
+
+    /**
+     * A kernel travels (to Spark executors) as its spec alone and is rebuilt there with that JVM's
+     * own {@link TileOps} choice: the implementations depend on the machine (native BLAS, vector
+     * width), and the spec is all that defines the numbers.
+     */
+    private Object writeReplace() {
+        return new SerializedForm(spec);
+    }
+
+    private void readObject(ObjectInputStream in) throws InvalidObjectException {
+        throw new InvalidObjectException("FlashAttention is serialized through its SerializedForm");
+    }
+
+    /** The serialized form: the spec. */
+    private static final class SerializedForm implements Serializable {
+        private static final long serialVersionUID = 1L;
+        private final AttentionSpec spec;
+
+        SerializedForm(AttentionSpec spec) {
+            this.spec = spec;
+        }
+
+        private Object readResolve() {
+            return new FlashAttention(spec);
         }
     }
 }

@@ -14,22 +14,18 @@ final class ScaledDotProductSource implements LayerSource {
 
     private static final long serialVersionUID = 1L;
 
-    private final AttentionSpec spec;
+    private final FlashAttention kernel;
     private final int numHeads;
     private final int numKvHeads;
-    private transient FlashAttention kernel;
 
     ScaledDotProductSource(AttentionSpec spec, int numHeads, int numKvHeads) {
-        this.spec = spec;
+        this.kernel = new FlashAttention(spec);
         this.numHeads = numHeads;
         this.numKvHeads = numKvHeads;
     }
 
     @Override
     public SequenceAttention layer(int queryWidth, int keyWidth, int valueWidth) {
-        if (kernel == null) {
-            kernel = new FlashAttention(spec);
-        }
         int q = queryWidth > 0 ? queryWidth : keyWidth > 0 ? keyWidth / numKvHeads * numHeads : numHeads;
         int k = keyWidth > 0 ? keyWidth : q / numHeads * numKvHeads;
         int v = valueWidth > 0 ? valueWidth : k;

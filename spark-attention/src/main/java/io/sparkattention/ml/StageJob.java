@@ -27,18 +27,17 @@ final class StageJob implements AttentionJob {
 
     private final StageColumns columns;
     private final LayerSource source;
-    private final AttentionSpec spec;
     private final int numHeads;
     private final WeightsMode weightsMode;
     private final boolean keepInvalid;
     private final StructType outputStruct;
-    private transient FlashAttention kernel;
+    private final FlashAttention kernel;
 
     StageJob(StageColumns columns, LayerSource source, AttentionSpec spec, int numHeads, WeightsMode weightsMode,
              boolean keepInvalid, StructType outputStruct) {
         this.columns = columns;
         this.source = source;
-        this.spec = spec;
+        this.kernel = new FlashAttention(spec);
         this.numHeads = numHeads;
         this.weightsMode = weightsMode;
         this.keepInvalid = keepInvalid;
@@ -82,12 +81,7 @@ final class StageJob implements AttentionJob {
 
     @Override
     public FlashAttention kernel() {
-        FlashAttention k = kernel;
-        if (k == null) {
-            k = new FlashAttention(spec);
-            kernel = k;
-        }
-        return k;
+        return kernel;
     }
 
     @Override

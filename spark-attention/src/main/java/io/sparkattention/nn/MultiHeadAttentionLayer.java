@@ -1,7 +1,6 @@
 package io.sparkattention.nn;
 
 import io.sparkattention.kernel.AttentionShape;
-import io.sparkattention.kernel.AttentionSpec;
 import io.sparkattention.kernel.FlashAttention;
 import io.sparkattention.kernel.Gemm;
 import io.sparkattention.kernel.RowMask;
@@ -21,9 +20,7 @@ public final class MultiHeadAttentionLayer implements SequenceAttention {
     private static final long serialVersionUID = 1L;
 
     private final MultiHeadAttentionWeights weights;
-    private final AttentionSpec spec;
-    /** Rebuilt from the spec after deserialization: each JVM uses its own tile implementation. */
-    private transient FlashAttention kernel;
+    private final FlashAttention kernel;
 
     /**
      * @param weights projections (PyTorch layout)
@@ -32,7 +29,6 @@ public final class MultiHeadAttentionLayer implements SequenceAttention {
     public MultiHeadAttentionLayer(MultiHeadAttentionWeights weights, FlashAttention kernel) {
         this.weights = Objects.requireNonNull(weights, "weights");
         this.kernel = Objects.requireNonNull(kernel, "kernel");
-        this.spec = kernel.spec();
     }
 
     public MultiHeadAttentionWeights weights() {
@@ -41,12 +37,7 @@ public final class MultiHeadAttentionLayer implements SequenceAttention {
 
     @Override
     public FlashAttention kernel() {
-        FlashAttention k = kernel;
-        if (k == null) {
-            k = new FlashAttention(spec);
-            kernel = k;
-        }
-        return k;
+        return kernel;
     }
 
     @Override

@@ -1,7 +1,6 @@
 package io.sparkattention.nn;
 
 import io.sparkattention.kernel.AttentionShape;
-import io.sparkattention.kernel.AttentionSpec;
 import io.sparkattention.kernel.FlashAttention;
 import io.sparkattention.kernel.RowMask;
 
@@ -16,9 +15,7 @@ public final class ScaledDotProduct implements SequenceAttention {
 
     private static final long serialVersionUID = 1L;
 
-    private final AttentionSpec spec;
-    /** Rebuilt from the spec after deserialization: each JVM uses its own tile implementation. */
-    private transient FlashAttention kernel;
+    private final FlashAttention kernel;
     private final int numHeads;
     private final int numKvHeads;
     private final int queryWidth;
@@ -34,7 +31,6 @@ public final class ScaledDotProduct implements SequenceAttention {
     public ScaledDotProduct(FlashAttention kernel, int numHeads, int numKvHeads,
                             int queryWidth, int keyWidth, int valueWidth) {
         this.kernel = Objects.requireNonNull(kernel, "kernel");
-        this.spec = kernel.spec();
         if (numHeads < 1 || numKvHeads < 1 || numHeads % numKvHeads != 0) {
             throw new IllegalArgumentException("numKvHeads (" + numKvHeads + ") must divide numHeads (" + numHeads + ")");
         }
@@ -61,12 +57,7 @@ public final class ScaledDotProduct implements SequenceAttention {
 
     @Override
     public FlashAttention kernel() {
-        FlashAttention k = kernel;
-        if (k == null) {
-            k = new FlashAttention(spec);
-            kernel = k;
-        }
-        return k;
+        return kernel;
     }
 
     @Override

@@ -289,6 +289,24 @@ class FlashAttentionTest {
     }
 
     @Test
+    @DisplayName("a kernel travels as its spec and is rebuilt with the receiving JVM's tile implementation")
+    void serializesAsItsSpec() throws Exception {
+        AttentionSpec spec = AttentionSpec.defaults().withCausal(true).withBlocks(16, 32).withScale(0.25f);
+        FlashAttention sent = new FlashAttention(spec, new CountingOps(TileOps.get()));
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        try (java.io.ObjectOutputStream out = new java.io.ObjectOutputStream(bytes)) {
+            out.writeObject(sent);
+        }
+        FlashAttention received;
+        try (java.io.ObjectInputStream in = new java.io.ObjectInputStream(
+            new java.io.ByteArrayInputStream(bytes.toByteArray()))) {
+            received = (FlashAttention) in.readObject();
+        }
+        assertEquals(spec, received.spec());
+        assertEquals(TileOps.get().name(), received.ops().name());
+    }
+
+    @Test
     @DisplayName("wrong sizes are rejected with a message naming the input")
     void checksArguments() {
         FlashAttention kernel = new FlashAttention(AttentionSpec.defaults());
