@@ -139,11 +139,11 @@ public final class AttentionSpec implements Serializable {
 
     /**
      * Extra floats one call needs besides its inputs and outputs, whatever L and S:
-     * {@code Bq·Bk + 2·Bq + Bq·dv + Bq·d + Bk·(d + dv)} (score tile, running max and sum, output
+     * {@code Bq·Bk + 3·Bq + Bq·dv + Bq·d + Bk·(d + dv)} (score tile, running max, sum and rescale factor, output
      * accumulator, packed query block, packed key and value tiles).
      */
     public long scratchFloats(int headDim, int valueDim) {
-        return (long) queryBlock * keyBlock + 2L * queryBlock + (long) queryBlock * valueDim
+        return (long) queryBlock * keyBlock + 3L * queryBlock + (long) queryBlock * valueDim
             + (long) queryBlock * headDim + (long) keyBlock * (headDim + valueDim);
     }
 

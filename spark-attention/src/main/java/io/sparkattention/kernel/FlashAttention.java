@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code O /= ℓ} and the log-sum-exp {@code m + log ℓ} is kept. Key blocks outside the causal /
  * window / padding band are never visited, so causal attention does about half the work.
  *
- * <p>Extra memory is one {@link Workspace}: {@code Bq·Bk + 2·Bq + Bq·dv} floats, whatever L and S.
+ * <p>Extra memory is one {@link Workspace}: {@link AttentionSpec#scratchFloats} floats, whatever L and S.
  * A query row that can see no key gets output 0 and log-sum-exp −∞ (never NaN), as PyTorch ≥ 2.5,
  * FlashAttention and ONNX do. NaN or ±∞ in the inputs propagate to the rows they touch.
  *
@@ -321,7 +321,7 @@ public final class FlashAttention implements Serializable {
                         ldAllowed, bias, biasOff + (i0 + r0) * ldBias + c0, ldBias);
                     // (6) online softmax: P = exp(S − m_new), ℓ and O rescaled by exp(m_old − m_new)
                     final int accOff = ops.accOffset(r0, bq, dv), ldacc = ops.accStride(w, bq);
-                    softmax.update(w, nk, s, m, l, r0, acc, accOff, ldacc, dv);
+                    softmax.update(w, nk, s, m, l, ws.rowScale, r0, acc, accOff, ldacc, dv);
                     // (7) O += P·Vⱼ   (dv×w)
                     ops.accumulate(w, nk, dv, s, vt, vtOff + c0 * ldvt, ldvt, acc, accOff, ldacc);
                 }

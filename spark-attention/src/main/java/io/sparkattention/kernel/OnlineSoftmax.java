@@ -24,10 +24,11 @@ abstract class OnlineSoftmax {
      * @param s      nk×w key-major scores, replaced by P
      * @param m      running max, queries at {@code [off, off + w)}
      * @param l      running sum, same indices
+     * @param alpha  scratch, same indices (what it holds on return is unspecified)
      * @param acc    dv×w accumulator of the strip, {@code acc[accOff + t·ldacc + r]}, rescaled
      */
-    abstract void update(int w, int nk, float[] s, float[] m, float[] l, int off, float[] acc, int accOff, int ldacc,
-                         int dv);
+    abstract void update(int w, int nk, float[] s, float[] m, float[] l, float[] alpha, int off, float[] acc, int accOff,
+                         int ldacc, int dv);
 
     /** {@code s[c·w + r] = exp(s[c·w + r] − shift[off + r])}: weights from a log-sum-exp. */
     abstract void expMinus(int w, int nk, float[] s, float[] shift, int off);

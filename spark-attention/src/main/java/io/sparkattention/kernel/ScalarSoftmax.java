@@ -4,7 +4,8 @@ package io.sparkattention.kernel;
 final class ScalarSoftmax extends OnlineSoftmax {
 
     @Override
-    void update(int w, int nk, float[] s, float[] m, float[] l, int off, float[] acc, int accOff, int ldacc, int dv) {
+    void update(int w, int nk, float[] s, float[] m, float[] l, float[] alpha, int off, float[] acc, int accOff,
+                int ldacc, int dv) {
         for (int r = 0; r < w; r++) {
             updateLane(r, w, nk, s, m, l, off, acc, accOff, ldacc, dv);
         }

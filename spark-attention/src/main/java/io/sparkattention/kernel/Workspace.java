@@ -1,8 +1,8 @@
 package io.sparkattention.kernel;
 
 /**
- * Scratch memory of one kernel call: the Bq×Bk score tile, the running max and sum (Bq each), the
- * unnormalised Bq×dv output accumulator, the packed (scaled, per-strip transposed) Bq×d query
+ * Scratch memory of one kernel call: the Bq×Bk score tile, the running max, sum and rescale factor
+ * (Bq each), the unnormalised Bq×dv output accumulator, the packed (scaled, per-strip transposed) Bq×d query
  * block and, for implementations that want them, contiguous copies of one key tile (Bk×d) and
  * value tile (Bk×dv). This is all the extra memory the kernel uses, and it does not depend on L or S. Not
  * thread-safe: one per thread; reusing it across calls avoids garbage in tight loops.
@@ -12,6 +12,7 @@ public final class Workspace {
     float[] scores = new float[0];
     float[] rowMax = new float[0];
     float[] rowSum = new float[0];
+    float[] rowScale = new float[0];
     float[] acc = new float[0];
     float[] queries = new float[0];
     float[] keys = new float[0];
@@ -27,6 +28,7 @@ public final class Workspace {
         if (rowMax.length < bq) {
             rowMax = new float[bq];
             rowSum = new float[bq];
+            rowScale = new float[bq];
         }
         if (acc.length < bq * dv) {
             acc = new float[bq * dv];
@@ -45,7 +47,7 @@ public final class Workspace {
 
     /** Floats held right now (for memory accounting in benchmarks and tests). */
     public long floats() {
-        return (long) scores.length + rowMax.length + rowSum.length + acc.length + queries.length
+        return (long) scores.length + rowMax.length + rowSum.length + rowScale.length + acc.length + queries.length
             + keys.length + values.length;
     }
 }

@@ -11,7 +11,7 @@ import java.util.Locale;
 /** The two attention implementations the scaling measurement compares, on one head of n×d. */
 public enum Implementation {
 
-    /** {@link FlashAttention}: scratch of Bq·Bk + 2·Bq + Bq·d floats, whatever n. */
+    /** {@link FlashAttention}: scratch of {@link AttentionSpec#scratchFloats} floats, whatever n. */
     TILED("tiled (FlashAttention)") {
         @Override
         float[] run(int n, int d, float[] q, float[] k, float[] v) {

@@ -24,7 +24,7 @@ class ScalingCommandTest {
     @Test
     void measuresBothImplementationsAndDrawsThePlot(@TempDir Path dir) throws Exception {
         Path png = dir.resolve("scaling.png");
-        CommandLineRun run = CommandLineRun.of("scaling", "--seq-len", "64,256", "--head-dim", "16", "--repeat", "1",
+        CommandLineRun run = CommandLineRun.of("scaling", "--seq-len", "64,1024", "--head-dim", "16", "--repeat", "1",
             "--warmup-ms", "50", "--output", png.toString());
         assertEquals(0, run.exitCode, run.err);
         List<JsonNode> points = json(run);
@@ -34,12 +34,13 @@ class ScalingCommandTest {
             assertTrue(p.get("median_ms").asDouble() > 0, p.toString());
             assertTrue(p.get("peak_heap_mb").asDouble() > 0, p.toString());
         }
-        // At n = 256, d = 16 the naive 256×256 scores (0.25 MiB) outweigh the tiled kernel's scratch.
+        // At n = 1024, d = 16 the naive 1024×1024 scores (4 MiB) outweigh the tiled kernel's scratch (0.1 MiB)
+        // many times over: a margin no JIT warm-up garbage in the measured pass can close.
         JsonNode tiled = points.get(2), naive = points.get(3);
         assertEquals("tiled", tiled.get("impl").asText());
         assertEquals("naive", naive.get("impl").asText());
         assertTrue(naive.get("peak_heap_mb").asDouble() > tiled.get("peak_heap_mb").asDouble(), run.out);
-        assertTrue(naive.get("allocated_mb").asDouble() >= 0.25, run.out);
+        assertTrue(naive.get("allocated_mb").asDouble() >= 4, run.out);
         assertNotNull(ImageIO.read(png.toFile()), "plot is a PNG");
     }
 
