@@ -19,8 +19,9 @@ import static org.apache.spark.sql.functions.sum;
 
 /**
  * Times attention through Spark: the {@link ScaledDotProductAttention} stage with
- * {@code numHeads = BH} on one row holding an n×(BH·d) query, key and value — the kernel
- * benchmark's problem, as a DataFrame. The matrices are generated on the executors from the row's
+ * {@code numHeads = BH} on R rows (one per partition), each holding an n×(BH·d) query, key and
+ * value — the kernel benchmark's problem with R·BH heads, as a DataFrame. The matrices are
+ * generated on the executors from the row's
  * id ({@link RandomMatrix}) and the output is consumed there ({@link OutputChecksum} summed by an
  * aggregate), so one repetition is: plan, generate, attend with the chosen strategy, checksum, and
  * only one number comes back to the driver. The times include generating the inputs (a few
@@ -35,6 +36,7 @@ public final class SparkBenchmark {
 
     private final SparkSession spark;
     private final Strategy strategy;
+    private final int rows;
     private final boolean causal;
     private final int repeat;
     private final Integer blockSize;
@@ -43,13 +45,16 @@ public final class SparkBenchmark {
     /**
      * @param spark     the session (local or a cluster)
      * @param strategy  the stage's strategy
+     * @param rows      rows (sequences), one per partition
      * @param causal    top-left causal mask
      * @param repeat    timed repetitions
      * @param blockSize kernel tile size, or null for the kernel's default
      */
-    public SparkBenchmark(SparkSession spark, Strategy strategy, boolean causal, int repeat, Integer blockSize) {
+    public SparkBenchmark(SparkSession spark, Strategy strategy, int rows, boolean causal, int repeat,
+                          Integer blockSize) {
         this.spark = spark;
         this.strategy = strategy;
+        this.rows = rows;
         this.causal = causal;
         this.repeat = repeat;
         this.blockSize = blockSize;
@@ -77,9 +82,10 @@ public final class SparkBenchmark {
         int cores = spark.sparkContext().defaultParallelism();
         ExecutionSettings settings = ExecutionSettings.from(spark);
         Strategy resolved = strategy != Strategy.AUTO ? strategy : AutoStrategy.choose(
-            WorkloadStats.uniform(1, 1, batchHeads, seqLen, seqLen), cores, WeightsMode.NONE, settings).strategy();
+            WorkloadStats.uniform(rows, rows, batchHeads, seqLen, seqLen), cores, WeightsMode.NONE, settings).strategy();
         BenchResult result = new BenchResult("spark", seqLen, headDim, batchHeads, causal, cores, times,
-            BenchResult.flops(seqLen, headDim, batchHeads, causal), executorBlas())
+            BenchResult.flops(seqLen, headDim, rows * batchHeads, causal), executorBlas())
+            .with("rows", rows)
             .with("strategy", strategy.paramValue())
             .with("resolved_strategy", resolved.paramValue())
             .with("master", spark.sparkContext().master())
@@ -93,10 +99,10 @@ public final class SparkBenchmark {
         return result;
     }
 
-    /** Generates, attends and checksums one row of n×(BH·d); returns the checksum. */
+    /** Generates, attends and checksums the rows of n×(BH·d); returns the sum of their checksums. */
     private double once(int n, int d, int bh) {
         int width = bh * d;
-        Dataset<Row> input = spark.range(0, 1, 1, 1)
+        Dataset<Row> input = spark.range(0, rows, 1, rows)
             .withColumn("query", RandomMatrix.column(col("id"), SEED, n, width))
             .withColumn("key", RandomMatrix.column(col("id"), SEED + 1, n, width))
             .withColumn("value", RandomMatrix.column(col("id"), SEED + 2, n, width));

@@ -13,15 +13,20 @@ import picocli.CommandLine.Option;
 final class SparkBenchOptions {
 
     @Option(names = "--spark", description = {"Run through Spark: the ScaledDotProductAttention stage with numHeads = "
-        + "BH on one row of n×(BH·d) query, key and value generated on the executors; the output is checksummed "
+        + "BH on rows (--rows) of n×(BH·d) query, key and value generated on the executors; the output is checksummed "
         + "there (nothing is collected). Times include planning and generating the inputs. Adds mode, strategy, "
-        + "resolved_strategy, executors, executor_memory and executor_peak_heap_mb to the JSON; threads is the "
+        + "resolved_strategy, rows, executors, executor_memory and executor_peak_heap_mb to the JSON; threads is the "
         + "cluster's cores."})
     boolean spark;
 
     @Option(names = "--strategy", defaultValue = "auto", paramLabel = "S",
         description = "With --spark: auto, batch, head or sequence (default ${DEFAULT-VALUE}).")
     String strategy;
+
+    @Option(names = "--rows", defaultValue = "1", paramLabel = "R",
+        description = {"With --spark: rows (sequences) of n×(BH·d) each, one per partition, so R·BH heads in all "
+            + "(default ${DEFAULT-VALUE}). Compare with the kernel mode's --batch-heads R·BH."})
+    int rows;
 
     @Option(names = "--master", paramLabel = "URL",
         description = "With --spark: the Spark master (default local[*]; e.g. spark://127.0.0.1:7077).")
@@ -35,6 +40,7 @@ final class SparkBenchOptions {
         positive("--head-dim", bench.headDim);
         positive("--batch-heads", bench.batchHeads);
         positive("--repeat", bench.repeat);
+        positive("--rows", rows);
         Strategy chosen;
         try {
             chosen = Strategy.parse(strategy);
@@ -49,7 +55,7 @@ final class SparkBenchOptions {
             System.setProperty("spark.executor.metrics.pollingInterval", "100ms");
         }
         SparkSession session = SparkSessions.start("spark-attention bench", master);
-        SparkBenchmark runner = new SparkBenchmark(session, chosen, bench.causal, bench.repeat,
+        SparkBenchmark runner = new SparkBenchmark(session, chosen, rows, bench.causal, bench.repeat,
             bench.blockQ != null ? bench.blockQ : bench.blockK);
         runner.warmUp(bench.headDim, bench.batchHeads);
         for (int n : bench.seqLens) {

@@ -1,0 +1,82 @@
+package io.sparkattention.examples.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@code spark-attention bench}: the JSON contract of both modes, with sizes small enough to run in a test. */
+class BenchCommandTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @Test
+    @DisplayName("kernel mode: one JSON line per length with the documented fields; gflops counts 4·L·S·d·BH")
+    void kernelModeFields() throws Exception {
+        CommandLineRun run = CommandLineRun.of("bench", "--seq-len", "100,130", "--head-dim", "16", "--batch-heads",
+            "3", "--repeat", "3", "--threads", "2");
+        assertEquals(0, run.exitCode, run.err);
+        List<JsonNode> lines = json(run);
+        assertEquals(2, lines.size(), run.out);
+        for (String field : new String[] {"seq_len", "head_dim", "batch_heads", "causal", "threads", "median_ms",
+            "min_ms", "max_ms", "gflops", "blas"}) {
+            assertTrue(lines.get(0).has(field), field + " in " + lines.get(0));
+        }
+        JsonNode first = lines.get(0);
+        assertEquals(100, first.get("seq_len").asInt());
+        assertEquals(130, lines.get(1).get("seq_len").asInt());
+        assertEquals(2, first.get("threads").asInt());
+        double median = first.get("median_ms").asDouble();
+        assertTrue(first.get("min_ms").asDouble() <= median && median <= first.get("max_ms").asDouble(), run.out);
+        assertEquals(4.0 * 100 * 100 * 16 * 3 / (median * 1e6), first.get("gflops").asDouble(),
+            0.01 * first.get("gflops").asDouble(), run.out);
+    }
+
+    @Test
+    @DisplayName("spark mode: R rows of BH heads count as R·BH heads of work; the checksum covers every row")
+    void sparkModeCountsEveryRow() throws Exception {
+        JsonNode one = sparkRun("1"), two = sparkRun("2");
+        assertEquals("spark", two.get("mode").asText());
+        assertEquals("batch", two.get("resolved_strategy").asText());
+        assertEquals(2, two.get("rows").asInt());
+        double expected = 4.0 * 64 * 64 * 8 * 2 * 2 / (two.get("median_ms").asDouble() * 1e6);
+        // gflops is printed with three decimals
+        assertEquals(expected, two.get("gflops").asDouble(), 0.0005 + 0.01 * expected, two.toString());
+        assertTrue(Double.isFinite(two.get("checksum").asDouble()), two.toString());
+        assertTrue(one.get("checksum").asDouble() != two.get("checksum").asDouble(),
+            "the second row (other random inputs) adds to the checksum");
+    }
+
+    @Test
+    @DisplayName("bad options end with exit code 2 and one line naming the option")
+    void badOptions() {
+        CommandLineRun run = CommandLineRun.of("bench", "--spark", "--rows", "0", "--seq-len", "64");
+        assertEquals(2, run.exitCode, run.err);
+        assertEquals(List.of("spark-attention bench: --rows must be >= 1, got 0"), run.errorLines());
+    }
+
+    private static JsonNode sparkRun(String rows) throws Exception {
+        CommandLineRun run = CommandLineRun.of("bench", "--spark", "--strategy", "batch", "--rows", rows,
+            "--seq-len", "64", "--head-dim", "8", "--batch-heads", "2", "--repeat", "1");
+        assertEquals(0, run.exitCode, run.err);
+        List<JsonNode> lines = json(run);
+        assertEquals(1, lines.size(), run.out);
+        return lines.get(0);
+    }
+
+    private static List<JsonNode> json(CommandLineRun run) throws Exception {
+        List<JsonNode> nodes = new ArrayList<>();
+        for (String line : run.outLines()) {
+            if (line.startsWith("{")) {
+                nodes.add(JSON.readTree(line));
+            }
+        }
+        return nodes;
+    }
+}
