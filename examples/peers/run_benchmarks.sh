@@ -23,6 +23,12 @@ log "n = 8192"
 log "pure Java: no native BLAS in the JVM at all"
 JAVA_OPTS="-Dsparkattention.blas=java" "$bench" bench --seq-len 512,1024,4096 --head-dim 64 --batch-heads 16 \
   --threads 2 --repeat 9 --tile-ops vector > "$out/pure-java.jsonl"
+log "Spark stage (local[2], batch strategy, 2 rows × 8 heads) against the kernel on the same 16 heads; alternating, twice"
+for i in 1 2; do
+  "$bench" bench --seq-len 512,2048 --head-dim 64 --batch-heads 16 --threads 2 --repeat 7 > "$out/kernel-$i.jsonl"
+  "$bench" bench --spark --master 'local[2]' --strategy batch --rows 2 --seq-len 512,2048 --head-dim 64 \
+    --batch-heads 8 --repeat 7 > "$out/spark-$i.jsonl"
+done
 log "one thread (for the 2-thread scaling)"
 "$bench" bench --seq-len 1024,4096 --head-dim 64 --batch-heads 16 --threads 1 --repeat 5 \
   --tile-ops vector,blas --peer ort > "$out/one-thread.jsonl"

@@ -28,6 +28,10 @@ final class SparkBenchOptions {
             + "(default ${DEFAULT-VALUE}). Compare with the kernel mode's --batch-heads R·BH."})
     int rows;
 
+    @Option(names = "--cache-input", description = {"With --spark: generate the rows once per length, cache them "
+        + "in executor memory and time only the stage and the checksum (without it, every repetition generates them)."})
+    boolean cacheInput;
+
     @Option(names = "--master", paramLabel = "URL",
         description = "With --spark: the Spark master (default local[*]; e.g. spark://127.0.0.1:7077).")
     String master;
@@ -55,7 +59,7 @@ final class SparkBenchOptions {
             System.setProperty("spark.executor.metrics.pollingInterval", "100ms");
         }
         SparkSession session = SparkSessions.start("spark-attention bench", master);
-        SparkBenchmark runner = new SparkBenchmark(session, chosen, rows, bench.causal, bench.repeat,
+        SparkBenchmark runner = new SparkBenchmark(session, chosen, rows, cacheInput, bench.causal, bench.repeat,
             bench.blockQ != null ? bench.blockQ : bench.blockK);
         runner.warmUp(bench.headDim, bench.batchHeads);
         for (int n : bench.seqLens) {

@@ -41,7 +41,7 @@ class BenchCommandTest {
     @Test
     @DisplayName("spark mode: R rows of BH heads count as R·BH heads of work; the checksum covers every row")
     void sparkModeCountsEveryRow() throws Exception {
-        JsonNode one = sparkRun("1"), two = sparkRun("2");
+        JsonNode one = sparkRun("1"), two = sparkRun("2"), cached = sparkRun("2", "--cache-input");
         assertEquals("spark", two.get("mode").asText());
         assertEquals("batch", two.get("resolved_strategy").asText());
         assertEquals(2, two.get("rows").asInt());
@@ -51,6 +51,9 @@ class BenchCommandTest {
         assertTrue(Double.isFinite(two.get("checksum").asDouble()), two.toString());
         assertTrue(one.get("checksum").asDouble() != two.get("checksum").asDouble(),
             "the second row (other random inputs) adds to the checksum");
+        assertEquals(true, cached.get("cached_input").asBoolean());
+        assertEquals(two.get("checksum").asDouble(), cached.get("checksum").asDouble(), 0.0,
+            "a cached input is the same input");
     }
 
     @Test
@@ -61,9 +64,11 @@ class BenchCommandTest {
         assertEquals(List.of("spark-attention bench: --rows must be >= 1, got 0"), run.errorLines());
     }
 
-    private static JsonNode sparkRun(String rows) throws Exception {
-        CommandLineRun run = CommandLineRun.of("bench", "--spark", "--strategy", "batch", "--rows", rows,
-            "--seq-len", "64", "--head-dim", "8", "--batch-heads", "2", "--repeat", "1");
+    private static JsonNode sparkRun(String rows, String... more) throws Exception {
+        List<String> args = new ArrayList<>(List.of("bench", "--spark", "--strategy", "batch", "--rows", rows,
+            "--seq-len", "64", "--head-dim", "8", "--batch-heads", "2", "--repeat", "1"));
+        args.addAll(List.of(more));
+        CommandLineRun run = CommandLineRun.of(args.toArray(new String[0]));
         assertEquals(0, run.exitCode, run.err);
         List<JsonNode> lines = json(run);
         assertEquals(1, lines.size(), run.out);

@@ -1,0 +1,95 @@
+package io.sparkattention.ml;
+
+import io.sparkattention.exec.RowDataException;
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
+import org.apache.spark.sql.catalyst.expressions.UnsafeArrayData;
+import org.apache.spark.sql.catalyst.expressions.UnsafeProjection;
+import org.apache.spark.sql.catalyst.util.ArrayData;
+import org.apache.spark.sql.catalyst.util.GenericArrayData;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataTypes;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Decoding one row's matrix, from Catalyst's generic and unsafe (binary) arrays alike. */
+class MatrixTypeTest {
+
+    private static final DataType FLOATS = DataTypes.createArrayType(DataTypes.createArrayType(DataTypes.FloatType));
+    private static final DataType DOUBLES = DataTypes.createArrayType(DataTypes.createArrayType(DataTypes.DoubleType));
+
+    /** A rows×cols matrix with a(i, j) = i·1000 + j, as generic arrays of boxed values; {@code hole} (i, j) is null. */
+    private static GenericArrayData generic(int rows, int cols, boolean doubles, int holeRow, int holeCol) {
+        Object[] outer = new Object[rows];
+        for (int i = 0; i < rows; i++) {
+            Object[] row = new Object[cols];
+            for (int j = 0; j < cols; j++) {
+                row[j] = i == holeRow && j == holeCol ? null : doubles ? (Object) (double) (i * 1000 + j)
+                    : (Object) (float) (i * 1000 + j);
+            }
+            outer[i] = new GenericArrayData(row);
+        }
+        return new GenericArrayData(outer);
+    }
+
+    /** The same value in Catalyst's binary format, as Parquet, caches and projections hand it over. */
+    private static ArrayData unsafe(GenericArrayData value, DataType type) {
+        UnsafeProjection projection = UnsafeProjection.create(new DataType[] {type});
+        ArrayData converted = projection.apply(new GenericInternalRow(new Object[] {value})).getArray(0);
+        assertInstanceOf(UnsafeArrayData.class, converted.getArray(0));
+        return converted;
+    }
+
+    private static float[] expected(int rows, int cols) {
+        float[] m = new float[rows * cols];
+        for (int i = 0; i < rows; i++) {
+            for (int j = 0; j < cols; j++) {
+                m[i * cols + j] = i * 1000 + j;
+            }
+        }
+        return m;
+    }
+
+    @Test
+    @DisplayName("float and double rows, generic or unsafe, decode to the same row-major matrix (widths across null-bit words)")
+    void decodesEveryRepresentation() {
+        for (int cols : new int[] {1, 63, 64, 65, 130}) {
+            float[] want = expected(3, cols);
+            assertArrayEquals(want, MatrixType.FLOAT.decode(generic(3, cols, false, -1, -1), "q").values);
+            assertArrayEquals(want, MatrixType.FLOAT.decode(unsafe(generic(3, cols, false, -1, -1), FLOATS), "q").values);
+            assertArrayEquals(want, MatrixType.DOUBLE.decode(generic(3, cols, true, -1, -1), "q").values);
+            assertArrayEquals(want, MatrixType.DOUBLE.decode(unsafe(generic(3, cols, true, -1, -1), DOUBLES), "q").values);
+        }
+    }
+
+    @Test
+    @DisplayName("a null element is an error naming the column, the matrix row and the position, in either representation")
+    void nullElementIsNamed() {
+        for (int[] hole : new int[][] {{0, 0}, {1, 63}, {2, 64}, {2, 129}}) {
+            String message = "column q row " + hole[0] + " has a null at position " + hole[1];
+            RowDataException g = assertThrows(RowDataException.class,
+                () -> MatrixType.FLOAT.decode(generic(3, 130, false, hole[0], hole[1]), "q"));
+            assertEquals(message, g.getMessage());
+            RowDataException u = assertThrows(RowDataException.class,
+                () -> MatrixType.FLOAT.decode(unsafe(generic(3, 130, false, hole[0], hole[1]), FLOATS), "q"));
+            assertEquals(message, u.getMessage());
+            RowDataException d = assertThrows(RowDataException.class,
+                () -> MatrixType.DOUBLE.decode(unsafe(generic(3, 130, true, hole[0], hole[1]), DOUBLES), "q"));
+            assertEquals(message, d.getMessage());
+        }
+    }
+
+    @Test
+    @DisplayName("ragged rows are an error naming the row and both widths")
+    void raggedRows() {
+        GenericArrayData ragged = new GenericArrayData(new Object[] {
+            new GenericArrayData(new Object[] {1f, 2f}), new GenericArrayData(new Object[] {1f, 2f, 3f})});
+        RowDataException e = assertThrows(RowDataException.class, () -> MatrixType.FLOAT.decode(ragged, "q"));
+        assertTrue(e.getMessage().contains("row 1"), e.getMessage());
+    }
+}
