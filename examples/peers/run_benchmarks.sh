@@ -29,6 +29,13 @@ for i in 1 2; do
   "$bench" bench --spark --master 'local[2]' --strategy batch --rows 2 --seq-len 512,2048 --head-dim 64 \
     --batch-heads 8 --repeat 7 > "$out/spark-$i.jsonl"
 done
+log "Spark stage, steady state: enough rows to spread the per-job cost, input cached; the kernel on the same heads"
+JAVA_OPTS=-Xmx3g "$bench" bench --spark --master 'local[2]' --strategy batch --rows 64 --cache-input --seq-len 512 \
+  --head-dim 64 --batch-heads 16 --repeat 5 > "$out/spark-steady-512.jsonl"
+"$bench" bench --seq-len 512 --head-dim 64 --batch-heads 1024 --threads 2 --repeat 5 > "$out/kernel-steady-512.jsonl"
+JAVA_OPTS=-Xmx3g "$bench" bench --spark --master 'local[2]' --strategy batch --rows 8 --cache-input --seq-len 2048 \
+  --head-dim 64 --batch-heads 16 --repeat 5 > "$out/spark-steady-2048.jsonl"
+"$bench" bench --seq-len 2048 --head-dim 64 --batch-heads 128 --threads 2 --repeat 5 > "$out/kernel-steady-2048.jsonl"
 log "one thread (for the 2-thread scaling)"
 "$bench" bench --seq-len 1024,4096 --head-dim 64 --batch-heads 16 --threads 1 --repeat 5 \
   --tile-ops vector,blas --peer ort > "$out/one-thread.jsonl"
