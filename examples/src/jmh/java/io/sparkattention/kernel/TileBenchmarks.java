@@ -38,7 +38,7 @@ public class TileBenchmarks {
     String tileOps;
 
     private TileOps ops;
-    private float[] qp, k, v, s, m, l, acc, kt, vt;
+    private float[] qp, k, v, s, m, l, alpha, acc, kt, vt;
 
     @Setup(Level.Trial)
     public void setUp() {
@@ -52,6 +52,7 @@ public class TileBenchmarks {
         s = new float[BQ * BK];
         m = new float[BQ];
         l = new float[BQ];
+        alpha = new float[BQ];
         acc = new float[BQ * D];
         kt = new float[BK * D];
         vt = new float[BK * D];
@@ -87,7 +88,7 @@ public class TileBenchmarks {
         for (int r0 = 0, w; r0 < BQ; r0 += w) {
             w = ops.strip(BQ - r0, false);
             ops.scores(w, BK, D, qp, r0 * D, kt, 0, D, s);
-            ops.softmax().update(w, BK, s, m, l, r0, acc, ops.accOffset(r0, BQ, D), ops.accStride(w, BQ), D);
+            ops.softmax().update(w, BK, s, m, l, alpha, r0, acc, ops.accOffset(r0, BQ, D), ops.accStride(w, BQ), D);
         }
         return s;
     }

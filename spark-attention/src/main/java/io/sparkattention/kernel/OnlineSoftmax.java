@@ -30,7 +30,10 @@ abstract class OnlineSoftmax {
     abstract void update(int w, int nk, float[] s, float[] m, float[] l, float[] alpha, int off, float[] acc, int accOff,
                          int ldacc, int dv);
 
-    /** {@code s[c·w + r] = exp(s[c·w + r] − shift[off + r])}: weights from a log-sum-exp. */
+    /**
+     * {@code s[c·w + r] = exp(s[c·w + r] − shift[off + r])}: weights from a log-sum-exp. A shift of
+     * −∞ (a fully masked row) may be read as 0 or give NaN: callers skip such rows.
+     */
     abstract void expMinus(int w, int nk, float[] s, float[] shift, int off);
 
     /** Short name, part of {@link TileOps#name()}. */

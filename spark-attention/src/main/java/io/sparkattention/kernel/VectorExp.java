@@ -17,9 +17,9 @@ import jdk.incubator.vector.VectorSpecies;
  * kernel's 1e-5 bound.
  *
  * <p>Edges: NaN → NaN; −∞ and every {@code x ≤ −87.68} → +0 (the true values are below
- * 2^−126.5 ≈ 8·10⁻³⁹, subnormal: flushed); {@code x} in {@code [88.38, 88.72]} → +∞. Arguments
- * above 88.72 are outside the contract: every caller subtracts a running max or a log-sum-exp, so
- * its arguments are {@code ≤ 0} up to rounding.
+ * 2^−126.5 ≈ 8·10⁻³⁹, subnormal: flushed); {@code x ≥ 88.38} → +∞ when asked to cap the top
+ * of the range. The online softmax does not ask (its arguments {@code s − max} are never
+ * positive: two operations fewer per vector); weights from a caller's log-sum-exp do.
  *
  * <p><b>Why arrays in, arrays out.</b> Every vector lives and dies inside {@link #expShifted}: no
  * {@code FloatVector} is ever passed to or returned from a method of ours. When C2 compiles a
@@ -36,6 +36,8 @@ final class VectorExp {
 
     /** Below this, n would leave the exponent range: the result is 0 (n = −127 gives 0 bits). */
     private static final float LOWEST = -88.37f;
+    /** Above this, n = 128 gives the infinity bit pattern; larger n would overflow into the sign bit. */
+    private static final float HIGHEST = 88.72f;
     private static final float LOG2E = 1.44269504088896341f;
     /** 1.5·2²³: adding and subtracting it rounds a float of magnitude below 2²² to an integer. */
     private static final float ROUND = 12582912f;
@@ -63,12 +65,14 @@ final class VectorExp {
      * {@code a[aOff + c·w + j] ← exp(a[aOff + c·w + j] − shift_j)} with {@code shift_j =
      * x[xOff + j]}, or 0 where that is −∞ (a query that has seen nothing: its terms are
      * {@code exp(−∞) = 0}, not NaN). With {@code sum ≠ null}, also {@code sum[xOff + j] += Σ_c} of
-     * the new values.
+     * the new values. With {@code capHigh}, arguments above 88.72 give +∞ (otherwise they must not
+     * occur).
      *
      * <p>Shapes: {@code a} nk×w key-major (queries side by side, stride w between keys);
      * {@code x} and {@code sum} one value per query.
      */
-    static void expShifted(float[] a, int aOff, int w, int nk, float[] x, int xOff, int lanes, float[] sum) {
+    static void expShifted(float[] a, int aOff, int w, int nk, float[] x, int xOff, int lanes, float[] sum,
+                           boolean capHigh) {
         final FloatVector minusLn2Hi = FloatVector.broadcast(SPECIES, -LN2_HI);
         final FloatVector minusLn2Lo = FloatVector.broadcast(SPECIES, -LN2_LO);
         final FloatVector c3 = FloatVector.broadcast(SPECIES, C3), c2 = FloatVector.broadcast(SPECIES, C2);
@@ -81,6 +85,9 @@ final class VectorExp {
                 FloatVector v = FloatVector.fromArray(SPECIES, a, i).sub(shift);
                 // Compare-and-blend keeps NaN (every comparison with NaN is false), unlike a min/max clamp.
                 v = v.blend(LOWEST, v.compare(VectorOperators.LT, LOWEST));
+                if (capHigh) {  // loop-invariant: C2 unswitches the loop on it
+                    v = v.blend(HIGHEST, v.compare(VectorOperators.GT, HIGHEST));
+                }
                 FloatVector t = v.fma(LOG2E, ROUND);                // ROUND + n, n = round(v·log₂e)
                 FloatVector n = t.sub(ROUND);
                 FloatVector r = n.fma(minusLn2Hi, v);               // r = v − n·ln2: n·ln2_hi is exact

@@ -26,9 +26,9 @@ final class VectorSoftmax extends OnlineSoftmax {
         final int whole = VectorExp.wholeLanes(w);
         if (whole > 0) {
             newMax(whole, w, nk, s, m, alpha, off);
-            VectorExp.expShifted(alpha, off, 0, 1, m, off, whole, null);
+            VectorExp.expShifted(alpha, off, 0, 1, m, off, whole, null, false);
             rescale(whole, l, alpha, off, acc, accOff, ldacc, dv);
-            VectorExp.expShifted(s, 0, w, nk, m, off, whole, l);
+            VectorExp.expShifted(s, 0, w, nk, m, off, whole, l, false);
         }
         for (int r = whole; r < w; r++) {
             updateLane(r, w, nk, s, m, l, off, acc, accOff, ldacc, dv);
@@ -68,7 +68,7 @@ final class VectorSoftmax extends OnlineSoftmax {
     @Override
     void expMinus(int w, int nk, float[] s, float[] shift, int off) {
         final int whole = VectorExp.wholeLanes(w);
-        VectorExp.expShifted(s, 0, w, nk, shift, off, whole, null);
+        VectorExp.expShifted(s, 0, w, nk, shift, off, whole, null, true);
         for (int r = whole; r < w; r++) {
             expMinusLane(r, w, nk, s, shift, off);
         }

@@ -276,7 +276,7 @@ class FlashAttentionTest {
     }
 
     @Test
-    @DisplayName("scratch memory is Bq*Bk + 2*Bq + Bq*dv + Bq*d + Bk*(d + dv) floats, whatever the sequence length")
+    @DisplayName("scratch memory is Bq*Bk + 3*Bq + Bq*dv + Bq*d + Bk*(d + dv) floats, whatever the sequence length")
     void scratchIsIndependentOfLength() {
         AttentionSpec spec = AttentionSpec.defaults().withBlocks(32, 48);
         for (int n : new int[] {1, 100, 4000}) {

@@ -21,10 +21,14 @@ class VectorExpTest {
 
     /** exp lane by lane through {@link VectorExp#expShifted}: one key row, shift 0. */
     private static float[] exp(float[] x) {
+        return exp(x, false);
+    }
+
+    private static float[] exp(float[] x, boolean cap) {
         int n = SPECIES.loopBound(x.length + SPECIES.length() - 1);
         float[] a = new float[n];
         System.arraycopy(x, 0, a, 0, x.length);
-        VectorExp.expShifted(a, 0, n, 1, new float[n], 0, n, null);
+        VectorExp.expShifted(a, 0, n, 1, new float[n], 0, n, null, cap);
         return Arrays.copyOf(a, x.length);
     }
 
@@ -68,6 +72,17 @@ class VectorExpTest {
     }
 
     @Test
+    @DisplayName("capped (weights from a caller's log-sum-exp): everything above the range is +inf, NaN stays NaN")
+    void cappedTop() {
+        float[] y = exp(new float[] {88.5f, 89f, 200f, 1e30f, Float.POSITIVE_INFINITY, Float.NaN, -1f}, true);
+        for (int i = 0; i < 5; i++) {
+            assertEquals(Float.POSITIVE_INFINITY, y[i], "argument " + i);
+        }
+        assertTrue(Float.isNaN(y[5]));
+        assertEquals(Math.exp(-1), y[6], RELATIVE);
+    }
+
+    @Test
     @DisplayName("a key-major strip: exp(s - shift) per query column, -inf shift read as 0, column sums added")
     void shiftedColumnsAndSums() {
         int lanes = 2 * SPECIES.length(), w = lanes + 3, nk = 5, xOff = 2;
@@ -82,7 +97,7 @@ class VectorExpTest {
             x[xOff + j] = j == 3 ? Float.NEGATIVE_INFINITY : (float) random.nextDouble(-2, 2);
             sum[xOff + j] = 0.5f;
         }
-        VectorExp.expShifted(a, 1, w, nk, x, xOff, lanes, sum);
+        VectorExp.expShifted(a, 1, w, nk, x, xOff, lanes, sum, false);
         for (int j = 0; j < lanes; j++) {
             double shift = j == 3 ? 0 : x[xOff + j], total = 0.5;
             for (int c = 0; c < nk; c++) {

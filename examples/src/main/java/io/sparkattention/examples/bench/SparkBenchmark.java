@@ -78,7 +78,7 @@ public final class SparkBenchmark {
         double checksum = Double.NaN;
         Dataset<Row> input = input(seqLen, headDim, batchHeads);
         if (cacheInput) {
-            input = input.persist(StorageLevel.MEMORY_ONLY());
+            input = input.persist(StorageLevel.MEMORY_AND_DISK());
             input.count();
         }
         try {

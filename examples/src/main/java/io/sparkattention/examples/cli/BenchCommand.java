@@ -75,6 +75,7 @@ final class BenchCommand implements Callable<Integer> {
         if (sparkOptions.spark) {
             return sparkOptions.run(this);
         }
+        sparkOptions.rejectWithoutSpark();
         for (int n : seqLens) {
             positive("--seq-len", n);
         }

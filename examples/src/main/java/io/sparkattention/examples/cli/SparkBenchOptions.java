@@ -15,7 +15,7 @@ final class SparkBenchOptions {
     @Option(names = "--spark", description = {"Run through Spark: the ScaledDotProductAttention stage with numHeads = "
         + "BH on rows (--rows) of n×(BH·d) query, key and value generated on the executors; the output is checksummed "
         + "there (nothing is collected). Times include planning and generating the inputs. Adds mode, strategy, "
-        + "resolved_strategy, rows, executors, executor_memory and executor_peak_heap_mb to the JSON; threads is the "
+        + "resolved_strategy, rows, cached_input, executors, executor_memory and executor_peak_heap_mb (with --cache-input it includes the cached rows) to the JSON; threads is the "
         + "cluster's cores."})
     boolean spark;
 
@@ -67,6 +67,13 @@ final class SparkBenchOptions {
             System.out.flush();
         }
         return 0;
+    }
+
+    /** The Spark-only options, given without {@code --spark}, would be silently ignored: refused. */
+    void rejectWithoutSpark() {
+        if (rows != 1 || cacheInput || master != null || !"auto".equals(strategy)) {
+            throw new BadInputException("--rows, --cache-input, --master and --strategy need --spark");
+        }
     }
 
     private static void positive(String option, int value) {

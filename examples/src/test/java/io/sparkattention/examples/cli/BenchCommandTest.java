@@ -45,9 +45,10 @@ class BenchCommandTest {
         assertEquals("spark", two.get("mode").asText());
         assertEquals("batch", two.get("resolved_strategy").asText());
         assertEquals(2, two.get("rows").asInt());
-        double expected = 4.0 * 64 * 64 * 8 * 2 * 2 / (two.get("median_ms").asDouble() * 1e6);
-        // gflops is printed with three decimals
+        // 4·L·S·d·(rows·BH) = 0.54 GFLOP: large enough that the printed three decimals tell R·BH from BH
+        double expected = 4.0 * 512 * 512 * 64 * 2 * 2 / (two.get("median_ms").asDouble() * 1e6);
         assertEquals(expected, two.get("gflops").asDouble(), 0.0005 + 0.01 * expected, two.toString());
+        assertTrue(Math.abs(expected / 2 - two.get("gflops").asDouble()) > 0.2 * expected / 2, "not counted per row");
         assertTrue(Double.isFinite(two.get("checksum").asDouble()), two.toString());
         assertTrue(one.get("checksum").asDouble() != two.get("checksum").asDouble(),
             "the second row (other random inputs) adds to the checksum");
@@ -62,11 +63,15 @@ class BenchCommandTest {
         CommandLineRun run = CommandLineRun.of("bench", "--spark", "--rows", "0", "--seq-len", "64");
         assertEquals(2, run.exitCode, run.err);
         assertEquals(List.of("spark-attention bench: --rows must be >= 1, got 0"), run.errorLines());
+        CommandLineRun kernel = CommandLineRun.of("bench", "--rows", "4", "--seq-len", "64");
+        assertEquals(2, kernel.exitCode, kernel.err);
+        assertEquals(List.of("spark-attention bench: --rows, --cache-input, --master and --strategy need --spark"),
+            kernel.errorLines());
     }
 
     private static JsonNode sparkRun(String rows, String... more) throws Exception {
         List<String> args = new ArrayList<>(List.of("bench", "--spark", "--strategy", "batch", "--rows", rows,
-            "--seq-len", "64", "--head-dim", "8", "--batch-heads", "2", "--repeat", "1"));
+            "--seq-len", "512", "--head-dim", "64", "--batch-heads", "2", "--repeat", "1"));
         args.addAll(List.of(more));
         CommandLineRun run = CommandLineRun.of(args.toArray(new String[0]));
         assertEquals(0, run.exitCode, run.err);
