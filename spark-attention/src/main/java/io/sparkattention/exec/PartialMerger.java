@@ -4,7 +4,6 @@ import org.apache.spark.api.java.function.PairFlatMapFunction;
 import scala.Tuple2;
 
 import java.util.Iterator;
-import java.util.NoSuchElementException;
 
 /**
  * The merge stage of the sequence strategy. Its partition arrives sorted by {@link UnitKey}, so
@@ -21,16 +20,16 @@ final class PartialMerger implements PairFlatMapFunction<Iterator<Tuple2<UnitKey
     @Override
     public Iterator<Tuple2<UnitKey, Object>> call(Iterator<Tuple2<UnitKey, Object>> sorted) {
         return new Iterator<>() {
-            private Tuple2<UnitKey, Object> pending;
+            private final SortedUnits units = new SortedUnits(sorted);
 
             @Override
             public boolean hasNext() {
-                return pending != null || sorted.hasNext();
+                return units.peek() != null;
             }
 
             @Override
             public Tuple2<UnitKey, Object> next() {
-                Tuple2<UnitKey, Object> first = take();
+                Tuple2<UnitKey, Object> first = units.take();
                 if (!(first._2() instanceof BlockUnit.Partial)) {
                     return first;
                 }
@@ -38,33 +37,17 @@ final class PartialMerger implements PairFlatMapFunction<Iterator<Tuple2<UnitKey
                 BlockUnit.Partial merged = (BlockUnit.Partial) first._2();
                 UnitKey last = key;
                 while (true) {
-                    Tuple2<UnitKey, Object> r = peek();
+                    Tuple2<UnitKey, Object> r = units.peek();
                     if (r == null || !key.sameGroup(r._1())) {
                         break;
                     }
-                    take();
+                    units.take();
                     if (!r._1().equals(last)) {
                         merged.merge((BlockUnit.Partial) r._2());
                         last = r._1();
                     }
                 }
                 return new Tuple2<>(key.with(0, 0), merged);
-            }
-
-            private Tuple2<UnitKey, Object> peek() {
-                if (pending == null && sorted.hasNext()) {
-                    pending = sorted.next();
-                }
-                return pending;
-            }
-
-            private Tuple2<UnitKey, Object> take() {
-                Tuple2<UnitKey, Object> r = peek();
-                if (r == null) {
-                    throw new NoSuchElementException();
-                }
-                pending = null;
-                return r;
             }
         };
     }

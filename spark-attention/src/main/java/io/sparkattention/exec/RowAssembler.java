@@ -8,7 +8,6 @@ import org.apache.spark.sql.catalyst.expressions.JoinedRow;
 import scala.Tuple2;
 
 import java.util.Iterator;
-import java.util.NoSuchElementException;
 
 /**
  * The last stage of the head and sequence strategies. Its partition arrives sorted by
@@ -31,14 +30,14 @@ final class RowAssembler implements FlatMapFunction<Iterator<Tuple2<UnitKey, Obj
     @Override
     public Iterator<InternalRow> call(Iterator<Tuple2<UnitKey, Object>> sorted) {
         return new Iterator<>() {
-            private Tuple2<UnitKey, Object> pending;
+            private final SortedUnits units = new SortedUnits(sorted);
             private Carrier carrier;
             private InternalRow encoded;
             private int copies;
 
             @Override
             public boolean hasNext() {
-                return copies > 0 || peek() != null;
+                return copies > 0 || units.peek() != null;
             }
 
             @Override
@@ -51,23 +50,23 @@ final class RowAssembler implements FlatMapFunction<Iterator<Tuple2<UnitKey, Obj
             }
 
             private void assembleNextRow() {
-                Tuple2<UnitKey, Object> first = take();
+                Tuple2<UnitKey, Object> first = units.take();
                 if (!first._1().isCarrier()) {
                     throw new IllegalStateException("results of row " + first._1().row() + " arrived without the row");
                 }
                 RowKey row = first._1().row();
                 carrier = (Carrier) first._2();
                 copies = 1;
-                for (Tuple2<UnitKey, Object> r = peek(); r != null && r._1().isCarrier() && r._1().row().equals(row);
-                     r = peek()) {
-                    take();
+                for (Tuple2<UnitKey, Object> r = units.peek();
+                     r != null && r._1().isCarrier() && r._1().row().equals(row); r = units.peek()) {
+                    units.take();
                     copies++;
                 }
                 AttentionShape shape = carrier.shape();
                 RowOutput output = shape == null ? null : new RowOutput(shape, job.weightsMode());
                 UnitKey last = null;
-                for (Tuple2<UnitKey, Object> r = peek(); r != null && r._1().row().equals(row); r = peek()) {
-                    take();
+                for (Tuple2<UnitKey, Object> r = units.peek(); r != null && r._1().row().equals(row); r = units.peek()) {
+                    units.take();
                     if (output != null && !r._1().equals(last)) {
                         ((UnitResult) r._2()).addTo(output);
                     }
@@ -75,22 +74,6 @@ final class RowAssembler implements FlatMapFunction<Iterator<Tuple2<UnitKey, Obj
                 }
                 encoded = output == null ? new GenericInternalRow(job.outputStruct().size())
                     : job.encode(job.finish(output.values(), shape.queryLength()), output.weights(), shape);
-            }
-
-            private Tuple2<UnitKey, Object> peek() {
-                if (pending == null && sorted.hasNext()) {
-                    pending = sorted.next();
-                }
-                return pending;
-            }
-
-            private Tuple2<UnitKey, Object> take() {
-                Tuple2<UnitKey, Object> r = peek();
-                if (r == null) {
-                    throw new NoSuchElementException();
-                }
-                pending = null;
-                return r;
             }
         };
     }
