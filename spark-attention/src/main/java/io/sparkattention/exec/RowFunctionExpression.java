@@ -14,6 +14,7 @@ import scala.jdk.javaapi.CollectionConverters;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * A Catalyst expression that evaluates a {@link RowFunction} on its children's values.
@@ -127,5 +128,33 @@ final class RowFunctionExpression extends Expression implements CodegenFallback,
     @Override
     public boolean canEqual(Object that) {
         return that instanceof RowFunctionExpression;
+    }
+
+    /**
+     * Equal when the children are equal and the function is the same instance. Catalyst compares
+     * plans by value: the cache manager finds a persisted Dataset in a later query by comparing
+     * canonical copies of both plans, and canonicalising rebuilds this node through
+     * {@link #withNewChildrenInternal}. With identity equality (the default for a Java class) no
+     * two copies are ever equal, so a cached stage output (or an input computed by a row
+     * function) was silently recomputed by every query that used it. The function is compared by
+     * identity, as Spark compares a UDF's: each {@code transform} builds its own, so two
+     * transforms of one stage stay distinct, which is the safe side.
+     */
+    @Override
+    public boolean equals(Object o) {
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof RowFunctionExpression)) {
+            return false;
+        }
+        RowFunctionExpression that = (RowFunctionExpression) o;
+        return function == that.function && inputs.equals(that.inputs) && Objects.equals(rowId, that.rowId)
+            && type.equals(that.type) && name.equals(that.name);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(System.identityHashCode(function), inputs, rowId, type, name);
     }
 }
