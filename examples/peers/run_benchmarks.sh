@@ -30,17 +30,26 @@ for i in 1 2; do
     --batch-heads 8 --repeat 7 > "$out/spark-$i.jsonl"
 done
 log "Spark stage, steady state: enough rows to spread the per-job cost, input cached; the kernel on the same heads"
+# 7 repetitions: the Spark JVM is still compiling in the first two or three (each a little faster).
 JAVA_OPTS=-Xmx3g "$bench" bench --spark --master 'local[2]' --strategy batch --rows 64 --cache-input --seq-len 512 \
-  --head-dim 64 --batch-heads 16 --repeat 5 > "$out/spark-steady-512.jsonl"
+  --head-dim 64 --batch-heads 16 --repeat 7 > "$out/spark-steady-512.jsonl"
 "$bench" bench --seq-len 512 --head-dim 64 --batch-heads 1024 --threads 2 --repeat 5 > "$out/kernel-steady-512.jsonl"
 JAVA_OPTS=-Xmx3g "$bench" bench --spark --master 'local[2]' --strategy batch --rows 8 --cache-input --seq-len 2048 \
-  --head-dim 64 --batch-heads 16 --repeat 5 > "$out/spark-steady-2048.jsonl"
+  --head-dim 64 --batch-heads 16 --repeat 7 > "$out/spark-steady-2048.jsonl"
 "$bench" bench --seq-len 2048 --head-dim 64 --batch-heads 128 --threads 2 --repeat 5 > "$out/kernel-steady-2048.jsonl"
 log "one thread (for the 2-thread scaling)"
 "$bench" bench --seq-len 1024,4096 --head-dim 64 --batch-heads 16 --threads 1 --repeat 5 \
   --tile-ops vector,blas --peer ort > "$out/one-thread.jsonl"
 log "one 65,536-token head in a 512 MiB heap"
 JAVA_OPTS=-Xmx512m "$bench" bench --seq-len 65536 --head-dim 64 --batch-heads 1 --repeat 1 > "$out/n65536.jsonl"
+log "the fp32 FMA peak, 1 and 2 threads (best of 5 each)"
+if command -v gcc >/dev/null 2>&1 && gcc -O2 -mavx2 -mfma -fopenmp "$here/fma_peak.c" -o "$out/fma_peak" 2>/dev/null; then
+  { echo "# 1 thread"; OMP_NUM_THREADS=1 "$out/fma_peak"; echo "# 2 threads"; OMP_NUM_THREADS=2 "$out/fma_peak"; } \
+    > "$out/fma-peak.txt"
+  rm -f "$out/fma_peak"
+else
+  echo "no gcc with AVX2/FMA/OpenMP: no FMA peak" | tee "$out/fma-peak.txt" >&2
+fi
 log "numpy: the seed's attention and sgemm"
 if python3 -c 'import numpy' 2>/dev/null; then
   python3 "$here/numpy_peers.py" --seq-len 256,512,1024,2048 --batch-heads 16 --threads 2 --repeat 3 \
