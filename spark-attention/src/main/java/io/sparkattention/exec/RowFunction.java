@@ -9,6 +9,10 @@ import java.io.Serializable;
  *
  * <p>One instance is deserialized per task and called by one thread, so implementations may keep
  * transient scratch (e.g. a kernel workspace) between rows.
+ *
+ * <p>The result must depend on the inputs only (same inputs, same output) and an instance must not
+ * change once it is in a column: Spark takes two columns with the same instance over the same
+ * inputs for the same result (a persisted one is reused).
  */
 public interface RowFunction extends Serializable {
 

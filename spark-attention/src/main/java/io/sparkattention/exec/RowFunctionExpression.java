@@ -45,9 +45,9 @@ final class RowFunctionExpression extends Expression implements CodegenFallback,
                           String name) {
         this.inputs = List.copyOf(inputs);
         this.rowId = rowId;
-        this.function = function;
-        this.type = type;
-        this.name = name;
+        this.function = Objects.requireNonNull(function, "function");
+        this.type = Objects.requireNonNull(type, "type");
+        this.name = Objects.requireNonNull(name, "name");
     }
 
     @Override
@@ -131,14 +131,13 @@ final class RowFunctionExpression extends Expression implements CodegenFallback,
     }
 
     /**
-     * Equal when the children are equal and the function is the same instance. Catalyst compares
-     * plans by value: the cache manager finds a persisted Dataset in a later query by comparing
-     * canonical copies of both plans, and canonicalising rebuilds this node through
-     * {@link #withNewChildrenInternal}. With identity equality (the default for a Java class) no
-     * two copies are ever equal, so a cached stage output (or an input computed by a row
-     * function) was silently recomputed by every query that used it. The function is compared by
-     * identity, as Spark compares a UDF's: each {@code transform} builds its own, so two
-     * transforms of one stage stay distinct, which is the safe side.
+     * Equal when the children, the output type and the name are equal and the function is the
+     * same instance. Catalyst compares plans by value: the cache manager finds a persisted Dataset
+     * in a later query by comparing canonical copies of both plans, and canonicalising rebuilds
+     * this node through {@link #withNewChildrenInternal}, so identity equality (a Java class's
+     * default) would make every copy a stranger and every cached row-function column invisible.
+     * The function is compared by identity, as Spark compares a UDF's: each {@code transform}
+     * builds its own, so two transforms of one stage stay distinct, which is the safe side.
      */
     @Override
     public boolean equals(Object o) {
@@ -153,8 +152,9 @@ final class RowFunctionExpression extends Expression implements CodegenFallback,
             && type.equals(that.type) && name.equals(that.name);
     }
 
+    /** Without the function: its identity hash differs from JVM to JVM, and Catalyst caches node hashes. */
     @Override
     public int hashCode() {
-        return Objects.hash(System.identityHashCode(function), inputs, rowId, type, name);
+        return Objects.hash(inputs, rowId, type, name);
     }
 }
