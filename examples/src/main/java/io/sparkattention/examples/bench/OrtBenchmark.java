@@ -20,7 +20,8 @@ import java.util.SplittableRandom;
  * {@code mha.onnx} (one {@code com.microsoft.MultiHeadAttention} node, ORT's CPU flash-attention
  * kernel) or {@code mha_causal.onnx} ({@code unidirectional = 1}), bundled under
  * {@code /peers/ort/}. Their inputs are {@code [B, n, 16·64]}: BH = 16·B (row, head) problems.
- * ORT's intra-op threads are the kernel's {@code --threads}; inter-op is 1.
+ * ORT's intra-op threads are the kernel's {@code --threads}; inter-op is 1; its threads do not
+ * spin-wait between runs (see the constructor).
  */
 public final class OrtBenchmark implements AutoCloseable {
 
@@ -41,6 +42,11 @@ public final class OrtBenchmark implements AutoCloseable {
         try (OrtSession.SessionOptions options = new OrtSession.SessionOptions()) {
             options.setIntraOpNumThreads(threads);
             options.setInterOpNumThreads(1);
+            // ORT's intra-op threads spin-wait for work after each run by default. In a round-robin
+            // run they kept spinning into the next contender's repetition on this 2-core machine and
+            // slowed the kernel 1.3–2.2× at n = 256…1024, while ORT's own times did not change
+            // without spinning (BENCHMARKS.md, round 4). One op per run: nothing to spin for.
+            options.addConfigEntry("session.intra_op.allow_spinning", "0");
             options.setOptimizationLevel(OrtSession.SessionOptions.OptLevel.ALL_OPT);
             session = env.createSession(modelBytes(model), options);
         } catch (OrtException e) {
