@@ -8,7 +8,9 @@ import io.sparkattention.kernel.Blas;
 import io.sparkattention.ml.ScaledDotProductAttention;
 import io.sparkattention.nn.WeightsMode;
 import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.api.java.function.ReduceFunction;
 import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.storage.StorageLevel;
@@ -16,16 +18,15 @@ import org.apache.spark.storage.StorageLevel;
 import java.util.List;
 
 import static org.apache.spark.sql.functions.col;
-import static org.apache.spark.sql.functions.sum;
 
 /**
  * Times attention through Spark: the {@link ScaledDotProductAttention} stage with
- * {@code numHeads = BH} on R rows (one per partition), each holding an n×(BH·d) query, key and
- * value — the kernel benchmark's problem with R·BH heads, as a DataFrame. The matrices are
- * generated on the executors from the row's
- * id ({@link RandomMatrix}) and the output is consumed there ({@link OutputChecksum} summed by an
- * aggregate), so one repetition is: plan, generate, attend with the chosen strategy, checksum, and
- * only one number comes back to the driver. The times include generating the inputs (a fifth of
+ * {@code numHeads = BH} on R rows (in P partitions, one row each by default), each holding an
+ * n×(BH·d) query, key and value — the kernel benchmark's problem with R·BH heads, as a DataFrame.
+ * The matrices are generated on the executors from the row's id ({@link RandomMatrix}) and the
+ * output is consumed there ({@link OutputChecksum} summed by a reduce), so one repetition is one
+ * job: plan, generate, attend with the chosen strategy, checksum, and only one number comes back
+ * to the driver. The times include generating the inputs (a fifth of
  * the executors' time at n = 512), unless the input is cached first.
  */
 public final class SparkBenchmark {
@@ -38,6 +39,7 @@ public final class SparkBenchmark {
     private final SparkSession spark;
     private final Strategy strategy;
     private final int rows;
+    private final int partitions;
     private final boolean cacheInput;
     private final boolean causal;
     private final int repeat;
@@ -47,18 +49,20 @@ public final class SparkBenchmark {
     /**
      * @param spark     the session (local or a cluster)
      * @param strategy  the stage's strategy
-     * @param rows      rows (sequences), one per partition
+     * @param rows      rows (sequences)
+     * @param partitions partitions the rows are spread over (at most {@code rows})
      * @param cacheInput generate the rows once per length, cache them on the executors and time only
      *                   the attention and the checksum
      * @param causal    top-left causal mask
      * @param repeat    timed repetitions
      * @param blockSize kernel tile size, or null for the kernel's default
      */
-    public SparkBenchmark(SparkSession spark, Strategy strategy, int rows, boolean cacheInput, boolean causal,
-                          int repeat, Integer blockSize) {
+    public SparkBenchmark(SparkSession spark, Strategy strategy, int rows, int partitions, boolean cacheInput,
+                          boolean causal, int repeat, Integer blockSize) {
         this.spark = spark;
         this.strategy = strategy;
         this.rows = rows;
+        this.partitions = partitions;
         this.cacheInput = cacheInput;
         this.causal = causal;
         this.repeat = repeat;
@@ -102,6 +106,7 @@ public final class SparkBenchmark {
         BenchResult result = new BenchResult("spark", seqLen, headDim, batchHeads, causal, cores, times,
             BenchResult.flops(seqLen, headDim, rows * batchHeads, causal), executorBlas())
             .with("rows", rows)
+            .with("partitions", partitions)
             .with("cached_input", cacheInput)
             .with("strategy", strategy.paramValue())
             .with("resolved_strategy", resolved.paramValue())
@@ -119,7 +124,7 @@ public final class SparkBenchmark {
     /** The rows of n×(BH·d) query, key and value, generated on the executors when evaluated. */
     private Dataset<Row> input(int n, int d, int bh) {
         int width = bh * d;
-        return spark.range(0, rows, 1, rows)
+        return spark.range(0, rows, 1, partitions)
             .withColumn("query", RandomMatrix.column(col("id"), SEED, n, width))
             .withColumn("key", RandomMatrix.column(col("id"), SEED + 1, n, width))
             .withColumn("value", RandomMatrix.column(col("id"), SEED + 2, n, width));
@@ -132,9 +137,10 @@ public final class SparkBenchmark {
         if (blockSize != null) {
             stage.setBlockSize(blockSize);
         }
-        Row r = stage.transform(input).select(OutputChecksum.of(col("attn_output")).as("checksum"))
-            .agg(sum("checksum")).first();
-        return r.getDouble(0);
+        // A reduce is one job with no shuffle; an aggregate would add a shuffle (a file per task)
+        // and, with adaptive execution, a second job to every repetition.
+        return stage.transform(input).select(OutputChecksum.of(col("attn_output")))
+            .as(Encoders.DOUBLE()).reduce((ReduceFunction<Double>) Double::sum);
     }
 
     /** The BLAS the executors use (they may differ from the driver's). */

@@ -24,9 +24,14 @@ final class SparkBenchOptions {
     String strategy;
 
     @Option(names = "--rows", defaultValue = "1", paramLabel = "R",
-        description = {"With --spark: rows (sequences) of n×(BH·d) each, one per partition, so R·BH heads in all "
+        description = {"With --spark: rows (sequences) of n×(BH·d) each, so R·BH heads in all "
             + "(default ${DEFAULT-VALUE}). Compare with the kernel mode's --batch-heads R·BH."})
     int rows;
+
+    @Option(names = "--partitions", paramLabel = "P",
+        description = {"With --spark: partitions the rows are spread over (default: one row per partition). "
+            + "Each task pays Spark's fixed costs once, whatever its rows."})
+    Integer partitions;
 
     @Option(names = "--cache-input", description = {"With --spark: generate the rows once per length, cache them "
         + "in executor memory and time only the stage and the checksum (without it, every repetition generates them)."})
@@ -45,6 +50,11 @@ final class SparkBenchOptions {
         positive("--batch-heads", bench.batchHeads);
         positive("--repeat", bench.repeat);
         positive("--rows", rows);
+        int parts = partitions == null ? rows : partitions;
+        positive("--partitions", parts);
+        if (parts > rows) {
+            throw new BadInputException("--partitions must be <= --rows (" + rows + "), got " + parts);
+        }
         Strategy chosen;
         try {
             chosen = Strategy.parse(strategy);
@@ -59,7 +69,7 @@ final class SparkBenchOptions {
             System.setProperty("spark.executor.metrics.pollingInterval", "100ms");
         }
         SparkSession session = SparkSessions.start("spark-attention bench", master);
-        SparkBenchmark runner = new SparkBenchmark(session, chosen, rows, cacheInput, bench.causal, bench.repeat,
+        SparkBenchmark runner = new SparkBenchmark(session, chosen, rows, parts, cacheInput, bench.causal, bench.repeat,
             bench.blockQ != null ? bench.blockQ : bench.blockK);
         runner.warmUp(bench.headDim, bench.batchHeads);
         for (int n : bench.seqLens) {
@@ -71,8 +81,8 @@ final class SparkBenchOptions {
 
     /** The Spark-only options, given without {@code --spark}, would be silently ignored: refused. */
     void rejectWithoutSpark() {
-        if (rows != 1 || cacheInput || master != null || !"auto".equals(strategy)) {
-            throw new BadInputException("--rows, --cache-input, --master and --strategy need --spark");
+        if (rows != 1 || partitions != null || cacheInput || master != null || !"auto".equals(strategy)) {
+            throw new BadInputException("--rows, --partitions, --cache-input, --master and --strategy need --spark");
         }
     }
 

@@ -42,9 +42,11 @@ class BenchCommandTest {
     @DisplayName("spark mode: R rows of BH heads count as R·BH heads of work; the checksum covers every row")
     void sparkModeCountsEveryRow() throws Exception {
         JsonNode one = sparkRun("1"), two = sparkRun("2"), cached = sparkRun("2", "--cache-input");
+        JsonNode together = sparkRun("2", "--partitions", "1");
         assertEquals("spark", two.get("mode").asText());
         assertEquals("batch", two.get("resolved_strategy").asText());
         assertEquals(2, two.get("rows").asInt());
+        assertEquals(2, two.get("partitions").asInt(), "one row per partition by default");
         // 4·L·S·d·(rows·BH) = 0.54 GFLOP: large enough that the printed three decimals tell R·BH from BH
         double expected = 4.0 * 512 * 512 * 64 * 2 * 2 / (two.get("median_ms").asDouble() * 1e6);
         assertEquals(expected, two.get("gflops").asDouble(), 0.0005 + 0.01 * expected, two.toString());
@@ -55,6 +57,9 @@ class BenchCommandTest {
         assertEquals(true, cached.get("cached_input").asBoolean());
         assertEquals(two.get("checksum").asDouble(), cached.get("checksum").asDouble(), 0.0,
             "a cached input is the same input");
+        assertEquals(1, together.get("partitions").asInt());
+        double sum = two.get("checksum").asDouble();
+        assertEquals(sum, together.get("checksum").asDouble(), 1e-9 * Math.abs(sum), "the same rows in one partition");
     }
 
     @Test
@@ -63,9 +68,13 @@ class BenchCommandTest {
         CommandLineRun run = CommandLineRun.of("bench", "--spark", "--rows", "0", "--seq-len", "64");
         assertEquals(2, run.exitCode, run.err);
         assertEquals(List.of("spark-attention bench: --rows must be >= 1, got 0"), run.errorLines());
+        CommandLineRun spread = CommandLineRun.of("bench", "--spark", "--rows", "2", "--partitions", "3",
+            "--seq-len", "64");
+        assertEquals(2, spread.exitCode, spread.err);
+        assertEquals(List.of("spark-attention bench: --partitions must be <= --rows (2), got 3"), spread.errorLines());
         CommandLineRun kernel = CommandLineRun.of("bench", "--rows", "4", "--seq-len", "64");
         assertEquals(2, kernel.exitCode, kernel.err);
-        assertEquals(List.of("spark-attention bench: --rows, --cache-input, --master and --strategy need --spark"),
+        assertEquals(List.of("spark-attention bench: --rows, --partitions, --cache-input, --master and --strategy need --spark"),
             kernel.errorLines());
     }
 
