@@ -34,6 +34,9 @@ log "Spark stage, steady state: enough rows to spread the per-job cost, input ca
 JAVA_OPTS=-Xmx3g "$bench" bench --spark --master 'local[2]' --strategy batch --rows 64 --cache-input --seq-len 512 \
   --head-dim 64 --batch-heads 16 --repeat 7 > "$out/spark-steady-512.jsonl"
 "$bench" bench --seq-len 512 --head-dim 64 --batch-heads 1024 --threads 2 --repeat 5 > "$out/kernel-steady-512.jsonl"
+# The same 64 rows in 8 partitions of 8: Spark's per-task costs paid once per 8 rows.
+JAVA_OPTS=-Xmx3g "$bench" bench --spark --master 'local[2]' --strategy batch --rows 64 --partitions 8 --cache-input \
+  --seq-len 512 --head-dim 64 --batch-heads 16 --repeat 7 > "$out/spark-steady-512-p8.jsonl"
 JAVA_OPTS=-Xmx3g "$bench" bench --spark --master 'local[2]' --strategy batch --rows 8 --cache-input --seq-len 2048 \
   --head-dim 64 --batch-heads 16 --repeat 7 > "$out/spark-steady-2048.jsonl"
 "$bench" bench --seq-len 2048 --head-dim 64 --batch-heads 128 --threads 2 --repeat 5 > "$out/kernel-steady-2048.jsonl"
