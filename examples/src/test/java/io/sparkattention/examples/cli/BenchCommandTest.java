@@ -47,6 +47,7 @@ class BenchCommandTest {
         assertEquals("batch", two.get("resolved_strategy").asText());
         assertEquals(2, two.get("rows").asInt());
         assertEquals(2, two.get("partitions").asInt(), "one row per partition by default");
+        assertTrue(two.get("warmup_ms").size() >= 5, "untimed repetitions until the times settle: " + two);
         // 4·L·S·d·(rows·BH) = 0.54 GFLOP: large enough that the printed three decimals tell R·BH from BH
         double expected = 4.0 * 512 * 512 * 64 * 2 * 2 / (two.get("median_ms").asDouble() * 1e6);
         assertEquals(expected, two.get("gflops").asDouble(), 0.0005 + 0.01 * expected, two.toString());
