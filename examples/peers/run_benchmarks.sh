@@ -30,7 +30,7 @@ for i in 1 2; do
     --batch-heads 8 --repeat 7 > "$out/spark-$i.jsonl"
 done
 log "Spark stage, steady state: enough rows to spread the per-job cost, input cached; the kernel on the same heads"
-# 7 repetitions: the Spark JVM is still compiling in the first two or three (each a little faster).
+# bench --spark runs untimed repetitions until the times settle (warmup_ms), then 7 timed ones.
 JAVA_OPTS=-Xmx3g "$bench" bench --spark --master 'local[2]' --strategy batch --rows 64 --cache-input --seq-len 512 \
   --head-dim 64 --batch-heads 16 --repeat 7 > "$out/spark-steady-512.jsonl"
 "$bench" bench --seq-len 512 --head-dim 64 --batch-heads 1024 --threads 2 --repeat 5 > "$out/kernel-steady-512.jsonl"
