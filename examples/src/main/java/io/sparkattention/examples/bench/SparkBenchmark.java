@@ -36,6 +36,11 @@ public final class SparkBenchmark {
     static final long SEED = 42;
     /** Length of the untimed warm-up run (started executors, loaded classes, compiled hot loops). */
     static final int WARMUP_LENGTH = 1024;
+    /**
+     * Most untimed repetitions of a configuration before timing it, settled or not (with
+     * {@link KernelBenchmark.Settling}'s 60 s limit): 20 × 2.3 s at n = 2048, 8 rows × 16 heads.
+     */
+    static final int MAX_SETTLING_RUNS = 20;
 
     private final SparkSession spark;
     private final Strategy strategy;
@@ -86,9 +91,10 @@ public final class SparkBenchmark {
             input = input.persist(StorageLevel.MEMORY_AND_DISK());
             input.count();
         }
+        KernelBenchmark.Settling settling = new KernelBenchmark.Settling();
         double[] warmup;
         try {
-            warmup = settle(input, batchHeads);
+            warmup = settle(input, batchHeads, settling);
             for (int r = 0; r < repeat; r++) {
                 long t0 = System.nanoTime();
                 checksum = once(input, batchHeads);
@@ -105,7 +111,8 @@ public final class SparkBenchmark {
         int cores = spark.sparkContext().defaultParallelism();
         ExecutionSettings settings = ExecutionSettings.from(spark);
         Strategy resolved = strategy != Strategy.AUTO ? strategy : AutoStrategy.choose(
-            WorkloadStats.uniform(rows, rows, batchHeads, seqLen, seqLen), cores, WeightsMode.NONE, settings).strategy();
+            WorkloadStats.uniform(rows, partitions, batchHeads, seqLen, seqLen), cores, WeightsMode.NONE, settings)
+            .strategy();
         BenchResult result = new BenchResult("spark", seqLen, headDim, batchHeads, causal, cores, times,
             BenchResult.flops(seqLen, headDim, rows * batchHeads, causal), executorBlas())
             .with("rows", rows)
@@ -118,6 +125,7 @@ public final class SparkBenchmark {
             .with("executor_memory", spark.sparkContext().getConf().get("spark.executor.memory", "1g"))
             .with("executor_peak_heap_mb", peakHeap.maxMb() < 0 ? null : peakHeap.maxMb())
             .with("warmup_ms", warmup)
+            .with("warmup_settled", settling.settled())
             .with("checksum", checksum);
         if (resolved == Strategy.SEQUENCE) {
             result.with("sequence_block_rows", settings.sequenceBlockRows());
@@ -126,14 +134,14 @@ public final class SparkBenchmark {
     }
 
     /**
-     * Untimed repetitions of the configuration until their times settle ({@link KernelBenchmark.Settling});
-     * returns them, rounded to 0.1 ms. The Spark JVM goes on compiling its job machinery (task
-     * serialization, closure cleaning, planning) for tens of seconds after the kernel has settled:
-     * in a 2-core {@code local[2]} run, the n = 512 repetitions after one warm-up run still went
-     * 4.2, 4.6, 4.0, 3.3, 3.5, 3.6, 2.6 s (BENCHMARKS.md, round 3).
+     * Untimed repetitions of the configuration until their times settle ({@code settling}: five in
+     * a row within 1.25× of the fastest), for at most {@link #MAX_SETTLING_RUNS} repetitions or
+     * 60 s; returns their times, rounded to 0.1 ms. The Spark JVM goes on compiling its job
+     * machinery (task serialization, closure cleaning, planning) for tens of seconds after the
+     * kernel has settled: in a 2-core {@code local[2]} run, the n = 512 repetitions after one
+     * warm-up run still went 4.2, 4.6, 4.0, 3.3, 3.5, 3.6, 2.6 s (BENCHMARKS.md, round 3).
      */
-    private double[] settle(Dataset<Row> input, int bh) {
-        KernelBenchmark.Settling settling = new KernelBenchmark.Settling();
+    private double[] settle(Dataset<Row> input, int bh, KernelBenchmark.Settling settling) {
         List<Double> times = new ArrayList<>();
         do {
             long t0 = System.nanoTime();
@@ -141,7 +149,7 @@ public final class SparkBenchmark {
             long nanos = System.nanoTime() - t0;
             settling.add(nanos);
             times.add(Math.round(nanos / 1e5) / 10.0);
-        } while (!settling.settled() && !settling.givenUp());
+        } while (!settling.settled() && !settling.givenUp() && times.size() < MAX_SETTLING_RUNS);
         return times.stream().mapToDouble(Double::doubleValue).toArray();
     }
 

@@ -15,9 +15,10 @@ final class SparkBenchOptions {
     @Option(names = "--spark", description = {"Run through Spark: the ScaledDotProductAttention stage with numHeads = "
         + "BH on rows (--rows) of n×(BH·d) query, key and value generated on the executors; the output is checksummed "
         + "there (nothing is collected). Times include planning and generating the inputs. Untimed repetitions run "
-        + "first until their times settle. Adds mode, strategy, resolved_strategy, rows, partitions, cached_input, "
-        + "executors, executor_memory, executor_peak_heap_mb (with --cache-input it includes the cached rows) and "
-        + "warmup_ms (the untimed repetitions) to the JSON; threads is the cluster's cores."})
+        + "first until five in a row are within 1.25x of the fastest (at most 20 or 60 s). Adds mode, strategy, "
+        + "resolved_strategy, rows, partitions, cached_input, executors, executor_memory, executor_peak_heap_mb "
+        + "(with --cache-input it includes the cached rows), warmup_ms (the untimed repetitions) and warmup_settled "
+        + "to the JSON; threads is the cluster's cores."})
     boolean spark;
 
     @Option(names = "--strategy", defaultValue = "auto", paramLabel = "S",
