@@ -7,13 +7,21 @@ import java.util.List;
  * Times several contenders on the same configuration round-robin: repetition r of every
  * contender runs before repetition r + 1 of any. On a shared machine the load changes by the
  * second; interleaving exposes every contender to the same changes, so their ratios hold even
- * when the absolute times do not. Each short contender first runs once untimed (JIT, first-run
- * allocations in ONNX Runtime).
+ * when the absolute times do not. Each short contender first runs untimed until its times settle
+ * (JIT, first-run allocations in ONNX Runtime): after the kernel's warm-up at n = 512, its first
+ * repetitions at n = 256 still took twice as long as the later ones (7 ms against 3.5 ms, 21
+ * repetitions of 16 heads on 2 threads), and one untimed run left them in a median of 7.
  *
  * <p>Memory: the heap and resident peaks are taken over the whole round, so they cover every
  * contender's inputs at once; compare memory between runs with a single contender.
  */
 public final class Interleaved {
+
+    /**
+     * Most untimed runs of a short contender: a short one is at most
+     * {@link KernelBenchmark#UNTIMED_RUN_MAX_FLOPS} (about 0.6 s here), so 18 s at worst.
+     */
+    static final int MAX_SETTLING_RUNS = 30;
 
     private Interleaved() {
     }
@@ -22,7 +30,7 @@ public final class Interleaved {
     public static List<BenchResult> time(List<Trial> trials, int repeat) {
         for (Trial t : trials) {
             if (t.shortRun()) {
-                t.runOnce();
+                settle(t);
             }
         }
         KernelBenchmark.resetPeakHeap();
@@ -47,5 +55,18 @@ public final class Interleaved {
                 .with("contenders", trials.size()));
         }
         return results;
+    }
+
+    /**
+     * Runs {@code trial} untimed until five runs in a row are within 1.25× of its fastest
+     * ({@link KernelBenchmark.Settling}), at most {@link #MAX_SETTLING_RUNS} times.
+     */
+    private static void settle(Trial trial) {
+        KernelBenchmark.Settling settling = new KernelBenchmark.Settling();
+        for (int run = 0; run < MAX_SETTLING_RUNS && !settling.settled() && !settling.givenUp(); run++) {
+            long t0 = System.nanoTime();
+            trial.runOnce();
+            settling.add(System.nanoTime() - t0);
+        }
     }
 }

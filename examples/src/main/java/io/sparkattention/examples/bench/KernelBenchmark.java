@@ -28,7 +28,7 @@ public final class KernelBenchmark {
      */
     static final long WARMUP_MILLIS = 1500;
 
-    /** Configurations up to this much work (a few seconds at most) get one untimed run first (see {@link Interleaved}). */
+    /** Configurations up to this much work first run untimed until their times settle (see {@link Interleaved}). */
     static final double UNTIMED_RUN_MAX_FLOPS = 5e10;
 
     private final AttentionSpec spec;

@@ -9,7 +9,7 @@ public interface Trial extends AutoCloseable {
     /** Runs once, untimed or timed (the caller times it). */
     void runOnce();
 
-    /** True when one run is short enough that an untimed run first costs little. */
+    /** True when one run is short enough that untimed runs until its times settle cost little. */
     boolean shortRun();
 
     /** The JSON line of this contender, given its timed repetitions. */
