@@ -30,7 +30,7 @@ public final class Interleaved {
     public static List<BenchResult> time(List<Trial> trials, int repeat) {
         for (Trial t : trials) {
             if (t.shortRun()) {
-                settle(t);
+                new KernelBenchmark.Settling().runUntilSettled(t::runOnce, MAX_SETTLING_RUNS);
             }
         }
         KernelBenchmark.resetPeakHeap();
@@ -55,18 +55,5 @@ public final class Interleaved {
                 .with("contenders", trials.size()));
         }
         return results;
-    }
-
-    /**
-     * Runs {@code trial} untimed until five runs in a row are within 1.25× of its fastest
-     * ({@link KernelBenchmark.Settling}), at most {@link #MAX_SETTLING_RUNS} times.
-     */
-    private static void settle(Trial trial) {
-        KernelBenchmark.Settling settling = new KernelBenchmark.Settling();
-        for (int run = 0; run < MAX_SETTLING_RUNS && !settling.settled() && !settling.givenUp(); run++) {
-            long t0 = System.nanoTime();
-            trial.runOnce();
-            settling.add(System.nanoTime() - t0);
-        }
     }
 }

@@ -10,6 +10,7 @@ import io.sparkattention.kernel.TileOps;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
+import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.ForkJoinPool;
@@ -149,6 +150,23 @@ public final class KernelBenchmark {
 
         boolean givenUp() {
             return System.nanoTime() - start > GIVE_UP_NANOS;
+        }
+
+        /**
+         * Runs {@code work} until settled, given up, or {@code maxRuns} runs; returns each run's
+         * wall time in milliseconds, rounded to 0.1 ms.
+         */
+        double[] runUntilSettled(Runnable work, int maxRuns) {
+            double[] ms = new double[maxRuns];
+            int runs = 0;
+            while (runs < maxRuns && !settled() && !givenUp()) {
+                long t0 = System.nanoTime();
+                work.run();
+                long nanos = System.nanoTime() - t0;
+                add(nanos);
+                ms[runs++] = Math.round(nanos / 1e5) / 10.0;
+            }
+            return Arrays.copyOf(ms, runs);
         }
     }
 

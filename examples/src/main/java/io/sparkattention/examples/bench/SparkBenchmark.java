@@ -15,7 +15,6 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.storage.StorageLevel;
 
-import java.util.ArrayList;
 import java.util.List;
 
 import static org.apache.spark.sql.functions.col;
@@ -94,7 +93,12 @@ public final class SparkBenchmark {
         KernelBenchmark.Settling settling = new KernelBenchmark.Settling();
         double[] warmup;
         try {
-            warmup = settle(input, batchHeads, settling);
+            Dataset<Row> in = input;
+            // Untimed repetitions until settled: the Spark JVM goes on compiling its job machinery
+            // (task serialization, closure cleaning, planning) for tens of seconds after the
+            // kernel has settled; after one warm-up run the n = 512 repetitions of round 3 still
+            // went 4.2, 4.6, 4.0, 3.3, 3.5, 3.6, 2.6 s (BENCHMARKS.md).
+            warmup = settling.runUntilSettled(() -> once(in, batchHeads), MAX_SETTLING_RUNS);
             for (int r = 0; r < repeat; r++) {
                 long t0 = System.nanoTime();
                 checksum = once(input, batchHeads);
@@ -131,26 +135,6 @@ public final class SparkBenchmark {
             result.with("sequence_block_rows", settings.sequenceBlockRows());
         }
         return result;
-    }
-
-    /**
-     * Untimed repetitions of the configuration until their times settle ({@code settling}: five in
-     * a row within 1.25× of the fastest), for at most {@link #MAX_SETTLING_RUNS} repetitions or
-     * 60 s; returns their times, rounded to 0.1 ms. The Spark JVM goes on compiling its job
-     * machinery (task serialization, closure cleaning, planning) for tens of seconds after the
-     * kernel has settled: in a 2-core {@code local[2]} run, the n = 512 repetitions after one
-     * warm-up run still went 4.2, 4.6, 4.0, 3.3, 3.5, 3.6, 2.6 s (BENCHMARKS.md, round 3).
-     */
-    private double[] settle(Dataset<Row> input, int bh, KernelBenchmark.Settling settling) {
-        List<Double> times = new ArrayList<>();
-        do {
-            long t0 = System.nanoTime();
-            once(input, bh);
-            long nanos = System.nanoTime() - t0;
-            settling.add(nanos);
-            times.add(Math.round(nanos / 1e5) / 10.0);
-        } while (!settling.settled() && !settling.givenUp() && times.size() < MAX_SETTLING_RUNS);
-        return times.stream().mapToDouble(Double::doubleValue).toArray();
     }
 
     /** The rows of n×(BH·d) query, key and value, generated on the executors when evaluated. */
