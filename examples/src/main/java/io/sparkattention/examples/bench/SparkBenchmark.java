@@ -26,8 +26,8 @@ import static org.apache.spark.sql.functions.col;
  * The matrices are generated on the executors from the row's id ({@link RandomMatrix}) and the
  * output is consumed there ({@link OutputChecksum} summed by a reduce), so one repetition is one
  * job: plan, generate, attend with the chosen strategy, checksum, and only one number comes back
- * to the driver. The times include generating the inputs (a fifth of
- * the executors' time at n = 512), unless the input is cached first.
+ * to the driver. The times include generating the inputs (a fifth of the executors' time at
+ * n = 512), unless the input is cached first.
  */
 public final class SparkBenchmark {
 
@@ -85,20 +85,19 @@ public final class SparkBenchmark {
         peakHeap.reset();
         double[] times = new double[repeat];
         double checksum = Double.NaN;
-        Dataset<Row> input = input(seqLen, headDim, batchHeads);
+        Dataset<Row> generated = input(seqLen, headDim, batchHeads);
+        Dataset<Row> input = cacheInput ? generated.persist(StorageLevel.MEMORY_AND_DISK()) : generated;
         if (cacheInput) {
-            input = input.persist(StorageLevel.MEMORY_AND_DISK());
             input.count();
         }
         KernelBenchmark.Settling settling = new KernelBenchmark.Settling();
         double[] warmup;
         try {
-            Dataset<Row> in = input;
             // Untimed repetitions until settled: the Spark JVM goes on compiling its job machinery
             // (task serialization, closure cleaning, planning) for tens of seconds after the
             // kernel has settled; after one warm-up run the n = 512 repetitions of round 3 still
             // went 4.2, 4.6, 4.0, 3.3, 3.5, 3.6, 2.6 s (BENCHMARKS.md).
-            warmup = settling.runUntilSettled(() -> once(in, batchHeads), MAX_SETTLING_RUNS);
+            warmup = settling.runUntilSettled(() -> once(input, batchHeads), MAX_SETTLING_RUNS);
             for (int r = 0; r < repeat; r++) {
                 long t0 = System.nanoTime();
                 checksum = once(input, batchHeads);
