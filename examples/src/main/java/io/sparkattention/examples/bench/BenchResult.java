@@ -4,7 +4,10 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
 import java.util.Arrays;
+import java.util.stream.Collectors;
 
 /**
  * One benchmark configuration's measurements, printed as one JSON line. The fields of the
@@ -38,6 +41,17 @@ public final class BenchResult {
         node.put("mode", mode);
         node.put("repeat", timesMs.length);
         node.putPOJO("times_ms", Arrays.stream(timesMs).map(BenchResult::round).toArray());
+        node.put("gc", collectors());
+    }
+
+    /**
+     * This JVM's garbage collectors, e.g. "PS Scavenge+PS MarkSweep" (the launcher's default) or
+     * "G1 Young Generation+G1 Old Generation": the Spark stage's throughput depends on it (BENCHMARKS.md).
+     */
+    static String collectors() {
+        return ManagementFactory.getGarbageCollectorMXBeans().stream()
+            .map(GarbageCollectorMXBean::getName)
+            .collect(Collectors.joining("+"));
     }
 
     /**

@@ -18,7 +18,8 @@ import java.util.concurrent.Callable;
 /** {@code spark-attention bench}: times attention on random data, one JSON line per configuration. */
 @Command(name = "bench", mixinStandardHelpOptions = true,
     description = {"Times the attention kernel on random data after a warm-up and prints one JSON line per "
-        + "configuration: seq_len, head_dim, batch_heads, causal, threads, median_ms, min_ms, max_ms, gflops, blas.",
+        + "configuration: seq_len, head_dim, batch_heads, causal, threads, median_ms, min_ms, max_ms, gflops, blas "
+        + "(and gc: the JVM's garbage collectors).",
         "gflops counts 4·L·S·d·BH (causal: 2·L·(L+1)·d·BH) over the median time.",
         "With --peer ort, ONNX Runtime's MultiHeadAttention runs the same shapes in the same JVM (mode \"ort\").",
         "Several contenders (--tile-ops a,b and --peer) run round-robin, repetition by repetition, on the same data."})

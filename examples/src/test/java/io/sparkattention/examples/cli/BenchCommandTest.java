@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** {@code spark-attention bench}: the JSON contract of both modes, with sizes small enough to run in a test. */
@@ -25,10 +26,11 @@ class BenchCommandTest {
         List<JsonNode> lines = json(run);
         assertEquals(2, lines.size(), run.out);
         for (String field : new String[] {"seq_len", "head_dim", "batch_heads", "causal", "threads", "median_ms",
-            "min_ms", "max_ms", "gflops", "blas"}) {
+            "min_ms", "max_ms", "gflops", "blas", "gc"}) {
             assertTrue(lines.get(0).has(field), field + " in " + lines.get(0));
         }
         JsonNode first = lines.get(0);
+        assertFalse(first.get("gc").asText().isEmpty(), "the JVM's garbage collectors: " + first);
         assertEquals(100, first.get("seq_len").asInt());
         assertEquals(130, lines.get(1).get("seq_len").asInt());
         assertEquals(2, first.get("threads").asInt());
