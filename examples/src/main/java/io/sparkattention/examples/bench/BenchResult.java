@@ -45,8 +45,9 @@ public final class BenchResult {
     }
 
     /**
-     * This JVM's garbage collectors, e.g. "PS Scavenge+PS MarkSweep" (the launcher's default) or
-     * "G1 Young Generation+G1 Old Generation": the Spark stage's throughput depends on it (BENCHMARKS.md).
+     * This JVM's garbage collectors, e.g. "PS MarkSweep+PS Scavenge" (the launcher's default) or
+     * "G1 Young Generation+G1 Old Generation": the Spark stage's throughput in local mode depends on
+     * them (BENCHMARKS.md, round 5). With a cluster master the executors run their own JVMs.
      */
     static String collectors() {
         return ManagementFactory.getGarbageCollectorMXBeans().stream()
