@@ -42,10 +42,7 @@ final class MatrixFunction implements RowFunction {
         if (inputs[0] == null) {
             return null;
         }
-        MatrixType.Matrix m = type.decode((ArrayData) inputs[0], column);
-        if (!keepInvalid) {
-            m.checkFinite(column);
-        }
+        MatrixType.Matrix m = type.decode((ArrayData) inputs[0], column, !keepInvalid);
         float[] out;
         try {
             out = operation.apply(m.values, m.rows, m.cols);

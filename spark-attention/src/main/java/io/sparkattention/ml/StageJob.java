@@ -129,8 +129,7 @@ final class StageJob implements AttentionJob {
         if (value == null) {
             throw new RowDataException("column " + input.name + " is null");
         }
-        MatrixType.Matrix m = input.type.decode((ArrayData) value, input.name);
-        return keepInvalid ? m : m.checkFinite(input.name);
+        return input.type.decode((ArrayData) value, input.name, !keepInvalid);
     }
 
     @Override

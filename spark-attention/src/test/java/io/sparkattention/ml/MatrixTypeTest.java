@@ -60,10 +60,10 @@ class MatrixTypeTest {
     void decodesEveryRepresentation() {
         for (int cols : new int[] {1, 63, 64, 65, 130}) {
             float[] want = expected(3, cols);
-            assertArrayEquals(want, MatrixType.FLOAT.decode(generic(3, cols, false, -1, -1), "q").values);
-            assertArrayEquals(want, MatrixType.FLOAT.decode(unsafe(generic(3, cols, false, -1, -1), FLOATS), "q").values);
-            assertArrayEquals(want, MatrixType.DOUBLE.decode(generic(3, cols, true, -1, -1), "q").values);
-            assertArrayEquals(want, MatrixType.DOUBLE.decode(unsafe(generic(3, cols, true, -1, -1), DOUBLES), "q").values);
+            assertArrayEquals(want, MatrixType.FLOAT.decode(generic(3, cols, false, -1, -1), "q", false).values);
+            assertArrayEquals(want, MatrixType.FLOAT.decode(unsafe(generic(3, cols, false, -1, -1), FLOATS), "q", false).values);
+            assertArrayEquals(want, MatrixType.DOUBLE.decode(generic(3, cols, true, -1, -1), "q", false).values);
+            assertArrayEquals(want, MatrixType.DOUBLE.decode(unsafe(generic(3, cols, true, -1, -1), DOUBLES), "q", false).values);
         }
     }
 
@@ -73,13 +73,13 @@ class MatrixTypeTest {
         for (int[] hole : new int[][] {{0, 0}, {1, 63}, {2, 64}, {2, 129}}) {
             String message = "column q row " + hole[0] + " has a null at position " + hole[1];
             RowDataException g = assertThrows(RowDataException.class,
-                () -> MatrixType.FLOAT.decode(generic(3, 130, false, hole[0], hole[1]), "q"));
+                () -> MatrixType.FLOAT.decode(generic(3, 130, false, hole[0], hole[1]), "q", false));
             assertEquals(message, g.getMessage());
             RowDataException u = assertThrows(RowDataException.class,
-                () -> MatrixType.FLOAT.decode(unsafe(generic(3, 130, false, hole[0], hole[1]), FLOATS), "q"));
+                () -> MatrixType.FLOAT.decode(unsafe(generic(3, 130, false, hole[0], hole[1]), FLOATS), "q", false));
             assertEquals(message, u.getMessage());
             RowDataException d = assertThrows(RowDataException.class,
-                () -> MatrixType.DOUBLE.decode(unsafe(generic(3, 130, true, hole[0], hole[1]), DOUBLES), "q"));
+                () -> MatrixType.DOUBLE.decode(unsafe(generic(3, 130, true, hole[0], hole[1]), DOUBLES), "q", false));
             assertEquals(message, d.getMessage());
         }
     }
@@ -89,7 +89,31 @@ class MatrixTypeTest {
     void raggedRows() {
         GenericArrayData ragged = new GenericArrayData(new Object[] {
             new GenericArrayData(new Object[] {1f, 2f}), new GenericArrayData(new Object[] {1f, 2f, 3f})});
-        RowDataException e = assertThrows(RowDataException.class, () -> MatrixType.FLOAT.decode(ragged, "q"));
+        RowDataException e = assertThrows(RowDataException.class, () -> MatrixType.FLOAT.decode(ragged, "q", false));
         assertTrue(e.getMessage().contains("row 1"), e.getMessage());
+    }
+
+    @Test
+    @DisplayName("when asked, NaN and ±∞ are errors naming the column, the matrix row and the position; otherwise they are kept")
+    void nonFiniteValues() {
+        for (float bad : new float[] {Float.NaN, Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY}) {
+            for (int[] at : new int[][] {{0, 0}, {1, 64}, {2, 129}}) {
+                GenericArrayData m = generic(3, 130, false, -1, -1);
+                ((GenericArrayData) m.getArray(at[0])).update(at[1], bad);
+                for (ArrayData value : new ArrayData[] {m, unsafe(m, FLOATS)}) {
+                    RowDataException e = assertThrows(RowDataException.class,
+                        () -> MatrixType.FLOAT.decode(value, "q", true));
+                    assertEquals("column q has " + bad + " at row " + at[0] + ", position " + at[1]
+                        + " (handleInvalid=keep lets it propagate)", e.getMessage());
+                    float[] kept = MatrixType.FLOAT.decode(value, "q", false).values;
+                    assertEquals(bad, kept[at[0] * 130 + at[1]]);
+                }
+            }
+        }
+        // A finite double beyond float's range becomes ±∞, and is rejected as such.
+        GenericArrayData big = generic(2, 3, true, -1, -1);
+        ((GenericArrayData) big.getArray(1)).update(2, 1e39);
+        RowDataException e = assertThrows(RowDataException.class, () -> MatrixType.DOUBLE.decode(big, "k", true));
+        assertEquals("column k has Infinity at row 1, position 2 (handleInvalid=keep lets it propagate)", e.getMessage());
     }
 }
