@@ -1,6 +1,8 @@
 package io.sparkattention.ml;
 
 import io.sparkattention.exec.RowDataException;
+import org.apache.spark.ml.linalg.VectorUDT;
+import org.apache.spark.ml.linalg.Vectors;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.catalyst.expressions.UnsafeArrayData;
 import org.apache.spark.sql.catalyst.expressions.UnsafeProjection;
@@ -113,7 +115,25 @@ class MatrixTypeTest {
         // A finite double beyond float's range becomes ±∞, and is rejected as such.
         GenericArrayData big = generic(2, 3, true, -1, -1);
         ((GenericArrayData) big.getArray(1)).update(2, 1e39);
-        RowDataException e = assertThrows(RowDataException.class, () -> MatrixType.DOUBLE.decode(big, "k", true));
-        assertEquals("column k has Infinity at row 1, position 2 (handleInvalid=keep lets it propagate)", e.getMessage());
+        for (ArrayData value : new ArrayData[] {big, unsafe(big, DOUBLES)}) {
+            RowDataException e = assertThrows(RowDataException.class, () -> MatrixType.DOUBLE.decode(value, "k", true));
+            assertEquals("column k has Infinity at row 1, position 2 (handleInvalid=keep lets it propagate)",
+                e.getMessage());
+        }
+        // MLlib vectors, dense and sparse.
+        VectorUDT udt = new VectorUDT();
+        ArrayData vectors = new GenericArrayData(new Object[] {
+            udt.serialize(Vectors.dense(1, 2, 3)), udt.serialize(Vectors.sparse(3, new int[] {1}, new double[] {Double.NaN}))});
+        RowDataException e = assertThrows(RowDataException.class, () -> MatrixType.VECTOR.decode(vectors, "v", true));
+        assertEquals("column v has NaN at row 1, position 1 (handleInvalid=keep lets it propagate)", e.getMessage());
+    }
+
+    @Test
+    @DisplayName("a null, ragged or holed row is reported before a NaN or ±∞, wherever each is in the matrix")
+    void structuralErrorsComeFirst() {
+        GenericArrayData m = generic(3, 5, false, 2, 4);
+        ((GenericArrayData) m.getArray(0)).update(1, Float.NaN);
+        RowDataException e = assertThrows(RowDataException.class, () -> MatrixType.FLOAT.decode(m, "q", true));
+        assertEquals("column q row 2 has a null at position 4", e.getMessage());
     }
 }
