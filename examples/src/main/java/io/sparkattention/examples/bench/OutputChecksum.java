@@ -43,7 +43,6 @@ final class OutputChecksum implements RowFunction {
                 s0 += row.getFloat(j);
             }
         }
-        double sum = (s0 + s1) + (s2 + s3);
-        return sum;
+        return (s0 + s1) + (s2 + s3);
     }
 }
