@@ -21,23 +21,25 @@ public final class AttentionSpec implements Serializable {
 
     /**
      * Default number of query rows per tile (Bq). A query block's rows share every key tile they
-     * load (the Vector path copies each K and V tile once per block), so larger blocks cut K/V
-     * traffic; 128 rows × d = 64 keep the packed queries (32 KiB) in the 512 KiB L2 next to the
-     * K, V and score tiles. A block is also the unit of parallel work: 128 gives 8 units per head
-     * at n = 1024, enough to balance 2 threads even with causal masks. Measured on Zen 3 (AVX2,
-     * 32 KiB L1d, 512 KiB L2): Bq from 64 to 256 were within the noise of a shared machine of
-     * each other (one core, n = 1024 and 2048, CPU-time medians); see BENCHMARKS.md.
+     * load (the Vector path copies each K and V tile once per block, a BLAS packs them once per
+     * call), so larger blocks cut K/V traffic and per-call costs; a block is also the unit of
+     * parallel work: 256 still gives 4 units per head at n = 1024, enough to balance 2 threads
+     * over 16 heads. Measured on Zen 3 (AVX2, 32 KiB L1d, 512 KiB L2), 2 threads, 16 heads of 64,
+     * every configuration round-robin in one JVM (BENCHMARKS.md, round 7): 256×256 tiles ran
+     * 1.03–1.12× as fast as 128×128 at n = 256…4096 on the BLAS path and 1.04–1.10× on the Java
+     * micro-kernels (n = 512…2048); causal 0.96× at n = 256–512 and 1.02–1.05× at 1024–2048.
      */
-    public static final int DEFAULT_QUERY_BLOCK = 128;
+    public static final int DEFAULT_QUERY_BLOCK = 256;
 
     /**
-     * Default number of keys per tile (Bk). The score tile is Bq×Bk floats (64 KiB at 128×128):
-     * it stays in the 512 KiB L2 with the K and V tiles (32 KiB each at d = 64), one strip of it
-     * (16 queries × 128 keys, 8 KiB) in L1 for the Vector kernels; the per-tile BLAS call is large
-     * enough (2·Bq·Bk·d flops) that call overhead is a few percent (OpenBLAS: 52–60 GFLOP/s at
-     * 128×128×64, 60 at 256×256×64). Bk = 64, 96, 256 and 512 measured within the noise of 128.
+     * Default number of keys per tile (Bk). The score tile is Bq×Bk floats (256 KiB at 256×256):
+     * it stays in the 512 KiB L2, one strip of it (16 queries × 256 keys, 16 KiB) in L1 for the
+     * Vector kernels; each per-tile BLAS call is 2·Bq·Bk·d flops (8.4 MFLOP at d = 64), so its
+     * fixed costs (the JNI call, packing the shared operand) weigh half as much as at 128×128, and
+     * a query row is rescaled half as often. Bk = 128 and 512 with Bq = 256 measured within
+     * ±5% of 256, neither ahead at every n (round 7).
      */
-    public static final int DEFAULT_KEY_BLOCK = 128;
+    public static final int DEFAULT_KEY_BLOCK = 256;
 
     /** Largest accepted block size; bigger blocks only lose cache locality. */
     public static final int MAX_BLOCK = 1 << 14;
