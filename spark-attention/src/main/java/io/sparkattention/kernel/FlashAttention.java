@@ -287,11 +287,11 @@ public final class FlashAttention implements Serializable {
                 final float[] kt, vt;
                 final int ktOff, ldkt, vtOff, ldvt;
                 if (packed) {
-                    packRows(j1 - j0, d, k, kOff + j0 * ldk, ldk, ws.keys);
-                    packRows(j1 - j0, dv, v, vOff + j0 * ldv, ldv, ws.values);
+                    ldkt = Workspace.keyRow(d);
+                    packRows(j1 - j0, d, k, kOff + j0 * ldk, ldk, ws.keys, ldkt);
+                    packRows(j1 - j0, dv, v, vOff + j0 * ldv, ldv, ws.values, dv);
                     kt = ws.keys;
-                    ktOff = -j0 * d;
-                    ldkt = d;
+                    ktOff = -j0 * ldkt;
                     vt = ws.values;
                     vtOff = -j0 * dv;
                     ldvt = dv;
@@ -399,10 +399,10 @@ public final class FlashAttention implements Serializable {
         }
     }
 
-    /** Copies {@code rows} rows of {@code cols} floats from a strided view into {@code dst}, contiguous. */
-    private static void packRows(int rows, int cols, float[] src, int off, int ld, float[] dst) {
+    /** Copies {@code rows} rows of {@code cols} floats from a strided view into {@code dst}, {@code ldDst} apart. */
+    private static void packRows(int rows, int cols, float[] src, int off, int ld, float[] dst, int ldDst) {
         for (int r = 0; r < rows; r++) {
-            System.arraycopy(src, off + r * ld, dst, r * cols, cols);
+            System.arraycopy(src, off + r * ld, dst, r * ldDst, cols);
         }
     }
 

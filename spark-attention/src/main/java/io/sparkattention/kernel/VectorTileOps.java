@@ -15,10 +15,11 @@ import jdk.incubator.vector.VectorSpecies;
  *   accumulate Oᵀ[t, 0:W] += Σ_c V[c, t] · Pᵀ[c, 0:W]      {@value #COLUMNS} value columns per block, c < nk
  * </pre>
  * {@code KEYS·2} accumulators + 2 loaded vectors + 1 broadcast fit the 16 AVX2 registers
- * (AVX-512 has 32: the same blocking leaves room, and its vectors are twice as wide). K and V are
- * read in place (broadcasts need no packing); only the query block is packed, once per block,
- * transposed and scaled ({@code Qpᵀ[t, r]} at {@code t·w + r} inside its strip), and the
- * probabilities come out of the softmax pass already transposed ({@code Pᵀ}).
+ * (AVX-512 has 32: the same blocking leaves room, and its vectors are twice as wide). Broadcasts
+ * need no transposed operand: K and V tiles are only copied row by row (K's rows {@link #KEY_ROW}
+ * floats apart when d allows), the query block is packed once per block, transposed and scaled
+ * ({@code Qpᵀ[t, r]} at {@code t·w + r} inside its strip), and the probabilities come out of the
+ * softmax pass already transposed ({@code Pᵀ}).
  */
 final class VectorTileOps extends TileOps {
 
@@ -30,6 +31,8 @@ final class VectorTileOps extends TileOps {
     static final int KEYS = 6;
     /** Value columns per accumulate block: 6 × 2 accumulators, like {@link #KEYS}; dv = 64 ends with one block of 4. */
     static final int COLUMNS = 6;
+    /** Distance between key rows on the score kernel's fast path: see {@link Workspace#KEY_ROW}. */
+    private static final int KEY_ROW = Workspace.KEY_ROW;
 
     VectorTileOps() {
         super(new VectorSoftmax());
@@ -105,7 +108,7 @@ final class VectorTileOps extends TileOps {
 
     /** Two-vector strip: blocks of KEYS keys × 2 vectors, then pairs, then one key. */
     private static void scores2(int nk, int d, float[] qp, int qpOff, float[] k, int kOff, int ldk, float[] s) {
-        int c = 0;
+        int c = ldk == KEY_ROW ? scores2Fixed(nk, d, qp, qpOff, k, kOff, s) : 0;
         for (; c + KEYS <= nk; c += KEYS) {
             final int k0 = kOff + c * ldk, k1 = k0 + ldk, k2 = k1 + ldk, k3 = k2 + ldk, k4 = k3 + ldk, k5 = k4 + ldk;
             FloatVector a00 = FloatVector.zero(SPECIES), a01 = a00, a10 = a00, a11 = a00, a20 = a00, a21 = a00;
@@ -175,6 +178,56 @@ final class VectorTileOps extends TileOps {
             a0.intoArray(s, c * W);
             a1.intoArray(s, c * W + L);
         }
+    }
+
+    /**
+     * {@link #scores2}'s blocks of KEYS keys when key rows are {@link #KEY_ROW} floats apart: one
+     * index {@code i} for all six rows. Returns the keys done (the largest multiple of KEYS ≤ nk).
+     */
+    private static int scores2Fixed(int nk, int d, float[] qp, int qpOff, float[] k, int kOff, float[] s) {
+        int c = 0;
+        for (; c + KEYS <= nk; c += KEYS) {
+            final int k0 = kOff + c * KEY_ROW;
+            FloatVector a00 = FloatVector.zero(SPECIES), a01 = a00, a10 = a00, a11 = a00, a20 = a00, a21 = a00;
+            FloatVector a30 = a00, a31 = a00, a40 = a00, a41 = a00, a50 = a00, a51 = a00;
+            for (int t = 0; t < d; t++) {
+                final int i = k0 + t, q = qpOff + t * W;
+                final FloatVector b0 = FloatVector.fromArray(SPECIES, qp, q);
+                final FloatVector b1 = FloatVector.fromArray(SPECIES, qp, q + L);
+                FloatVector x = FloatVector.broadcast(SPECIES, k[i]);
+                a00 = x.fma(b0, a00);
+                a01 = x.fma(b1, a01);
+                x = FloatVector.broadcast(SPECIES, k[i + KEY_ROW]);
+                a10 = x.fma(b0, a10);
+                a11 = x.fma(b1, a11);
+                x = FloatVector.broadcast(SPECIES, k[i + 2 * KEY_ROW]);
+                a20 = x.fma(b0, a20);
+                a21 = x.fma(b1, a21);
+                x = FloatVector.broadcast(SPECIES, k[i + 3 * KEY_ROW]);
+                a30 = x.fma(b0, a30);
+                a31 = x.fma(b1, a31);
+                x = FloatVector.broadcast(SPECIES, k[i + 4 * KEY_ROW]);
+                a40 = x.fma(b0, a40);
+                a41 = x.fma(b1, a41);
+                x = FloatVector.broadcast(SPECIES, k[i + 5 * KEY_ROW]);
+                a50 = x.fma(b0, a50);
+                a51 = x.fma(b1, a51);
+            }
+            final int o = c * W;
+            a00.intoArray(s, o);
+            a01.intoArray(s, o + L);
+            a10.intoArray(s, o + W);
+            a11.intoArray(s, o + W + L);
+            a20.intoArray(s, o + 2 * W);
+            a21.intoArray(s, o + 2 * W + L);
+            a30.intoArray(s, o + 3 * W);
+            a31.intoArray(s, o + 3 * W + L);
+            a40.intoArray(s, o + 4 * W);
+            a41.intoArray(s, o + 4 * W + L);
+            a50.intoArray(s, o + 5 * W);
+            a51.intoArray(s, o + 5 * W + L);
+        }
+        return c;
     }
 
     /** One-vector strip: blocks of KEYS keys × 1 vector, then single keys. */

@@ -48,10 +48,11 @@ class FlashAttentionTest {
             int S = rnd.uniform() < 0.4 ? L : rnd.pick(0, 1, 2, 5, 16, 33, 64, 70, 128, 130, 257);
             int hkv = rnd.pick(1, 1, 2, 3);
             int H = hkv * rnd.pick(1, 1, 2, 3);
-            int d = rnd.pick(1, 3, 4, 8, 16, 64);
+            // 64 = VectorTileOps.KEY_ROW: below it key rows are padded to 64, above it they keep their length
+            int d = rnd.pick(1, 3, 4, 8, 16, 64, 64, 65, 80);
             int dv = rnd.uniform() < 0.5 ? d : rnd.pick(1, 5, 12, 32);
             AttentionSpec spec = AttentionSpec.defaults()
-                .withBlocks(rnd.pick(1, 4, 7, 16, 32, 128), rnd.pick(1, 3, 8, 16, 64, 128));
+                .withBlocks(rnd.pick(1, 4, 7, 16, 32, 128, 256), rnd.pick(1, 3, 8, 16, 64, 128, 256));
             if (rnd.uniform() < 0.5) {
                 spec = spec.withCausal(true);
             }
