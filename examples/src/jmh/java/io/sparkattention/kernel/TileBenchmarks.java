@@ -18,7 +18,8 @@ import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The parts of one 128×128 tile at d = dv = 64, strip after strip as the kernel runs them: the
+ * The parts of one 128×128 tile at d = dv = 64 (the kernel's default tile until BENCHMARKS.md's
+ * round 7, 256×256 since), strip after strip as the kernel runs them: the
  * score product, the softmax update (measured after fresh scores) and the P·V product, per tile implementation. K and V are
  * read from a [1024, 16·64] layout (rows 4 KiB apart) or contiguous copies, as the kernel does.
  * Each product is 2·128·128·64 = 2.1 MFLOP.

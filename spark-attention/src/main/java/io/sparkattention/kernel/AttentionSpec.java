@@ -26,17 +26,20 @@ public final class AttentionSpec implements Serializable {
      * parallel work: 256 still gives 4 units per head at n = 1024, enough to balance 2 threads
      * over 16 heads. Measured on Zen 3 (AVX2, 32 KiB L1d, 512 KiB L2), 2 threads, 16 heads of 64,
      * every configuration round-robin in one JVM (BENCHMARKS.md, round 7): 256×256 tiles ran
-     * 1.03–1.12× as fast as 128×128 at n = 256…4096 on the BLAS path and 1.04–1.10× on the Java
-     * micro-kernels (n = 512…2048); causal 0.96× at n = 256–512 and 1.02–1.05× at 1024–2048.
+     * 1.04–1.12× as fast as 128×128 at n = 512…4096 on the BLAS path and 1.09–1.10× on the Java
+     * micro-kernels at 1024–2048 (medians of per-repetition ratios; at n = 256 on BLAS and 512 on
+     * the Java path the ratio and the medians disagreed); causal 0.96× at n = 256–512 and
+     * 1.02–1.05× at 1024–2048.
      */
     public static final int DEFAULT_QUERY_BLOCK = 256;
 
     /**
-     * Default number of keys per tile (Bk). The score tile is Bq×Bk floats (256 KiB at 256×256):
-     * it stays in the 512 KiB L2, one strip of it (16 queries × 256 keys, 16 KiB) in L1 for the
-     * Vector kernels; each per-tile BLAS call is 2·Bq·Bk·d flops (8.4 MFLOP at d = 64), so its
-     * fixed costs (the JNI call, packing the shared operand) weigh half as much as at 128×128, and
-     * a query row is rescaled half as often. Bk = 128 and 512 with Bq = 256 measured within
+     * Default number of keys per tile (Bk). The score tile is Bq×Bk floats (256 KiB at 256×256),
+     * half the 512 KiB L2 (the whole scratch, 0.5 MiB, no longer fits it, and was faster all the
+     * same); one strip of it (16 queries × 256 keys, 16 KiB) stays in L1 for the Vector kernels.
+     * Each per-tile BLAS call is 2·Bq·Bk·d flops (8.4 MFLOP at d = 64), so its fixed costs (the
+     * JNI call, packing the shared operand) weigh half as much as at 128×128, and a query row is
+     * rescaled half as often. Bk = 128 and 512 with Bq = 256 measured within
      * ±5% of 256, neither ahead at every n (round 7).
      */
     public static final int DEFAULT_KEY_BLOCK = 256;

@@ -48,7 +48,7 @@ class FlashAttentionTest {
             int S = rnd.uniform() < 0.4 ? L : rnd.pick(0, 1, 2, 5, 16, 33, 64, 70, 128, 130, 257);
             int hkv = rnd.pick(1, 1, 2, 3);
             int H = hkv * rnd.pick(1, 1, 2, 3);
-            // 64 = VectorTileOps.KEY_ROW: below it key rows are padded to 64, above it they keep their length
+            // 64 = Workspace.KEY_ROW: below it key rows are padded to 64, above it they keep their length
             int d = rnd.pick(1, 3, 4, 8, 16, 64, 64, 65, 80);
             int dv = rnd.uniform() < 0.5 ? d : rnd.pick(1, 5, 12, 32);
             AttentionSpec spec = AttentionSpec.defaults()
@@ -277,7 +277,7 @@ class FlashAttentionTest {
     }
 
     @Test
-    @DisplayName("scratch memory is Bq*Bk + 3*Bq + Bq*dv + Bq*d + Bk*(d + dv) floats, whatever the sequence length")
+    @DisplayName("scratch memory is Bq*Bk + 3*Bq + Bq*dv + Bq*d + Bk*(max(d, 64) + dv) floats, whatever the sequence length")
     void scratchIsIndependentOfLength() {
         AttentionSpec spec = AttentionSpec.defaults().withBlocks(32, 48);
         for (int n : new int[] {1, 100, 4000}) {
