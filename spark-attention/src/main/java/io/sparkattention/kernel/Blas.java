@@ -22,6 +22,9 @@ public final class Blas {
     /** System property that forces the implementation: {@code auto}, {@code native} or {@code java}. */
     public static final String PROPERTY = "sparkattention.blas";
 
+    /** The environment variable that chooses OpenBLAS's kernels, logged and reported with the BLAS. */
+    public static final String CORE_TYPE = "OPENBLAS_CORETYPE";
+
     private static final Logger LOG = LoggerFactory.getLogger(Blas.class);
     private static final BLAS INSTANCE = choose(System.getProperty(PROPERTY, "auto"));
 
@@ -36,6 +39,16 @@ public final class Blas {
     /** Short name of the implementation in use, e.g. {@code JNIBLAS} (native) or {@code VectorBLAS}. */
     public static String name() {
         return INSTANCE.getClass().getSimpleName();
+    }
+
+    /**
+     * {@value #CORE_TYPE} as this JVM's process sees it, or {@code "auto"} when unset (OpenBLAS then
+     * picks its kernels from the CPU it detects). It is read once, when the library loads; the
+     * speed of the products depends on it (see {@code conf/spark-env.sh}).
+     */
+    public static String coreType() {
+        String value = System.getenv(CORE_TYPE);
+        return value == null || value.isBlank() ? "auto" : value;
     }
 
     /** True when products run in a native library (OpenBLAS, MKL, reference BLAS...). */
@@ -59,7 +72,8 @@ public final class Blas {
                 throw new IllegalArgumentException(
                     "system property " + PROPERTY + "=" + requested + ": expected auto, native or java");
         }
-        LOG.info("BLAS for attention products: {} ({}={})", blas.getClass().getName(), PROPERTY, requested);
+        LOG.info("BLAS for attention products: {} ({}={}, {}={})", blas.getClass().getName(), PROPERTY, requested,
+            CORE_TYPE, coreType());
         return blas;
     }
 }

@@ -3,6 +3,7 @@ package io.sparkattention.examples.bench;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.sparkattention.kernel.Blas;
 
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
@@ -42,6 +43,8 @@ public final class BenchResult {
         node.put("repeat", timesMs.length);
         node.putPOJO("times_ms", Arrays.stream(timesMs).map(BenchResult::round).toArray());
         node.put("gc", collectors());
+        // The kernels OpenBLAS runs (read when it loads): the products' speed depends on it.
+        node.put("openblas_coretype", Blas.coreType());
     }
 
     /**

@@ -26,7 +26,7 @@ class BenchCommandTest {
         List<JsonNode> lines = json(run);
         assertEquals(2, lines.size(), run.out);
         for (String field : new String[] {"seq_len", "head_dim", "batch_heads", "causal", "threads", "median_ms",
-            "min_ms", "max_ms", "gflops", "blas", "gc"}) {
+            "min_ms", "max_ms", "gflops", "blas", "gc", "openblas_coretype"}) {
             assertTrue(lines.get(0).has(field), field + " in " + lines.get(0));
         }
         JsonNode first = lines.get(0);
