@@ -62,12 +62,18 @@ public final class BenchResult {
      * Adds {@code median_cpu_ms} (process CPU time per repetition, all threads) and
      * {@code gflops_cpu} (work over that CPU time: GFLOP/s per busy core). Unlike wall time, CPU
      * time does not count the waits for a core on a shared machine; ONNX Runtime's spinning
-     * worker threads do count.
+     * worker threads do count. Both are null when the median is 0: Linux counts process CPU time
+     * in clock ticks (10 ms), so repetitions shorter than a tick mostly read 0.
      */
     public BenchResult withCpuTimes(double[] cpuMs, double flops) {
         double[] sorted = cpuMs.clone();
         Arrays.sort(sorted);
         double median = median(sorted);
+        if (!(median > 0)) {
+            node.putNull("median_cpu_ms");
+            node.putNull("gflops_cpu");
+            return this;
+        }
         node.put("median_cpu_ms", round(median));
         node.put("gflops_cpu", round(flops / (median * 1e6)));
         return this;

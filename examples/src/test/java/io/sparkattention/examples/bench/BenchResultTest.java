@@ -1,0 +1,46 @@
+package io.sparkattention.examples.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sparkattention.kernel.Blas;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class BenchResultTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final double FLOPS = BenchResult.flops(256, 64, 4, false);
+
+    private static JsonNode line(BenchResult result) throws Exception {
+        return JSON.readTree(result.toJson());
+    }
+
+    private static BenchResult result() {
+        return new BenchResult("kernel", 256, 64, 4, false, 2, new double[] {3, 1, 2}, FLOPS, "JNIBLAS");
+    }
+
+    @Test
+    @DisplayName("the line names the OpenBLAS core type the products ran with ('auto' when unset)")
+    void coreType() throws Exception {
+        assertEquals(Blas.coreType(), line(result()).get("openblas_coretype").asText());
+    }
+
+    @Test
+    @DisplayName("CPU time: median and GFLOP/s per busy core from the repetitions' CPU times")
+    void cpuTimes() throws Exception {
+        JsonNode node = line(result().withCpuTimes(new double[] {4, 6, 5}, FLOPS));
+        assertEquals(5.0, node.get("median_cpu_ms").asDouble());
+        assertEquals(FLOPS / 5e6, node.get("gflops_cpu").asDouble(), 1e-3);
+    }
+
+    @Test
+    @DisplayName("CPU time below the clock's 10 ms tick (a median of 0) is reported as unknown, not as infinite GFLOP/s")
+    void cpuTimeBelowResolution() throws Exception {
+        JsonNode node = line(result().withCpuTimes(new double[] {0, 10, 0}, FLOPS));
+        assertTrue(node.get("median_cpu_ms").isNull(), node.toString());
+        assertTrue(node.get("gflops_cpu").isNull(), node.toString());
+    }
+}
