@@ -26,34 +26,42 @@ public final class Blas {
     public static final String CORE_TYPE = "OPENBLAS_CORETYPE";
 
     private static final Logger LOG = LoggerFactory.getLogger(Blas.class);
-    private static final BLAS INSTANCE = choose(System.getProperty(PROPERTY, "auto"));
+
+    /** Loads the library on first use, not when {@link #coreType()} is asked. */
+    private static final class Chosen {
+        static final BLAS INSTANCE = choose(System.getProperty(PROPERTY, "auto"));
+    }
 
     private Blas() {
     }
 
     /** The implementation in use. */
     public static BLAS get() {
-        return INSTANCE;
+        return Chosen.INSTANCE;
     }
 
     /** Short name of the implementation in use, e.g. {@code JNIBLAS} (native) or {@code VectorBLAS}. */
     public static String name() {
-        return INSTANCE.getClass().getSimpleName();
+        return Chosen.INSTANCE.getClass().getSimpleName();
     }
 
     /**
      * {@value #CORE_TYPE} as this JVM's process sees it, or {@code "auto"} when unset (OpenBLAS then
-     * picks its kernels from the CPU it detects). It is read once, when the library loads; the
-     * speed of the products depends on it (see {@code conf/spark-env.sh}).
+     * picks its kernels from the CPU it detects). OpenBLAS reads it once, when it loads, and only
+     * when built for several CPUs (Debian's is); other libraries ignore it. The products' speed
+     * depends on it (see {@code conf/spark-env.sh}).
      */
     public static String coreType() {
-        String value = System.getenv(CORE_TYPE);
+        return coreType(System.getenv(CORE_TYPE));
+    }
+
+    static String coreType(String value) {
         return value == null || value.isBlank() ? "auto" : value;
     }
 
     /** True when products run in a native library (OpenBLAS, MKL, reference BLAS...). */
     public static boolean isNative() {
-        return INSTANCE instanceof NativeBLAS;
+        return Chosen.INSTANCE instanceof NativeBLAS;
     }
 
     private static BLAS choose(String requested) {

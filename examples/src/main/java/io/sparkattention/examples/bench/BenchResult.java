@@ -18,6 +18,13 @@ public final class BenchResult {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
+    /**
+     * Shortest median CPU time reported: ten ticks of Linux's process CPU clock (10 ms), below
+     * which the rounding to whole ticks exceeds 10% (a 4.7 ms repetition on two threads read 0 or
+     * 10 ms).
+     */
+    static final double MIN_CPU_MS = 100;
+
     private final ObjectNode node = JSON.createObjectNode();
 
     /**
@@ -43,8 +50,9 @@ public final class BenchResult {
         node.put("repeat", timesMs.length);
         node.putPOJO("times_ms", Arrays.stream(timesMs).map(BenchResult::round).toArray());
         node.put("gc", collectors());
-        // The kernels OpenBLAS runs (read when it loads): the products' speed depends on it.
-        node.put("openblas_coretype", Blas.coreType());
+        // The OpenBLAS kernels asked for (the products' speed depends on them); null without a
+        // native BLAS, where nothing reads the variable.
+        node.put("openblas_coretype", Blas.isNative() ? Blas.coreType() : null);
     }
 
     /**
@@ -62,14 +70,13 @@ public final class BenchResult {
      * Adds {@code median_cpu_ms} (process CPU time per repetition, all threads) and
      * {@code gflops_cpu} (work over that CPU time: GFLOP/s per busy core). Unlike wall time, CPU
      * time does not count the waits for a core on a shared machine; ONNX Runtime's spinning
-     * worker threads do count. Both are null when the median is 0: Linux counts process CPU time
-     * in clock ticks (10 ms), so repetitions shorter than a tick mostly read 0.
+     * worker threads do count. Both are null when the median is below {@link #MIN_CPU_MS}.
      */
     public BenchResult withCpuTimes(double[] cpuMs, double flops) {
         double[] sorted = cpuMs.clone();
         Arrays.sort(sorted);
         double median = median(sorted);
-        if (!(median > 0)) {
+        if (!(median >= MIN_CPU_MS)) {
             node.putNull("median_cpu_ms");
             node.putNull("gflops_cpu");
             return this;
