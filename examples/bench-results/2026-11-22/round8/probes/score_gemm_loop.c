@@ -1,3 +1,6 @@
+/* Round 8 probe: 20 000 score products (256x256x64, T,N, beta 0, K rows 1024 floats apart) for perf:
+ *   gcc -O2 score_gemm_loop.c -o s /usr/lib/x86_64-linux-gnu/libblas.so.3
+ *   OPENBLAS_NUM_THREADS=1 OPENBLAS_CORETYPE=Zen perf record -e cpu-clock ./s */
 #include <stdio.h>
 #include <stdlib.h>
 void sgemm_(const char*,const char*,int*,int*,int*,float*,float*,int*,float*,int*,float*,float*,int*);
