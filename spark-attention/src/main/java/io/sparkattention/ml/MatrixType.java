@@ -1,6 +1,7 @@
 package io.sparkattention.ml;
 
 import io.sparkattention.exec.RowDataException;
+import io.sparkattention.kernel.NonFinite;
 import org.apache.spark.ml.linalg.SQLDataTypes;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.UnsafeArrayData;
@@ -92,7 +93,7 @@ enum MatrixType implements Serializable {
                 copyRow(row, data, i * cols, column, i);
             }
             if (finite && nonFinite < 0) {
-                nonFinite = firstNonFinite(data, i * cols, cols);
+                nonFinite = NonFinite.first(data, i * cols, (i + 1) * cols);
             }
         }
         if (nonFinite >= 0) {
@@ -161,16 +162,6 @@ enum MatrixType implements Serializable {
                 data[offset + indices[j]] = (float) values[j];
             }
         }
-    }
-
-    /** The index of the first NaN or ±∞ in {@code data[offset, offset + n)}, or −1. */
-    private static int firstNonFinite(float[] data, int offset, int n) {
-        for (int j = offset; j < offset + n; j++) {
-            if (!Float.isFinite(data[j])) {
-                return j;
-            }
-        }
-        return -1;
     }
 
     private static int checkWidth(String column, int row, int width, int expected) {

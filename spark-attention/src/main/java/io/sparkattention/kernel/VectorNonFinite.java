@@ -1,0 +1,40 @@
+package io.sparkattention.kernel;
+
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * The Vector API scan of {@link NonFinite}: no branch per vector. A float is NaN or ±∞ exactly
+ * when its exponent bits are all ones, and adding one exponent step to those bits carries into
+ * the sign bit only then: {@code (bits & 0x7f800000) + 0x00800000} is negative for NaN and ±∞
+ * and positive for everything else. The scan ORs that into two accumulators (two, so that the
+ * loop is not one chain of dependent ORs) and looks at the sign once at the end; only when it is
+ * set does the scalar loop find the first offender.
+ */
+final class VectorNonFinite implements NonFinite.Scan {
+
+    private static final VectorSpecies<Float> SPECIES = FloatVector.SPECIES_PREFERRED;
+    private static final int L = SPECIES.length();
+    private static final int EXPONENT = 0x7f800000;
+    private static final int ONE_STEP = 0x00800000;
+
+    @Override
+    public int first(float[] a, int from, int to) {
+        IntVector acc0 = IntVector.zero(IntVector.SPECIES_PREFERRED);
+        IntVector acc1 = acc0;
+        int i = from;
+        for (; i + 2 * L <= to; i += 2 * L) {
+            IntVector b0 = FloatVector.fromArray(SPECIES, a, i).reinterpretAsInts();
+            IntVector b1 = FloatVector.fromArray(SPECIES, a, i + L).reinterpretAsInts();
+            acc0 = acc0.or(b0.and(EXPONENT).add(ONE_STEP));
+            acc1 = acc1.or(b1.and(EXPONENT).add(ONE_STEP));
+        }
+        int flags = acc0.or(acc1).reduceLanes(VectorOperators.OR);
+        for (; i < to; i++) {
+            flags |= (Float.floatToRawIntBits(a[i]) & EXPONENT) + ONE_STEP;
+        }
+        return flags < 0 ? NonFinite.firstScalar(a, from, to) : -1;
+    }
+}
