@@ -24,10 +24,10 @@ import static org.apache.spark.sql.functions.col;
  * {@code numHeads = BH} on R rows (in P partitions, one row each by default), each holding an
  * n×(BH·d) query, key and value — the kernel benchmark's problem with R·BH heads, as a DataFrame.
  * The matrices are generated on the executors from the row's id ({@link RandomMatrix}) and the
- * output is consumed there ({@link OutputChecksum} summed by a reduce), so one repetition is one
- * job: plan, generate, attend with the chosen strategy, checksum, and only one number comes back
- * to the driver. The times include generating the inputs (a fifth of the executors' time at
- * n = 512), unless the input is cached first.
+ * output is consumed there ({@link OutputChecksum} summed by a reduce). The stage is planned once
+ * per length, and one repetition is one job over that plan: generate (unless the input is
+ * cached), attend with the chosen strategy, checksum, and only one number comes back to the
+ * driver. Generating the inputs is a fifth of the executors' time at n = 512.
  */
 public final class SparkBenchmark {
 
@@ -77,40 +77,97 @@ public final class SparkBenchmark {
 
     /** One untimed run at {@link #WARMUP_LENGTH}. */
     public void warmUp(int headDim, int batchHeads) {
-        once(input(WARMUP_LENGTH, headDim, batchHeads), batchHeads);
+        once(checksums(input(WARMUP_LENGTH, headDim, batchHeads), batchHeads));
     }
 
     /** Times one configuration. */
     public BenchResult run(int seqLen, int headDim, int batchHeads) {
+        return run(seqLen, headDim, batchHeads, null).get(0);
+    }
+
+    /**
+     * Times one configuration; with {@code kernel}, also the raw kernel on the same R·BH heads in
+     * this JVM, repetition by repetition after the stage's (local masters only: the kernel runs
+     * on the driver). Returns the stage's line, then the kernel's; the stage's carries
+     * {@code throughput_vs_kernel}, the kernel's median time over its own.
+     */
+    public List<BenchResult> run(int seqLen, int headDim, int batchHeads, KernelBenchmark kernel) {
         peakHeap.reset();
-        double[] times = new double[repeat];
-        double checksum = Double.NaN;
         Dataset<Row> generated = input(seqLen, headDim, batchHeads);
         Dataset<Row> input = cacheInput ? generated.persist(StorageLevel.MEMORY_AND_DISK()) : generated;
         if (cacheInput) {
             input.count();
         }
-        KernelBenchmark.Settling settling = new KernelBenchmark.Settling();
-        double[] warmup;
         try {
+            Dataset<Double> checksums = checksums(input, batchHeads);
             // Untimed repetitions until settled: the Spark JVM goes on compiling its job machinery
-            // (task serialization, closure cleaning, planning) for tens of seconds after the
+            // (task serialization, closure cleaning, scheduling) for tens of seconds after the
             // kernel has settled; after one warm-up run the n = 512 repetitions of round 3 still
             // went 4.2, 4.6, 4.0, 3.3, 3.5, 3.6, 2.6 s (BENCHMARKS.md).
-            warmup = settling.runUntilSettled(() -> once(input, batchHeads), MAX_SETTLING_RUNS);
-            for (int r = 0; r < repeat; r++) {
-                long t0 = System.nanoTime();
-                checksum = once(input, batchHeads);
-                times[r] = (System.nanoTime() - t0) / 1e6;
+            KernelBenchmark.Settling settling = new KernelBenchmark.Settling();
+            double[] warmup = settling.runUntilSettled(() -> once(checksums), MAX_SETTLING_RUNS);
+            Trial stage = new StageTrial(checksums, seqLen, headDim, batchHeads, warmup, settling.settled());
+            if (kernel == null) {
+                return Interleaved.time(List.of(stage), repeat);
+            }
+            try (Trial raw = kernel.trial(new KernelBenchmark.Problem(seqLen, headDim, rows * batchHeads, seqLen))) {
+                List<BenchResult> both = Interleaved.time(List.of(stage, raw), repeat);
+                both.get(0).with("throughput_vs_kernel",
+                    Math.round(both.get(1).medianMs() / both.get(0).medianMs() * 1000) / 1000.0);
+                return both;
             }
         } finally {
             if (cacheInput) {
                 input.unpersist(true);
             }
         }
-        if (!Double.isFinite(checksum)) {
-            throw new IllegalStateException("benchmark produced a non-finite output (checksum " + checksum + ")");
+    }
+
+    /** The stage's repetitions over a planned Dataset: one job each. */
+    private final class StageTrial implements Trial {
+        private final Dataset<Double> checksums;
+        private final int seqLen, headDim, batchHeads;
+        private final double[] warmup;
+        private final boolean settled;
+        private double checksum = Double.NaN;
+
+        StageTrial(Dataset<Double> checksums, int seqLen, int headDim, int batchHeads, double[] warmup,
+                   boolean settled) {
+            this.checksums = checksums;
+            this.seqLen = seqLen;
+            this.headDim = headDim;
+            this.batchHeads = batchHeads;
+            this.warmup = warmup;
+            this.settled = settled;
         }
+
+        @Override
+        public void runOnce() {
+            checksum = once(checksums);
+        }
+
+        @Override
+        public boolean shortRun() {
+            return false;  // settled above, with Spark's own limits
+        }
+
+        @Override
+        public BenchResult result(double[] wallMs, double[] cpuMs) {
+            if (!Double.isFinite(checksum)) {
+                throw new IllegalStateException("benchmark produced a non-finite output (checksum " + checksum + ")");
+            }
+            return describe(seqLen, headDim, batchHeads, wallMs)
+                .with("warmup_ms", warmup)
+                .with("warmup_settled", settled)
+                .with("checksum", checksum);
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    private BenchResult describe(int seqLen, int headDim, int batchHeads, double[] times) {
         int cores = spark.sparkContext().defaultParallelism();
         ExecutionSettings settings = ExecutionSettings.from(spark);
         Strategy resolved = strategy != Strategy.AUTO ? strategy : AutoStrategy.choose(
@@ -126,10 +183,7 @@ public final class SparkBenchmark {
             .with("master", spark.sparkContext().master())
             .with("executors", spark.sparkContext().statusTracker().getExecutorInfos().length - 1)
             .with("executor_memory", spark.sparkContext().getConf().get("spark.executor.memory", "1g"))
-            .with("executor_peak_heap_mb", peakHeap.maxMb() < 0 ? null : peakHeap.maxMb())
-            .with("warmup_ms", warmup)
-            .with("warmup_settled", settling.settled())
-            .with("checksum", checksum);
+            .with("executor_peak_heap_mb", peakHeap.maxMb() < 0 ? null : peakHeap.maxMb());
         if (resolved == Strategy.SEQUENCE) {
             result.with("sequence_block_rows", settings.sequenceBlockRows());
         }
@@ -145,17 +199,27 @@ public final class SparkBenchmark {
             .withColumn("value", RandomMatrix.column(col("id"), SEED + 2, n, width));
     }
 
-    /** Attends and checksums {@code input}; returns the sum of the rows' checksums. */
-    private double once(Dataset<Row> input, int bh) {
+    /**
+     * The stage over {@code input}, each row's output reduced to its checksum. Planned once per
+     * configuration: the Dataset keeps its planned RDD, so every repetition is one job over the
+     * same plan, as in a batch job that transforms a large table once. Planning the stage again
+     * for every 64 rows was a per-repetition cost no such job pays (the driver's analysis and
+     * planning, and the JIT compiling that planning code for minutes).
+     */
+    private Dataset<Double> checksums(Dataset<Row> input, int bh) {
         ScaledDotProductAttention stage = new ScaledDotProductAttention().setKeyCol("key").setValueCol("value")
             .setNumHeads(bh).setCausal(causal).setStrategy(strategy.paramValue());
         if (blockSize != null) {
             stage.setBlockSize(blockSize);
         }
+        return stage.transform(input).select(OutputChecksum.of(col("attn_output"))).as(Encoders.DOUBLE());
+    }
+
+    /** One job: attends and checksums every row; returns the sum of the rows' checksums. */
+    private static double once(Dataset<Double> checksums) {
         // A reduce is one job with no shuffle; an aggregate would add a shuffle (a file per task)
         // and, with adaptive execution, a second job to every repetition.
-        return stage.transform(input).select(OutputChecksum.of(col("attn_output")))
-            .as(Encoders.DOUBLE()).reduce((ReduceFunction<Double>) Double::sum);
+        return checksums.reduce((ReduceFunction<Double>) Double::sum);
     }
 
     /** The BLAS the executors use (they may differ from the driver's). */

@@ -1,7 +1,10 @@
 package io.sparkattention.examples.cli;
 
+import io.sparkattention.examples.bench.BenchResult;
+import io.sparkattention.examples.bench.KernelBenchmark;
 import io.sparkattention.examples.bench.SparkBenchmark;
 import io.sparkattention.exec.Strategy;
+import io.sparkattention.kernel.AttentionSpec;
 import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine.Option;
 
@@ -14,7 +17,9 @@ final class SparkBenchOptions {
 
     @Option(names = "--spark", description = {"Run through Spark: the ScaledDotProductAttention stage with numHeads = "
         + "BH on rows (--rows) of n×(BH·d) query, key and value generated on the executors; the output is checksummed "
-        + "there (nothing is collected). Times include planning and generating the inputs. Untimed repetitions run "
+        + "there (nothing is collected). The stage is planned once per length and each repetition is one job over that "
+        + "plan, as in a batch job over a large table; it includes generating the inputs unless --cache-input. "
+        + "Untimed repetitions run "
         + "first until five in a row are within 1.25x of the fastest (at most 20 or 60 s). Adds mode, strategy, "
         + "resolved_strategy, rows, partitions, cached_input, executors, executor_memory, executor_peak_heap_mb "
         + "(with --cache-input it includes the cached rows), warmup_ms (the untimed repetitions) and warmup_settled "
@@ -42,6 +47,12 @@ final class SparkBenchOptions {
     @Option(names = "--master", paramLabel = "URL",
         description = "With --spark: the Spark master (default local[*]; e.g. spark://127.0.0.1:7077).")
     String master;
+
+    @Option(names = "--compare-kernel", description = {"With --spark and a local master: also time the raw kernel "
+        + "on the same R·BH heads in this JVM, with as many threads as the master has cores, round-robin with the "
+        + "stage's repetitions (a kernel line follows each stage line). The stage's line gets throughput_vs_kernel: "
+        + "the kernel's median time over the stage's."})
+    boolean compareKernel;
 
     /** Runs {@code bench}'s lengths, head dimension and heads through Spark; one JSON line each. */
     int run(BenchCommand bench) {
@@ -71,11 +82,27 @@ final class SparkBenchOptions {
             System.setProperty("spark.executor.metrics.pollingInterval", "100ms");
         }
         SparkSession session = SparkSessions.start("spark-attention bench", master);
+        if (compareKernel && !session.sparkContext().isLocal()) {
+            throw new BadInputException("--compare-kernel needs a local master (the kernel runs in this JVM), got "
+                + session.sparkContext().master());
+        }
+        Integer block = bench.blockQ != null ? bench.blockQ : bench.blockK;
         SparkBenchmark runner = new SparkBenchmark(session, chosen, rows, parts, cacheInput, bench.causal, bench.repeat,
-            bench.blockQ != null ? bench.blockQ : bench.blockK);
+            block);
         runner.warmUp(bench.headDim, bench.batchHeads);
+        KernelBenchmark kernel = null;
+        if (compareKernel) {
+            AttentionSpec spec = AttentionSpec.defaults().withCausal(bench.causal);
+            if (block != null) {
+                spec = spec.withBlocks(block, block);
+            }
+            kernel = new KernelBenchmark(spec, session.sparkContext().defaultParallelism(), bench.repeat);
+            kernel.warmUp(bench.headDim, bench.batchHeads);
+        }
         for (int n : bench.seqLens) {
-            System.out.println(runner.run(n, bench.headDim, bench.batchHeads).toJson());
+            for (BenchResult result : runner.run(n, bench.headDim, bench.batchHeads, kernel)) {
+                System.out.println(result.toJson());
+            }
             System.out.flush();
         }
         return 0;
@@ -83,8 +110,10 @@ final class SparkBenchOptions {
 
     /** The Spark-only options, given without {@code --spark}, would be silently ignored: refused. */
     void rejectWithoutSpark() {
-        if (rows != 1 || partitions != null || cacheInput || master != null || !"auto".equals(strategy)) {
-            throw new BadInputException("--rows, --partitions, --cache-input, --master and --strategy need --spark");
+        if (rows != 1 || partitions != null || cacheInput || master != null || !"auto".equals(strategy)
+            || compareKernel) {
+            throw new BadInputException(
+                "--rows, --partitions, --cache-input, --master, --strategy and --compare-kernel need --spark");
         }
     }
 

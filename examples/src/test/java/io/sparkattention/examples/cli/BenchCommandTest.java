@@ -80,19 +80,44 @@ class BenchCommandTest {
         CommandLineRun kernel = CommandLineRun.of("bench", "--rows", "4", "--seq-len", "64");
         assertEquals(2, kernel.exitCode, kernel.err);
         assertEquals(List.of(
-            "spark-attention bench: --rows, --partitions, --cache-input, --master and --strategy need --spark"),
+            "spark-attention bench: --rows, --partitions, --cache-input, --master, --strategy and --compare-kernel need --spark"),
             kernel.errorLines());
     }
 
+    @Test
+    @DisplayName("spark mode with --compare-kernel: the raw kernel on the same R·BH heads follows each stage line, "
+        + "which gives the throughput ratio")
+    void sparkBesideTheKernel() throws Exception {
+        List<JsonNode> lines = sparkLines("2", "--repeat", "3", "--compare-kernel");
+        assertEquals(2, lines.size(), lines.toString());
+        JsonNode stage = lines.get(0), kernel = lines.get(1);
+        assertEquals("spark", stage.get("mode").asText());
+        assertEquals("kernel", kernel.get("mode").asText());
+        assertEquals(4, kernel.get("batch_heads").asInt(), "2 rows of 2 heads");
+        assertEquals(stage.get("threads").asInt(), kernel.get("threads").asInt(), "one kernel thread per core");
+        assertEquals(kernel.get("median_ms").asDouble() / stage.get("median_ms").asDouble(),
+            stage.get("throughput_vs_kernel").asDouble(), 0.0006, lines.toString());
+        assertEquals(2, stage.get("contenders").asInt());
+        assertEquals(3, stage.get("times_ms").size());
+        assertEquals(3, kernel.get("times_ms").size());
+    }
+
     private static JsonNode sparkRun(String rows, String... more) throws Exception {
+        List<JsonNode> lines = sparkLines(rows, more);
+        assertEquals(1, lines.size(), lines.toString());
+        return lines.get(0);
+    }
+
+    private static List<JsonNode> sparkLines(String rows, String... more) throws Exception {
         List<String> args = new ArrayList<>(List.of("bench", "--spark", "--strategy", "batch", "--rows", rows,
-            "--seq-len", "512", "--head-dim", "64", "--batch-heads", "2", "--repeat", "1"));
+            "--seq-len", "512", "--head-dim", "64", "--batch-heads", "2"));
         args.addAll(List.of(more));
+        if (!args.contains("--repeat")) {
+            args.addAll(List.of("--repeat", "1"));
+        }
         CommandLineRun run = CommandLineRun.of(args.toArray(new String[0]));
         assertEquals(0, run.exitCode, run.err);
-        List<JsonNode> lines = json(run);
-        assertEquals(1, lines.size(), run.out);
-        return lines.get(0);
+        return json(run);
     }
 
     private static List<JsonNode> json(CommandLineRun run) throws Exception {
