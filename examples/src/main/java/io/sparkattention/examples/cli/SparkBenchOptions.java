@@ -22,8 +22,9 @@ final class SparkBenchOptions {
         + "Untimed repetitions run "
         + "first until five in a row are within 1.25x of the fastest (at most 20 or 60 s). Adds mode, strategy, "
         + "resolved_strategy, rows, partitions, cached_input, executors, executor_memory, executor_peak_heap_mb "
-        + "(with --cache-input it includes the cached rows), warmup_ms (the untimed repetitions) and warmup_settled "
-        + "to the JSON; threads is the cluster's cores."})
+        + "(with --cache-input it includes the cached rows), warmup_ms (the untimed repetitions), warmup_settled, "
+        + "warmup_jit_ms (the JIT compilers' time during each untimed repetition) and jit_ms (during the timed ones, "
+        + "in this JVM) to the JSON; threads is the cluster's cores."})
     boolean spark;
 
     @Option(names = "--strategy", defaultValue = "auto", paramLabel = "S",

@@ -98,6 +98,8 @@ class BenchCommandTest {
         assertEquals(kernel.get("median_ms").asDouble() / stage.get("median_ms").asDouble(),
             stage.get("throughput_vs_kernel").asDouble(), 0.0006, lines.toString());
         assertEquals(2, stage.get("contenders").asInt());
+        assertTrue(stage.get("jit_ms").asLong() >= 0, stage.toString());
+        assertEquals(stage.get("warmup_ms").size(), stage.get("warmup_jit_ms").size(), stage.toString());
         assertEquals(3, stage.get("times_ms").size());
         assertEquals(3, kernel.get("times_ms").size());
     }
