@@ -30,16 +30,15 @@ for i in 1 2; do
     --batch-heads 8 --repeat 7 > "$out/spark-$i.jsonl"
 done
 log "Spark stage, steady state: enough rows to spread the per-job cost, input cached; the kernel on the same heads"
-# bench --spark runs untimed repetitions until the times settle (warmup_ms), then 7 timed ones.
-JAVA_OPTS=-Xmx3g "$bench" bench --spark --master 'local[2]' --strategy batch --rows 64 --cache-input --seq-len 512 \
-  --head-dim 64 --batch-heads 16 --repeat 7 > "$out/spark-steady-512.jsonl"
-"$bench" bench --seq-len 512 --head-dim 64 --batch-heads 1024 --threads 2 --repeat 5 > "$out/kernel-steady-512.jsonl"
+# bench --spark runs untimed repetitions until the times settle (warmup_ms), then the timed ones, each followed
+# by the raw kernel on the same R·BH heads in the same JVM (--compare-kernel: throughput_vs_kernel).
+JAVA_OPTS=-Xmx4g "$bench" bench --spark --master 'local[2]' --strategy batch --rows 64 --cache-input --seq-len 512 \
+  --head-dim 64 --batch-heads 16 --repeat 15 --compare-kernel > "$out/spark-steady-512.jsonl"
 # The same 64 rows in 8 partitions of 8: Spark's per-task costs paid once per 8 rows.
-JAVA_OPTS=-Xmx3g "$bench" bench --spark --master 'local[2]' --strategy batch --rows 64 --partitions 8 --cache-input \
-  --seq-len 512 --head-dim 64 --batch-heads 16 --repeat 7 > "$out/spark-steady-512-p8.jsonl"
-JAVA_OPTS=-Xmx3g "$bench" bench --spark --master 'local[2]' --strategy batch --rows 8 --cache-input --seq-len 2048 \
-  --head-dim 64 --batch-heads 16 --repeat 7 > "$out/spark-steady-2048.jsonl"
-"$bench" bench --seq-len 2048 --head-dim 64 --batch-heads 128 --threads 2 --repeat 5 > "$out/kernel-steady-2048.jsonl"
+JAVA_OPTS=-Xmx4g "$bench" bench --spark --master 'local[2]' --strategy batch --rows 64 --partitions 8 --cache-input \
+  --seq-len 512 --head-dim 64 --batch-heads 16 --repeat 15 --compare-kernel > "$out/spark-steady-512-p8.jsonl"
+JAVA_OPTS=-Xmx4g "$bench" bench --spark --master 'local[2]' --strategy batch --rows 8 --cache-input --seq-len 2048 \
+  --head-dim 64 --batch-heads 16 --repeat 11 --compare-kernel > "$out/spark-steady-2048.jsonl"
 log "one thread (for the 2-thread scaling)"
 "$bench" bench --seq-len 1024,4096 --head-dim 64 --batch-heads 16 --threads 1 --repeat 5 \
   --tile-ops vector,blas --peer ort > "$out/one-thread.jsonl"
