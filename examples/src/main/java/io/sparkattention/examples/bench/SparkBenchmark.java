@@ -17,6 +17,7 @@ import org.apache.spark.storage.StorageLevel;
 
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.DoubleSupplier;
 
 import static org.apache.spark.sql.functions.col;
 
@@ -25,10 +26,11 @@ import static org.apache.spark.sql.functions.col;
  * {@code numHeads = BH} on R rows (in P partitions, one row each by default), each holding an
  * n×(BH·d) query, key and value — the kernel benchmark's problem with R·BH heads, as a DataFrame.
  * The matrices are generated on the executors from the row's id ({@link RandomMatrix}) and the
- * output is consumed there ({@link OutputChecksum} summed by a reduce). The stage is planned once
- * per length, and one repetition is one job over that plan: generate (unless the input is
- * cached), attend with the chosen strategy, checksum, and only one number comes back to the
- * driver. Generating the inputs is a fifth of the executors' time at n = 512.
+ * output is consumed there ({@link OutputChecksum} summed by a reduce). One repetition is one
+ * job: generate (unless the input is cached), attend with the chosen strategy, checksum, and only
+ * one number comes back to the driver. With the batch strategy the stage is planned once per
+ * length and every job runs that plan; the shuffling strategies are planned per repetition.
+ * Generating the inputs is a fifth of the executors' time at n = 512.
  */
 public final class SparkBenchmark {
 
@@ -81,11 +83,6 @@ public final class SparkBenchmark {
         once(checksums(input(WARMUP_LENGTH, headDim, batchHeads), batchHeads));
     }
 
-    /** Times one configuration. */
-    public BenchResult run(int seqLen, int headDim, int batchHeads) {
-        return run(seqLen, headDim, batchHeads, null).get(0);
-    }
-
     /**
      * Times one configuration; with {@code kernel}, also the raw kernel on the same R·BH heads in
      * this JVM, repetition by repetition after the stage's (local masters only: the kernel runs
@@ -100,13 +97,19 @@ public final class SparkBenchmark {
             input.count();
         }
         try {
-            Dataset<Double> checksums = checksums(input, batchHeads);
+            // The batch strategy does not shuffle: its Dataset is planned once and every repetition
+            // is one job over that plan. The head and sequence strategies shuffle, and a job over a
+            // planned RDD whose shuffle outputs exist skips the stages that wrote them, so those
+            // are planned again for every repetition.
+            Dataset<Double> planned = resolvedStrategy(seqLen, batchHeads) == Strategy.BATCH
+                ? checksums(input, batchHeads) : null;
+            DoubleSupplier job = planned != null ? () -> once(planned) : () -> once(checksums(input, batchHeads));
             // Untimed repetitions until settled: the Spark JVM goes on compiling its job machinery
-            // (task serialization, closure cleaning, scheduling) for tens of seconds after the
-            // kernel has settled; after one warm-up run the n = 512 repetitions of round 3 still
-            // went 4.2, 4.6, 4.0, 3.3, 3.5, 3.6, 2.6 s (BENCHMARKS.md).
-            Warmup warmup = new Warmup(checksums);
-            Trial stage = new StageTrial(checksums, seqLen, headDim, batchHeads, warmup);
+            // (task serialization, closure cleaning, scheduling) long after the kernel has
+            // settled; after one warm-up run the n = 512 repetitions of round 3 still went 4.2,
+            // 4.6, 4.0, 3.3, 3.5, 3.6, 2.6 s (BENCHMARKS.md).
+            Warmup warmup = new Warmup(job);
+            Trial stage = new StageTrial(job, seqLen, headDim, batchHeads, warmup);
             if (kernel == null) {
                 return Interleaved.time(List.of(stage), repeat);
             }
@@ -126,16 +129,16 @@ public final class SparkBenchmark {
     /**
      * Untimed repetitions until five in a row are within 1.25× of the fastest, or
      * {@link #MAX_SETTLING_RUNS} or 60 s, with the JIT compilers' time during each. That time
-     * does not settle as fast: the JVM compiles Spark's job and task machinery for minutes (at
-     * n = 512, 64 rows in 8 partitions, still 8–190 ms per 0.9 s repetition after 60 of them),
-     * and the compilers share the cores with the tasks (BENCHMARKS.md, round 9).
+     * does not settle as fast: at n = 512, 64 rows in 8 partitions, the compilers still took
+     * 8–188 ms in each of the 51st to 60th 0.8–1.0 s repetitions, and they share the cores with
+     * the tasks (BENCHMARKS.md, round 9).
      */
     private static final class Warmup {
         final double[] wallMs;
         final long[] jitMs;
         final boolean settled;
 
-        Warmup(Dataset<Double> checksums) {
+        Warmup(DoubleSupplier job) {
             KernelBenchmark.Settling settling = new KernelBenchmark.Settling();
             CompilerClock jit = new CompilerClock();
             double[] wall = new double[MAX_SETTLING_RUNS];
@@ -143,7 +146,7 @@ public final class SparkBenchmark {
             int runs = 0;
             while (runs < MAX_SETTLING_RUNS && !settling.settled() && !settling.givenUp()) {
                 long j0 = jit.millis(), t0 = System.nanoTime();
-                once(checksums);
+                job.getAsDouble();
                 long nanos = System.nanoTime() - t0;
                 settling.add(nanos);
                 wall[runs] = Math.round(nanos / 1e5) / 10.0;
@@ -156,27 +159,33 @@ public final class SparkBenchmark {
         }
     }
 
-    /** The stage's repetitions over a planned Dataset: one job each. */
+    /** The stage's timed repetitions: one job each. */
     private final class StageTrial implements Trial {
-        private final Dataset<Double> checksums;
+        private final DoubleSupplier job;
         private final int seqLen, headDim, batchHeads;
         private final Warmup warmup;
         private final CompilerClock jit = new CompilerClock();
-        private final long jitAtStart;
+        /**
+         * The compilers' time when the first timed repetition started: −1 when this JVM does not
+         * count it, {@code MIN_VALUE} before that repetition.
+         */
+        private long jitAtStart = Long.MIN_VALUE;
         private double checksum = Double.NaN;
 
-        StageTrial(Dataset<Double> checksums, int seqLen, int headDim, int batchHeads, Warmup warmup) {
-            this.checksums = checksums;
+        StageTrial(DoubleSupplier job, int seqLen, int headDim, int batchHeads, Warmup warmup) {
+            this.job = job;
             this.seqLen = seqLen;
             this.headDim = headDim;
             this.batchHeads = batchHeads;
             this.warmup = warmup;
-            this.jitAtStart = jit.millis();
         }
 
         @Override
         public void runOnce() {
-            checksum = once(checksums);
+            if (jitAtStart == Long.MIN_VALUE) {
+                jitAtStart = jit.millis();
+            }
+            checksum = job.getAsDouble();
         }
 
         @Override
@@ -202,12 +211,17 @@ public final class SparkBenchmark {
         }
     }
 
+    /** The strategy the stage runs with: the one asked for, or auto's choice for this workload. */
+    private Strategy resolvedStrategy(int seqLen, int batchHeads) {
+        return strategy != Strategy.AUTO ? strategy : AutoStrategy.choose(
+            WorkloadStats.uniform(rows, partitions, batchHeads, seqLen, seqLen),
+            spark.sparkContext().defaultParallelism(), WeightsMode.NONE, ExecutionSettings.from(spark)).strategy();
+    }
+
     private BenchResult describe(int seqLen, int headDim, int batchHeads, double[] times) {
         int cores = spark.sparkContext().defaultParallelism();
         ExecutionSettings settings = ExecutionSettings.from(spark);
-        Strategy resolved = strategy != Strategy.AUTO ? strategy : AutoStrategy.choose(
-            WorkloadStats.uniform(rows, partitions, batchHeads, seqLen, seqLen), cores, WeightsMode.NONE, settings)
-            .strategy();
+        Strategy resolved = resolvedStrategy(seqLen, batchHeads);
         BenchResult result = new BenchResult("spark", seqLen, headDim, batchHeads, causal, cores, times,
             BenchResult.flops(seqLen, headDim, rows * batchHeads, causal), executorBlas())
             .with("rows", rows)
@@ -235,11 +249,11 @@ public final class SparkBenchmark {
     }
 
     /**
-     * The stage over {@code input}, each row's output reduced to its checksum. Planned once per
-     * configuration: the Dataset keeps its planned RDD, so every repetition is one job over the
-     * same plan, as in a batch job that transforms a large table once. Planning the stage again
-     * for every 64 rows was a per-repetition cost no such job pays (the driver's analysis and
-     * planning, and the JIT compiling that planning code for minutes).
+     * The stage over {@code input}, each row's output reduced to its checksum. A Dataset keeps
+     * its planned RDD, so with the batch strategy every repetition over one of these is one job
+     * over the same plan, as in a batch job that transforms a large table once. Planning the
+     * stage again for every 64 rows was a per-repetition cost no such job pays: the driver's
+     * analysis and planning, 2.4% of the process's CPU samples at n = 512 (BENCHMARKS.md, round 9).
      */
     private Dataset<Double> checksums(Dataset<Row> input, int bh) {
         ScaledDotProductAttention stage = new ScaledDotProductAttention().setKeyCol("key").setValueCol("value")

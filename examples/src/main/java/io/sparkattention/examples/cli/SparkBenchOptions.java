@@ -17,14 +17,15 @@ final class SparkBenchOptions {
 
     @Option(names = "--spark", description = {"Run through Spark: the ScaledDotProductAttention stage with numHeads = "
         + "BH on rows (--rows) of n×(BH·d) query, key and value generated on the executors; the output is checksummed "
-        + "there (nothing is collected). The stage is planned once per length and each repetition is one job over that "
-        + "plan, as in a batch job over a large table; it includes generating the inputs unless --cache-input. "
-        + "Untimed repetitions run "
-        + "first until five in a row are within 1.25x of the fastest (at most 20 or 60 s). Adds mode, strategy, "
+        + "there (nothing is collected). Each repetition is one job, generating the inputs unless --cache-input; with "
+        + "the batch strategy the stage is planned once per length and every job runs that plan, as in a batch job "
+        + "over a large table (the shuffling strategies are planned per repetition). Untimed repetitions run first "
+        + "until five in a row are within 1.25x of the fastest (at most 20 or 60 s). Adds mode, strategy, "
         + "resolved_strategy, rows, partitions, cached_input, executors, executor_memory, executor_peak_heap_mb "
         + "(with --cache-input it includes the cached rows), warmup_ms (the untimed repetitions), warmup_settled, "
-        + "warmup_jit_ms (the JIT compilers' time during each untimed repetition) and jit_ms (during the timed ones, "
-        + "in this JVM) to the JSON; threads is the cluster's cores."})
+        + "warmup_jit_ms (the JIT compilers' time during each untimed repetition) and jit_ms (over the timed "
+        + "repetitions, every contender's: this JVM's compilers) to the JSON, and like the kernel mode peak_heap_mb, "
+        + "peak_rss_mb and contenders; threads is the cluster's cores."})
     boolean spark;
 
     @Option(names = "--strategy", defaultValue = "auto", paramLabel = "S",
@@ -50,9 +51,9 @@ final class SparkBenchOptions {
     String master;
 
     @Option(names = "--compare-kernel", description = {"With --spark and a local master: also time the raw kernel "
-        + "on the same R·BH heads in this JVM, with as many threads as the master has cores, round-robin with the "
-        + "stage's repetitions (a kernel line follows each stage line). The stage's line gets throughput_vs_kernel: "
-        + "the kernel's median time over the stage's."})
+        + "on the same R·BH heads in this JVM, on as many threads as Spark's default parallelism (a local master's "
+        + "cores), round-robin with the stage's repetitions (a kernel line follows each stage line). The stage's line "
+        + "gets throughput_vs_kernel: the kernel's median time over the stage's."})
     boolean compareKernel;
 
     /** Runs {@code bench}'s lengths, head dimension and heads through Spark; one JSON line each. */
@@ -82,11 +83,12 @@ final class SparkBenchOptions {
         if (System.getProperty("spark.executor.metrics.pollingInterval") == null) {
             System.setProperty("spark.executor.metrics.pollingInterval", "100ms");
         }
-        SparkSession session = SparkSessions.start("spark-attention bench", master);
-        if (compareKernel && !session.sparkContext().isLocal()) {
+        String effectiveMaster = SparkSessions.masterFor(master);
+        if (compareKernel && !effectiveMaster.startsWith("local")) {
             throw new BadInputException("--compare-kernel needs a local master (the kernel runs in this JVM), got "
-                + session.sparkContext().master());
+                + effectiveMaster);
         }
+        SparkSession session = SparkSessions.start("spark-attention bench", master);
         Integer block = bench.blockQ != null ? bench.blockQ : bench.blockK;
         SparkBenchmark runner = new SparkBenchmark(session, chosen, rows, parts, cacheInput, bench.causal, bench.repeat,
             block);

@@ -24,6 +24,11 @@ public final class SparkSessions {
     private SparkSessions() {
     }
 
+    /** The master a session started with {@code master} (null for the default) runs on. */
+    static String masterFor(String master) {
+        return master != null ? master : System.getProperty("spark.master", DEFAULT_MASTER);
+    }
+
     /**
      * Starts (or returns the running) session.
      *
@@ -38,7 +43,7 @@ public final class SparkSessions {
                 builder.config(key, defaults.getProperty(key).trim());
             }
         }
-        String chosen = master != null ? master : System.getProperty("spark.master", DEFAULT_MASTER);
+        String chosen = masterFor(master);
         builder.master(chosen);
         if (!chosen.startsWith("local")) {
             shipLibraryJars(builder);
