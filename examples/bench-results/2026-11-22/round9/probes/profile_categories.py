@@ -1,7 +1,8 @@
 import sys,re,collections
 groups=collections.Counter(); task=collections.Counter(); tot=0; leaf=collections.Counter()
-cats=[('kernel','io/sparkattention/kernel/'),('cacheReader','ColumnarIterator|InMemoryRelation|columnar'),
- ('decode','MatrixType'),('encode','CatalystMatrices'),('checksum','OutputChecksum'),
+# Order matters: a stack goes to the first category it matches. Decoding is matched before the
+# kernel because its NaN/±inf scan (NonFinite, VectorNonFinite) lives in the kernel package.
+cats=[('decode','MatrixType'),('kernel','io/sparkattention/kernel/'),('cacheReader','ColumnarIterator|InMemoryRelation|columnar'),('encode','CatalystMatrices'),('checksum','OutputChecksum'),
  ('serialization','Serializ|ObjectInputStream|ObjectOutputStream|Kryo'),('gc','GC'),]
 for fn in sys.argv[1:]:
   for line in open(fn):
