@@ -39,6 +39,8 @@ public class TileBenchmarks {
     String tileOps;
 
     private TileOps ops;
+    /** The factor {@link TileOps#packQueries} left to the score product. */
+    private float alpha0;
     private float[] qp, k, v, s, m, l, alpha, acc, kt, vt;
 
     @Setup(Level.Trial)
@@ -49,8 +51,8 @@ public class TileBenchmarks {
         k = KernelBenchmarks.random(BK * LD, random);
         v = KernelBenchmarks.random(BK * LD, random);
         qp = new float[BQ * D];
-        ops.packQueries(BQ, D, 0.125f, q, 0, LD, qp);
-        s = new float[BQ * BK];
+        alpha0 = ops.packQueries(BQ, D, 0.125f, q, 0, LD, qp);
+        s = new float[Workspace.scoreStride(BQ) * BK];
         m = new float[BQ];
         l = new float[BQ];
         alpha = new float[BQ];
@@ -71,9 +73,9 @@ public class TileBenchmarks {
         for (int r0 = 0, w; r0 < BQ; r0 += w) {
             w = ops.strip(BQ - r0, false);
             if (packed) {
-                ops.scores(w, BK, D, qp, r0 * D, kt, 0, D, s);
+                ops.scores(w, BK, D, alpha0, qp, r0 * D, kt, 0, D, s, ops.scoreStride(w));
             } else {
-                ops.scores(w, BK, D, qp, r0 * D, k, 0, LD, s);
+                ops.scores(w, BK, D, alpha0, qp, r0 * D, k, 0, LD, s, ops.scoreStride(w));
             }
         }
         return s;
@@ -88,8 +90,10 @@ public class TileBenchmarks {
         Arrays.fill(m, 0f);  // a finite running max: every update rescales, the worst case
         for (int r0 = 0, w; r0 < BQ; r0 += w) {
             w = ops.strip(BQ - r0, false);
-            ops.scores(w, BK, D, qp, r0 * D, kt, 0, D, s);
-            ops.softmax().update(w, BK, s, m, l, alpha, r0, acc, ops.accOffset(r0, BQ, D), ops.accStride(w, BQ), D);
+            int lds = ops.scoreStride(w);
+            ops.scores(w, BK, D, alpha0, qp, r0 * D, kt, 0, D, s, lds);
+            ops.softmax().update(w, lds, BK, s, m, l, alpha, r0, acc, ops.accOffset(r0, BQ, D), ops.accQueryStride(D),
+                ops.accColumnStride(w, BQ), D);
         }
         return s;
     }
@@ -101,9 +105,11 @@ public class TileBenchmarks {
         for (int r0 = 0, w; r0 < BQ; r0 += w) {
             w = ops.strip(BQ - r0, false);
             if (packed) {
-                ops.accumulate(w, BK, D, s, vt, 0, D, acc, ops.accOffset(r0, BQ, D), ops.accStride(w, BQ));
+                ops.accumulate(w, BK, D, s, ops.scoreStride(w), vt, 0, D, acc, ops.accOffset(r0, BQ, D),
+                    ops.accColumnStride(w, BQ));
             } else {
-                ops.accumulate(w, BK, D, s, v, 0, LD, acc, ops.accOffset(r0, BQ, D), ops.accStride(w, BQ));
+                ops.accumulate(w, BK, D, s, ops.scoreStride(w), v, 0, LD, acc, ops.accOffset(r0, BQ, D),
+                    ops.accColumnStride(w, BQ));
             }
         }
         return acc;

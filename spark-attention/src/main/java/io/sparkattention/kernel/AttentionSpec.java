@@ -144,12 +144,13 @@ public final class AttentionSpec implements Serializable {
 
     /**
      * Extra floats one call needs besides its inputs and outputs, whatever L and S:
-     * {@code Bq·Bk + 3·Bq + Bq·dv + Bq·d + Bk·(max(d, 64) + dv)} (score tile, running max, sum and rescale
+     * {@code Bq'·Bk + 3·Bq + Bq·dv + Bq·d + Bk·(max(d, 64) + dv)}, with {@code Bq'} Bq padded by at most 15
+     * ({@link Workspace#scoreStride}) (score tile, running max, sum and rescale
      * factor, output accumulator, packed query block, packed key tile with its rows padded to at least 64
      * floats, packed value tile).
      */
     public long scratchFloats(int headDim, int valueDim) {
-        return (long) queryBlock * keyBlock + 3L * queryBlock + (long) queryBlock * valueDim
+        return (long) Workspace.scoreStride(queryBlock) * keyBlock + 3L * queryBlock + (long) queryBlock * valueDim
             + (long) queryBlock * headDim + (long) keyBlock * (Workspace.keyRow(headDim) + valueDim);
     }
 

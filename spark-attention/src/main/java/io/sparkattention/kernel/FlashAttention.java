@@ -266,6 +266,7 @@ public final class FlashAttention implements Serializable {
         final float[] s = ws.scores, m = ws.rowMax, l = ws.rowSum, acc = ws.acc, qp = ws.queries;
         final OnlineSoftmax softmax = ops.softmax();
         final boolean packed = ops.packsKeyValues();
+        final int accQs = ops.accQueryStride(dv);
 
         for (int i0 = 0; i0 < rows; i0 += Bq) {
             final int bq = Math.min(Bq, rows - i0);
@@ -277,9 +278,7 @@ public final class FlashAttention implements Serializable {
             Arrays.fill(m, 0, bq, Float.NEGATIVE_INFINITY);
             Arrays.fill(l, 0, bq, 0f);
             Arrays.fill(acc, 0, bq * dv, 0f);
-            if (jlo < jhi) {
-                ops.packQueries(bq, d, scale, q, qOff + i0 * ldq, ldq, qp);
-            }
+            final float alpha = jlo < jhi ? ops.packQueries(bq, d, scale, q, qOff + i0 * ldq, ldq, qp) : 1f;
 
             for (int j0 = jlo; j0 < jhi; j0 += Bk) {
                 final int j1 = Math.min(j0 + Bk, jhi);
@@ -313,24 +312,25 @@ public final class FlashAttention implements Serializable {
                     if (c0 >= c1) {
                         continue;  // no query of the strip sees these keys
                     }
-                    final int nk = c1 - c0;
-                    // (4) S = (scale·Q)·Kᵀ   (nk×w, key-major)
-                    ops.scores(w, nk, d, qp, r0 * d, kt, ktOff + c0 * ldkt, ldkt, s);
+                    final int nk = c1 - c0, lds = ops.scoreStride(w);
+                    // (4) S = (scale·Q)·Kᵀ   (nk×w, key-major, keys lds apart)
+                    ops.scores(w, nk, d, alpha, qp, r0 * d, kt, ktOff + c0 * ldkt, ldkt, s, lds);
                     // (5) bias and masks
-                    applyMasks(s, w, nk, band, sFirst, k0 + c0, allowed, allowedOff + (i0 + r0) * ldAllowed + c0,
-                        ldAllowed, bias, biasOff + (i0 + r0) * ldBias + c0, ldBias);
+                    applyMasks(s, w, lds, nk, band, sFirst, k0 + c0, allowed,
+                        allowedOff + (i0 + r0) * ldAllowed + c0, ldAllowed, bias, biasOff + (i0 + r0) * ldBias + c0,
+                        ldBias);
                     // (6) online softmax: P = exp(S − m_new), ℓ and O rescaled by exp(m_old − m_new)
-                    final int accOff = ops.accOffset(r0, bq, dv), ldacc = ops.accStride(w, bq);
-                    softmax.update(w, nk, s, m, l, ws.rowScale, r0, acc, accOff, ldacc, dv);
-                    // (7) O += P·Vⱼ   (dv×w)
-                    ops.accumulate(w, nk, dv, s, vt, vtOff + c0 * ldvt, ldvt, acc, accOff, ldacc);
+                    final int accOff = ops.accOffset(r0, bq, dv), accCs = ops.accColumnStride(w, bq);
+                    softmax.update(w, lds, nk, s, m, l, ws.rowScale, r0, acc, accOff, accQs, accCs, dv);
+                    // (7) O += P·Vⱼ   (w×dv)
+                    ops.accumulate(w, nk, dv, s, lds, vt, vtOff + c0 * ldvt, ldvt, acc, accOff, accCs);
                 }
             }
 
             // (8) O /= ℓ, lse = m + log ℓ; rows that saw no key: 0 and −∞.
             for (int r0 = 0, w; r0 < bq; r0 += w) {
                 w = ops.strip(bq - r0, false);
-                final int a = ops.accOffset(r0, bq, dv), lda = ops.accStride(w, bq);
+                final int a = ops.accOffset(r0, bq, dv), accCs = ops.accColumnStride(w, bq);
                 for (int r = 0; r < w; r++) {
                     final int row = i0 + r0 + r;
                     final int o = outOff + row * ldo;
@@ -343,8 +343,15 @@ public final class FlashAttention implements Serializable {
                         continue;
                     }
                     final float inv = 1f / sum;
-                    for (int t = 0; t < dv; t++) {
-                        out[o + t] = acc[a + t * lda + r] * inv;
+                    final int ar = a + r * accQs;
+                    if (accCs == 1) {  // a row per query: a loop C2 vectorises
+                        for (int t = 0; t < dv; t++) {
+                            out[o + t] = acc[ar + t] * inv;
+                        }
+                    } else {
+                        for (int t = 0; t < dv; t++) {
+                            out[o + t] = acc[ar + t * accCs] * inv;
+                        }
                     }
                     if (lse != null) {
                         lse[lseOff + row] = m[r0 + r] + (float) Math.log(sum);
@@ -368,7 +375,7 @@ public final class FlashAttention implements Serializable {
             if (jlo >= jhi) {
                 continue;
             }
-            ops.packQueries(bq, d, scale, q, qOff + i0 * ldq, ldq, qp);
+            final float alpha = ops.packQueries(bq, d, scale, q, qOff + i0 * ldq, ldq, qp);
             for (int j0 = jlo; j0 < jhi; j0 += Bk) {
                 final int j1 = Math.min(j0 + Bk, jhi);
                 final boolean edge = band.lo(i0 + bq - 1) > j0 || band.hi(i0) < j1 - 1;
@@ -380,18 +387,18 @@ public final class FlashAttention implements Serializable {
                     if (c0 >= c1) {
                         continue;
                     }
-                    final int nk = c1 - c0;
-                    ops.scores(w, nk, d, qp, r0 * d, k, kOff + c0 * ldk, ldk, s);
-                    applyMasks(s, w, nk, band, sFirst, c0, allowed, allowedOff + sFirst * S + c0, S,
+                    final int nk = c1 - c0, lds = ops.scoreStride(w);
+                    ops.scores(w, nk, d, alpha, qp, r0 * d, k, kOff + c0 * ldk, ldk, s, lds);
+                    applyMasks(s, w, lds, nk, band, sFirst, c0, allowed, allowedOff + sFirst * S + c0, S,
                         bias, biasOff + sFirst * S + c0, S);
-                    ops.softmax().expMinus(w, nk, s, lse, lseOff + sFirst);
+                    ops.softmax().expMinus(w, lds, nk, s, lse, lseOff + sFirst);
                     for (int r = 0; r < w; r++) {
                         if (lse[lseOff + sFirst + r] == Float.NEGATIVE_INFINITY) {
                             continue;  // fully masked row: weights stay 0
                         }
                         final int dst = wOff + (sFirst + r) * S + c0;
                         for (int c = 0; c < nk; c++) {
-                            weights[dst + c] += factor * s[c * w + r];
+                            weights[dst + c] += factor * s[c * lds + r];
                         }
                     }
                 }
@@ -408,18 +415,18 @@ public final class FlashAttention implements Serializable {
 
     /**
      * Adds the bias and applies the band and the boolean mask to a strip's key-major scores
-     * {@code s[c·w + r]}. {@code qFirst}/{@code kFirst}: global positions of the strip's first
+     * {@code s[c·lds + r]}. {@code qFirst}/{@code kFirst}: global positions of the strip's first
      * query and key; bias and allowed are row-major views (query rows, ld given) of the strip's
      * corner, or null.
      */
-    private static void applyMasks(float[] s, int w, int nk, KeyBand band, long qFirst, long kFirst,
+    private static void applyMasks(float[] s, int w, int lds, int nk, KeyBand band, long qFirst, long kFirst,
                                    boolean[] allowed, int allowedOff, int ldAllowed,
                                    float[] bias, int biasOff, int ldBias) {
         if (bias != null) {
             for (int r = 0; r < w; r++) {
                 final int b = biasOff + r * ldBias;
                 for (int c = 0; c < nk; c++) {
-                    s[c * w + r] += bias[b + c];
+                    s[c * lds + r] += bias[b + c];
                 }
             }
         }
@@ -433,7 +440,7 @@ public final class FlashAttention implements Serializable {
                 final int from = firstVisible <= qFirst ? 0 : (int) Math.min(w, firstVisible - qFirst);
                 final long lastVisible = band.lastQuery(j);
                 final int to = lastVisible >= qLast ? w : (int) Math.max(0, lastVisible - qFirst + 1);
-                final int row = c * w;
+                final int row = c * lds;
                 if (from >= to) {
                     Arrays.fill(s, row, row + w, Float.NEGATIVE_INFINITY);
                 } else {
@@ -447,7 +454,7 @@ public final class FlashAttention implements Serializable {
                 final int a = allowedOff + r * ldAllowed;
                 for (int c = 0; c < nk; c++) {
                     if (!allowed[a + c]) {
-                        s[c * w + r] = Float.NEGATIVE_INFINITY;
+                        s[c * lds + r] = Float.NEGATIVE_INFINITY;
                     }
                 }
             }

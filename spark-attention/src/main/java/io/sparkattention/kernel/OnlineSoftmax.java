@@ -3,8 +3,8 @@ package io.sparkattention.kernel;
 /**
  * The softmax passes of one score tile, in the kernel's key-major strip layout.
  *
- * <p>A strip holds {@code w} queries; its scores are {@code s[c·w + r]} for key {@code c < nk}
- * and query {@code r < w}, so every pass runs down the keys with the queries side by side in
+ * <p>A strip holds {@code w} queries; its scores are {@code s[c·lds + r]} for key {@code c < nk}
+ * and query {@code r < w} ({@code lds ≥ w}), so every pass runs down the keys with the queries side by side in
  * the lanes: a row max or a row sum is a lane-wise max or sum, never a horizontal reduction.
  *
  * <p>Implementations: {@link ScalarSoftmax} ({@link Math#exp}, the reference) and
@@ -21,30 +21,31 @@ abstract class OnlineSoftmax {
      * A query that has seen only masked keys (−∞) keeps {@code m = −∞}, {@code ℓ = 0} and gets
      * {@code P = 0}. NaN scores make {@code ℓ} (and so the output row) NaN.
      *
-     * @param s      nk×w key-major scores, replaced by P
+     * @param s      nk×w key-major scores {@code s[c·lds + r]}, replaced by P
      * @param m      running max, queries at {@code [off, off + w)}
      * @param l      running sum, same indices
      * @param alpha  scratch, same indices (what it holds on return is unspecified)
-     * @param acc    dv×w accumulator of the strip, {@code acc[accOff + t·ldacc + r]}, rescaled
+     * @param acc    the strip's w×dv accumulator, {@code acc[accOff + r·accQs + t·accCs]}, rescaled;
+     *               one of the two strides is 1
      */
-    abstract void update(int w, int nk, float[] s, float[] m, float[] l, float[] alpha, int off, float[] acc, int accOff,
-                         int ldacc, int dv);
+    abstract void update(int w, int lds, int nk, float[] s, float[] m, float[] l, float[] alpha, int off,
+                         float[] acc, int accOff, int accQs, int accCs, int dv);
 
     /**
-     * {@code s[c·w + r] = exp(s[c·w + r] − shift[off + r])}: weights from a log-sum-exp. A shift of
+     * {@code s[c·lds + r] = exp(s[c·lds + r] − shift[off + r])}: weights from a log-sum-exp. A shift of
      * −∞ (a fully masked row) may be read as 0 or give NaN: callers skip such rows.
      */
-    abstract void expMinus(int w, int nk, float[] s, float[] shift, int off);
+    abstract void expMinus(int w, int lds, int nk, float[] s, float[] shift, int off);
 
     /** Short name, part of {@link TileOps#name()}. */
     abstract String name();
 
     /** {@link #update} for the single query {@code r} of the strip (the scalar reference and the lane tail). */
-    static void updateLane(int r, int w, int nk, float[] s, float[] m, float[] l, int off,
-                           float[] acc, int accOff, int ldacc, int dv) {
+    static void updateLane(int r, int lds, int nk, float[] s, float[] m, float[] l, int off,
+                           float[] acc, int accOff, int accQs, int accCs, int dv) {
         final float mOld = m[off + r];
         float mx = mOld;
-        for (int c = 0, i = r; c < nk; c++, i += w) {
+        for (int c = 0, i = r; c < nk; c++, i += lds) {
             // "greater than" never picks NaN: a NaN score reaches ℓ through exp instead.
             if (s[i] > mx) {
                 mx = s[i];
@@ -52,7 +53,7 @@ abstract class OnlineSoftmax {
         }
         final float shift = mx == Float.NEGATIVE_INFINITY ? 0f : mx;  // nothing visible yet: P = 0
         float sum = 0f;
-        for (int c = 0, i = r; c < nk; c++, i += w) {
+        for (int c = 0, i = r; c < nk; c++, i += lds) {
             float e = (float) Math.exp(s[i] - shift);
             s[i] = e;
             sum += e;
@@ -61,16 +62,16 @@ abstract class OnlineSoftmax {
         l[off + r] = l[off + r] * alpha + sum;
         m[off + r] = mx;
         if (alpha != 1f) {
-            for (int t = 0, i = accOff + r; t < dv; t++, i += ldacc) {
+            for (int t = 0, i = accOff + r * accQs; t < dv; t++, i += accCs) {
                 acc[i] *= alpha;
             }
         }
     }
 
     /** {@link #expMinus} for the single query {@code r}. */
-    static void expMinusLane(int r, int w, int nk, float[] s, float[] shift, int off) {
+    static void expMinusLane(int r, int lds, int nk, float[] s, float[] shift, int off) {
         final float x = shift[off + r];
-        for (int c = 0, i = r; c < nk; c++, i += w) {
+        for (int c = 0, i = r; c < nk; c++, i += lds) {
             s[i] = (float) Math.exp(s[i] - x);
         }
     }

@@ -4,17 +4,17 @@ package io.sparkattention.kernel;
 final class ScalarSoftmax extends OnlineSoftmax {
 
     @Override
-    void update(int w, int nk, float[] s, float[] m, float[] l, float[] alpha, int off, float[] acc, int accOff,
-                int ldacc, int dv) {
+    void update(int w, int lds, int nk, float[] s, float[] m, float[] l, float[] alpha, int off, float[] acc,
+                int accOff, int accQs, int accCs, int dv) {
         for (int r = 0; r < w; r++) {
-            updateLane(r, w, nk, s, m, l, off, acc, accOff, ldacc, dv);
+            updateLane(r, lds, nk, s, m, l, off, acc, accOff, accQs, accCs, dv);
         }
     }
 
     @Override
-    void expMinus(int w, int nk, float[] s, float[] shift, int off) {
+    void expMinus(int w, int lds, int nk, float[] s, float[] shift, int off) {
         for (int r = 0; r < w; r++) {
-            expMinusLane(r, w, nk, s, shift, off);
+            expMinusLane(r, lds, nk, s, shift, off);
         }
     }
 

@@ -6,11 +6,13 @@ import java.util.Objects;
  * The arithmetic of one tile: packing a query block, the two products and the softmax passes.
  *
  * <p><b>Layout.</b> A query block is cut into strips of queries ({@link #strip}); a strip of
- * {@code w} queries is processed on its own, its tiles are key-major with the queries side by
- * side: scores and probabilities {@code s[c·w + r]} (key c, query r), the accumulator
- * {@code acc[accOffset(r0) + t·accStride(w) + r]} (value column t). Packed queries of the strip
- * at {@code r0} start at {@code r0·d}; the layout inside is the implementation's. Other matrices
- * are row-major views {@code (array, offset, leading dimension)}.
+ * {@code w} queries is processed on its own. Its score tiles are key-major with the queries side
+ * by side: scores and probabilities {@code s[c·lds + r]} (key c, query r, {@code lds =}
+ * {@link #scoreStride}{@code (w)}). The block's accumulator holds query r of the strip at
+ * {@code r0}, value column t, at {@code acc[accOffset(r0) + r·accQueryStride + t·accColumnStride]};
+ * one of the two strides is 1. Packed queries of the strip at {@code r0} start at {@code r0·d};
+ * the layout inside is the implementation's. Other matrices are row-major views
+ * {@code (array, offset, leading dimension)}.
  *
  * <p>Everything here is an inner loop: arguments were checked by the public entry points of
  * {@link FlashAttention}, so implementations do not check them again. The implementation is
@@ -33,11 +35,21 @@ public abstract class TileOps {
      */
     abstract int strip(int remaining, boolean edge);
 
+    /**
+     * Distance between two keys' scores in a strip of {@code w} queries: {@code w} or more. A
+     * wide strip's key rows a power of two apart fall into a few cache sets, and the softmax passes,
+     * which walk down the keys, evict their own lines ({@link Workspace#scoreStride}).
+     */
+    abstract int scoreStride(int w);
+
     /** Offset in the accumulator of the strip that starts at query {@code r0} of a block of {@code bq}. */
     abstract int accOffset(int r0, int bq, int dv);
 
+    /** Distance between two queries' accumulators: 1 (queries side by side) or {@code dv} (one row per query). */
+    abstract int accQueryStride(int dv);
+
     /** Distance between value columns in the accumulator of a strip of {@code w} queries in a block of {@code bq}. */
-    abstract int accStride(int w, int bq);
+    abstract int accColumnStride(int w, int bq);
 
     /**
      * True when the products want each key tile's K and V rows copied into contiguous scratch
@@ -48,20 +60,28 @@ public abstract class TileOps {
     abstract boolean packsKeyValues();
 
     /**
-     * Copies {@code scale·Q} of a block of {@code rows} queries (row-major, {@code ldq}) into
-     * {@code qp[0, rows·d)}, strip after strip in the implementation's layout.
+     * Copies a block of {@code rows} queries (row-major, {@code ldq}) into {@code qp[0, rows·d)},
+     * strip after strip in the implementation's layout, and answers the factor that
+     * {@link #scores} must still apply: 1 when the copy is already scaled by {@code scale},
+     * {@code scale} when the product applies it.
      */
-    abstract void packQueries(int rows, int d, float scale, float[] q, int qOff, int ldq, float[] qp);
+    abstract float packQueries(int rows, int d, float scale, float[] q, int qOff, int ldq, float[] qp);
 
     /**
-     * Scores of a strip: {@code s[c·w + r] = Σₜ qp(r, t)·k[kOff + c·ldk + t]} for c < nk, r < w,
-     * where {@code qp(r, t)} is the strip's packed (scaled) query at {@code qpOff}.
+     * Scores of a strip: {@code s[c·lds + r] = alpha·Σₜ qp(r, t)·k[kOff + c·ldk + t]} for c < nk,
+     * r < w, where {@code qp(r, t)} is the strip's packed query at {@code qpOff} and {@code alpha}
+     * what {@link #packQueries} answered.
      */
-    abstract void scores(int w, int nk, int d, float[] qp, int qpOff, float[] k, int kOff, int ldk, float[] s);
+    abstract void scores(int w, int nk, int d, float alpha, float[] qp, int qpOff, float[] k, int kOff, int ldk,
+                         float[] s, int lds);
 
-    /** Accumulates {@code acc[accOff + t·ldacc + r] += Σ_c p[c·w + r]·v[vOff + c·ldv + t]} for t < dv, r < w. */
-    abstract void accumulate(int w, int nk, int dv, float[] p, float[] v, int vOff, int ldv, float[] acc, int accOff,
-                             int ldacc);
+    /**
+     * Accumulates {@code acc(r, t) += Σ_c p[c·lds + r]·v[vOff + c·ldv + t]} for t < dv, r < w, with
+     * {@code acc(r, t)} at {@code acc[accOff + r·accQueryStride(dv) + t·ldacc]} and
+     * {@code ldacc = accColumnStride(w, bq)}.
+     */
+    abstract void accumulate(int w, int nk, int dv, float[] p, int lds, float[] v, int vOff, int ldv, float[] acc,
+                             int accOff, int ldacc);
 
     /** The softmax passes that go with these products. */
     final OnlineSoftmax softmax() {

@@ -44,13 +44,24 @@ final class VectorTileOps extends TileOps {
         return remaining >= W ? W : remaining >= L ? L : remaining;
     }
 
+    /** A strip's scores are one or two vectors per key: contiguous lines already. */
+    @Override
+    int scoreStride(int w) {
+        return w;
+    }
+
     @Override
     int accOffset(int r0, int bq, int dv) {
         return r0 * dv;
     }
 
     @Override
-    int accStride(int w, int bq) {
+    int accQueryStride(int dv) {
+        return 1;
+    }
+
+    @Override
+    int accColumnStride(int w, int bq) {
         return w;
     }
 
@@ -59,8 +70,9 @@ final class VectorTileOps extends TileOps {
         return true;
     }
 
+    /** Transposed per strip and scaled: the micro-kernels multiply nothing else. */
     @Override
-    void packQueries(int rows, int d, float scale, float[] q, int qOff, int ldq, float[] qp) {
+    float packQueries(int rows, int d, float scale, float[] q, int qOff, int ldq, float[] qp) {
         for (int r0 = 0, w; r0 < rows; r0 += w) {
             w = strip(rows - r0, false);
             int base = r0 * d;
@@ -71,10 +83,13 @@ final class VectorTileOps extends TileOps {
                 }
             }
         }
+        return 1f;
     }
 
+    /** {@code alpha} is 1 ({@link #packQueries} scaled) and {@code lds} is {@code w} ({@link #scoreStride}). */
     @Override
-    void scores(int w, int nk, int d, float[] qp, int qpOff, float[] k, int kOff, int ldk, float[] s) {
+    void scores(int w, int nk, int d, float alpha, float[] qp, int qpOff, float[] k, int kOff, int ldk, float[] s,
+                int lds) {
         if (w == W) {
             scores2(nk, d, qp, qpOff, k, kOff, ldk, s);
         } else if (w == L) {
@@ -84,9 +99,9 @@ final class VectorTileOps extends TileOps {
         }
     }
 
-    /** {@code ldacc} is always {@code w} here ({@link #accStride}): the kernels use their strip width. */
+    /** {@code lds} and {@code ldacc} are always {@code w} here ({@link #scoreStride}, {@link #accColumnStride}): the kernels use their strip width. */
     @Override
-    void accumulate(int w, int nk, int dv, float[] p, float[] v, int vOff, int ldv, float[] acc, int accOff,
+    void accumulate(int w, int nk, int dv, float[] p, int lds, float[] v, int vOff, int ldv, float[] acc, int accOff,
                     int ldacc) {
         if (w == W) {
             accumulate2(nk, dv, p, v, vOff, ldv, acc, accOff);

@@ -1,7 +1,7 @@
 package io.sparkattention.kernel;
 
 /**
- * Scratch memory of one kernel call: the Bq×Bk score tile, the running max, sum and rescale factor
+ * Scratch memory of one kernel call: the Bq×Bk score tile (keys {@link #scoreStride} apart), the running max, sum and rescale factor
  * (Bq each), the unnormalised Bq×dv output accumulator, the packed (scaled, per-strip transposed) Bq×d query
  * block and, for implementations that want them, contiguous copies of one key tile (Bk rows of
  * {@link #keyRow} floats) and value tile (Bk×dv). This is all the extra memory the kernel uses, and
@@ -33,7 +33,7 @@ public final class Workspace {
     /** Grows the buffers to fit {@code spec}'s blocks, head dimension {@code d} and value dimension {@code dv}. */
     void ensure(AttentionSpec spec, int d, int dv) {
         int bq = spec.queryBlock();
-        int tile = bq * spec.keyBlock();
+        int tile = scoreStride(bq) * spec.keyBlock();
         if (scores.length < tile) {
             scores = new float[tile];
         }
@@ -64,6 +64,20 @@ public final class Workspace {
      */
     static int keyRow(int d) {
         return Math.max(d, KEY_ROW);
+    }
+
+    /**
+     * A distance between key rows of a score tile for strips of {@code w} queries, at least
+     * {@code w}: {@code w} rounded up to whole 8-float groups, plus one group when that count is
+     * even. A tile of 256 queries with keys 1 KiB apart would put the 256 lines a softmax pass
+     * reads down one column into 4 of L1's 64 sets (8 ways: 32 lines), so every pass fetched
+     * each line from L2 again; 264 floats (1 056 bytes) spreads them over all the sets, and a
+     * line read by the max pass is still there for the exp pass. Measured on Zen 3, one 256×256
+     * tile's softmax passes: 40–45 µs at 256, 32–36 at 264 (BENCHMARKS.md, round 10).
+     */
+    static int scoreStride(int w) {
+        int groups = (w + 7) / 8;
+        return 8 * (groups % 2 == 0 ? groups + 1 : groups);
     }
 
     /** Floats held right now (for memory accounting in benchmarks and tests). */

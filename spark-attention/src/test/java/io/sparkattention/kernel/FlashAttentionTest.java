@@ -277,7 +277,7 @@ class FlashAttentionTest {
     }
 
     @Test
-    @DisplayName("scratch memory is Bq*Bk + 3*Bq + Bq*dv + Bq*d + Bk*(max(d, 64) + dv) floats, whatever the sequence length")
+    @DisplayName("scratch memory is Bq'*Bk + 3*Bq + Bq*dv + Bq*d + Bk*(max(d, 64) + dv) floats (Bq' the padded score stride), whatever the sequence length")
     void scratchIsIndependentOfLength() {
         AttentionSpec spec = AttentionSpec.defaults().withBlocks(32, 48);
         for (int n : new int[] {1, 100, 4000}) {
@@ -366,13 +366,23 @@ class FlashAttentionTest {
         }
 
         @Override
+        int scoreStride(int w) {
+            return inner.scoreStride(w);
+        }
+
+        @Override
         int accOffset(int r0, int bq, int dv) {
             return inner.accOffset(r0, bq, dv);
         }
 
         @Override
-        int accStride(int w, int bq) {
-            return inner.accStride(w, bq);
+        int accQueryStride(int dv) {
+            return inner.accQueryStride(dv);
+        }
+
+        @Override
+        int accColumnStride(int w, int bq) {
+            return inner.accColumnStride(w, bq);
         }
 
         @Override
@@ -381,20 +391,21 @@ class FlashAttentionTest {
         }
 
         @Override
-        void packQueries(int rows, int d, float scale, float[] q, int qOff, int ldq, float[] qp) {
-            inner.packQueries(rows, d, scale, q, qOff, ldq, qp);
+        float packQueries(int rows, int d, float scale, float[] q, int qOff, int ldq, float[] qp) {
+            return inner.packQueries(rows, d, scale, q, qOff, ldq, qp);
         }
 
         @Override
-        void scores(int w, int nk, int d, float[] qp, int qpOff, float[] k, int kOff, int ldk, float[] s) {
+        void scores(int w, int nk, int d, float alpha, float[] qp, int qpOff, float[] k, int kOff, int ldk, float[] s,
+                    int lds) {
             tiles++;
-            inner.scores(w, nk, d, qp, qpOff, k, kOff, ldk, s);
+            inner.scores(w, nk, d, alpha, qp, qpOff, k, kOff, ldk, s, lds);
         }
 
         @Override
-        void accumulate(int w, int nk, int dv, float[] p, float[] v, int vOff, int ldv, float[] acc, int accOff,
-                        int ldacc) {
-            inner.accumulate(w, nk, dv, p, v, vOff, ldv, acc, accOff, ldacc);
+        void accumulate(int w, int nk, int dv, float[] p, int lds, float[] v, int vOff, int ldv, float[] acc,
+                        int accOff, int ldacc) {
+            inner.accumulate(w, nk, dv, p, lds, v, vOff, ldv, acc, accOff, ldacc);
         }
 
         @Override

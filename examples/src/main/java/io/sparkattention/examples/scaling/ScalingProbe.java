@@ -37,8 +37,13 @@ public final class ScalingProbe {
     /** Longest warm-up, whatever the allocations do. */
     static final long MAX_WARMUP_MILLIS = 60_000;
 
-    /** Sequence length of the warm-up problem: large enough to reach every code path, quick to run. */
-    static final int WARMUP_N = 256;
+    /**
+     * Sequence length of the warm-up problem: large enough to reach every code path, quick to run.
+     * Four key tiles per query block at the kernel's 256×256 tiles, so each pass calls the softmax
+     * update 16 times, with and without a rescale: at 256 (one tile, one call) its short per-group
+     * loops were still in C1's allocating code when the allocation already looked settled.
+     */
+    static final int WARMUP_N = 1024;
 
     /** Part of the maximum heap a naive score matrix may take before the point is skipped without trying. */
     static final double HEAP_FRACTION = 0.9;
