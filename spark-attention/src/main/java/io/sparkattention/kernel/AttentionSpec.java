@@ -34,7 +34,7 @@ public final class AttentionSpec implements Serializable {
     public static final int DEFAULT_QUERY_BLOCK = 256;
 
     /**
-     * Default number of keys per tile (Bk). The score tile is Bq×Bk floats (256 KiB at 256×256),
+     * Default number of keys per tile (Bk). The score tile is Bq×Bk floats (264 KiB at 256×256 with its padded stride),
      * half the 512 KiB L2 (the whole scratch, 0.5 MiB, no longer fits it, and was faster all the
      * same); one strip of it (16 queries × 256 keys, 16 KiB) stays in L1 for the Vector kernels.
      * Each per-tile BLAS call is 2·Bq·Bk·d flops (8.4 MFLOP at d = 64), so its fixed costs (the

@@ -59,9 +59,23 @@ final class BlasTileOps extends TileOps {
         return false;
     }
 
-    /** Row copies only: OpenBLAS packs its operands again anyway, and multiplying by the scale there is free. */
+    /**
+     * Row copies only: OpenBLAS packs its operands again anyway, and multiplying by the scale there
+     * is free. Except for a scale of 0: a BLAS skips the product when alpha is 0, and NaN or ±∞ in
+     * Q or K would no longer reach the output, so the copy is scaled then (0·NaN = NaN, as on the
+     * other paths). Scaling after the product can overflow where scaling first would not, for
+     * |q·k| between Float.MAX_VALUE and Float.MAX_VALUE/scale (entries near 10¹⁸ at d = 64).
+     */
     @Override
     float packQueries(int rows, int d, float scale, float[] q, int qOff, int ldq, float[] qp) {
+        if (scale == 0f) {
+            for (int r = 0; r < rows; r++) {
+                for (int t = 0, src = qOff + r * ldq, dst = r * d; t < d; t++) {
+                    qp[dst + t] = scale * q[src + t];
+                }
+            }
+            return 1f;
+        }
         for (int r = 0; r < rows; r++) {
             System.arraycopy(q, qOff + r * ldq, qp, r * d, d);
         }
@@ -76,6 +90,7 @@ final class BlasTileOps extends TileOps {
         blas.sgemm("T", "N", w, nk, d, alpha, qp, qpOff, d, k, kOff, ldk, 0f, s, 0, lds);
     }
 
+    /** {@code ldacc} (the column stride) is 1 here; the product's leading dimension is the query stride, dv. */
     @Override
     void accumulate(int w, int nk, int dv, float[] p, int lds, float[] v, int vOff, int ldv, float[] acc, int accOff,
                     int ldacc) {

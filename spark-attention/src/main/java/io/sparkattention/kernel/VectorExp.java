@@ -62,16 +62,16 @@ final class VectorExp {
 
     /**
      * For the queries {@code j < lanes} (a multiple of the vector length) and keys {@code c < nk}:
-     * {@code a[aOff + c·w + j] ← exp(a[aOff + c·w + j] − shift_j)} with {@code shift_j =
+     * {@code a[aOff + c·lds + j] ← exp(a[aOff + c·lds + j] − shift_j)} with {@code shift_j =
      * x[xOff + j]}, or 0 where that is −∞ (a query that has seen nothing: its terms are
      * {@code exp(−∞) = 0}, not NaN). With {@code sum ≠ null}, also {@code sum[xOff + j] += Σ_c} of
      * the new values. With {@code capHigh}, arguments above 88.72 give +∞ (otherwise they must not
      * occur).
      *
-     * <p>Shapes: {@code a} nk×w key-major (queries side by side, stride w between keys);
+     * <p>Shapes: {@code a} key-major, nk keys {@code lds} apart (queries side by side);
      * {@code x} and {@code sum} one value per query.
      */
-    static void expShifted(float[] a, int aOff, int w, int nk, float[] x, int xOff, int lanes, float[] sum,
+    static void expShifted(float[] a, int aOff, int lds, int nk, float[] x, int xOff, int lanes, float[] sum,
                            boolean capHigh) {
         final FloatVector minusLn2Hi = FloatVector.broadcast(SPECIES, -LN2_HI);
         final FloatVector minusLn2Lo = FloatVector.broadcast(SPECIES, -LN2_LO);
@@ -81,7 +81,7 @@ final class VectorExp {
             FloatVector shift = FloatVector.fromArray(SPECIES, x, xOff + j);
             shift = shift.blend(0f, shift.compare(VectorOperators.EQ, Float.NEGATIVE_INFINITY));
             FloatVector total = FloatVector.zero(SPECIES);
-            for (int c = 0, i = aOff + j; c < nk; c++, i += w) {
+            for (int c = 0, i = aOff + j; c < nk; c++, i += lds) {
                 FloatVector v = FloatVector.fromArray(SPECIES, a, i).sub(shift);
                 // Compare-and-blend keeps NaN (every comparison with NaN is false), unlike a min/max clamp.
                 v = v.blend(LOWEST, v.compare(VectorOperators.LT, LOWEST));

@@ -9,15 +9,14 @@ import jdk.incubator.vector.VectorSpecies;
  * AVX-512), each pass one vector load per key, {@link VectorExp} instead of {@link Math#exp}.
  * Queries past the last whole vector take the scalar lane path.
  *
- * <p>The update runs group by group, a group being {@link #G} = 2·L queries (a 64-byte cache line
- * of each key's scores with AVX2), and finishes every pass for a group before the next: the new
- * max (old max kept in α's array; two vectors, keys split even and odd, so four independent
- * compare chains), α = exp(m_old − m_new), the rescaling of ℓ and O by α, and P = exp(s − m_new)
- * with its sum added to ℓ. Each line a group reads is then used whole, and the max pass leaves it
- * in L1 for the exp pass, which the kernel's padded score stride ({@link Workspace#scoreStride})
- * makes possible. Before (every pass over all queries, one vector at a time) each line came from
- * L2 four times. Rescaling ℓ before adding the new terms is the same arithmetic as
- * {@code ℓ·α + Σ P}.
+ * <p>The update runs group by group, a group being {@link #G} = 2·L queries (64 bytes of each key's
+ * scores with AVX2), and finishes every pass for a group before the next: the new max (old max
+ * kept in α's array; two vectors, keys split even and odd, so four independent compare chains),
+ * α = exp(m_old − m_new), the rescaling of ℓ and O by α, and P = exp(s − m_new) with its sum
+ * added to ℓ. A group's nk rows of 64 bytes are then read by the max pass and again by the exp
+ * pass while they are still in L1, which the padded score stride ({@link Workspace#scoreStride})
+ * allows: with keys 1 KiB apart they would map to 4 of L1's 64 sets. Rescaling ℓ before adding
+ * the new terms is the same arithmetic as {@code ℓ·α + Σ P}.
  *
  * <p>Each pass is a method that takes and returns arrays only (see {@link VectorExp} for why no
  * vector may cross a call).

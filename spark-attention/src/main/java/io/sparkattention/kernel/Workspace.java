@@ -2,8 +2,8 @@ package io.sparkattention.kernel;
 
 /**
  * Scratch memory of one kernel call: the Bq×Bk score tile (keys {@link #scoreStride} apart), the running max, sum and rescale factor
- * (Bq each), the unnormalised Bq×dv output accumulator, the packed (scaled, per-strip transposed) Bq×d query
- * block and, for implementations that want them, contiguous copies of one key tile (Bk rows of
+ * (Bq each), the unnormalised Bq×dv output accumulator, the packed Bq×d query block (in the tile
+ * implementation's layout) and, for implementations that want them, contiguous copies of one key tile (Bk rows of
  * {@link #keyRow} floats) and value tile (Bk×dv). This is all the extra memory the kernel uses, and
  * it does not depend on L or S. Not thread-safe: one per thread; reusing it across calls avoids
  * garbage in tight loops.
@@ -69,11 +69,12 @@ public final class Workspace {
     /**
      * A distance between key rows of a score tile for strips of {@code w} queries, at least
      * {@code w}: {@code w} rounded up to whole 8-float groups, plus one group when that count is
-     * even. A tile of 256 queries with keys 1 KiB apart would put the 256 lines a softmax pass
-     * reads down one column into 4 of L1's 64 sets (8 ways: 32 lines), so every pass fetched
-     * each line from L2 again; 264 floats (1 056 bytes) spreads them over all the sets, and a
-     * line read by the max pass is still there for the exp pass. Measured on Zen 3, one 256×256
-     * tile's softmax passes: 40–45 µs at 256, 32–36 at 264 (BENCHMARKS.md, round 10).
+     * even. A tile of 256 queries with keys 1 KiB apart puts the 256 lines a softmax pass reads
+     * down one column into 4 of L1's 64 sets (8 ways: 32 lines), so every pass fetches each line
+     * from L2 again; 264 floats (1 056 bytes) spreads them over all the sets. Measured on Zen 3,
+     * one 256×256 tile's softmax passes: 39–46 µs per tile the old way (a pass at a time over all
+     * queries) at 256, 33–35 at 264, 31–36 for the grouped passes at 264 (BENCHMARKS.md, round
+     * 10; the runs do not separate the padding's share from the grouping's).
      */
     static int scoreStride(int w) {
         int groups = (w + 7) / 8;

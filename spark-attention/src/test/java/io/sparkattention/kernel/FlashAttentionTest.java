@@ -236,6 +236,60 @@ class FlashAttentionTest {
         assertClose("parallel output", ref.out, out2);
     }
 
+    static Stream<Arguments> everyImplementation() {
+        return TileOpsImplementations.all().stream().map(Arguments::of);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("everyImplementation")
+    @DisplayName("the default 256x256 tiles on long rows (whole 256-query strips, padded score stride), causal or not, "
+        + "GQA, padding and a bias: output, log-sum-exp and weights match the float64 reference")
+    void defaultTilesOnLongRows(TileOps ops) {
+        for (boolean causal : new boolean[] {false, true}) {
+            RandomTensors rnd = new RandomTensors(causal ? 11 : 12);
+            AttentionShape shape = new AttentionShape(520, 300, 2, 1, 64, 40);
+            int plane = shape.queryLength() * shape.keyLength();
+            AttentionSpec spec = AttentionSpec.defaults().withCausal(causal).withScale(0.1f);
+            RowMask mask = RowMask.keyLength(290).withBias(rnd.normal(2 * plane, 1.0));
+            float[] q = rnd.normal(shape.querySize(), 2), k = rnd.normal(shape.keySize(), 2);
+            float[] v = rnd.normal(shape.valueSize(), 1);
+            NaiveAttention.Result ref = NaiveAttention.forward(spec, shape, q, k, v, mask);
+            FlashAttention kernel = new FlashAttention(spec, ops);
+            Workspace ws = new Workspace();
+            float[] out = new float[shape.outputSize()];
+            float[] lse = new float[2 * shape.queryLength()];
+            kernel.forward(shape, q, k, v, mask, out, lse, ws);
+            assertClose("causal=" + causal + " output", ref.out, out);
+            assertClose("causal=" + causal + " lse", ref.lse, lse);
+            float[] weights = new float[2 * plane];
+            kernel.weights(shape, q, k, mask, lse, true, weights, ws);
+            assertClose("causal=" + causal + " weights", ref.weights, weights);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("everyImplementation")
+    @DisplayName("NaN in one query row of a whole 256-query strip reaches that row only, with the default scale and "
+        + "with a scale of 0 (a BLAS skips a product whose alpha is 0)")
+    void nanPropagatesOnEveryPath(TileOps ops) {
+        int n = 300, d = 16;
+        AttentionShape shape = AttentionShape.self(n, 1, d);
+        RandomTensors rnd = new RandomTensors(5);
+        float[] q = rnd.normal(shape.querySize(), 1), k = rnd.normal(shape.keySize(), 1);
+        float[] v = rnd.normal(shape.valueSize(), 1);
+        q[37 * d + 3] = Float.NaN;
+        for (float scale : new float[] {Float.NaN, 0f}) {  // NaN: the default 1/sqrt(d)
+            float[] out = new float[shape.outputSize()];
+            new FlashAttention(AttentionSpec.defaults().withScale(scale), ops)
+                .forward(shape, q, k, v, RowMask.NONE, out, null);
+            for (int i = 0; i < n; i++) {
+                for (int t = 0; t < d; t++) {
+                    assertEquals(i == 37, Float.isNaN(out[i * d + t]), "scale " + scale + ", row " + i);
+                }
+            }
+        }
+    }
+
     @Test
     @DisplayName("NaN in one query row propagates to that row only")
     void nanPropagatesToItsRow() {
