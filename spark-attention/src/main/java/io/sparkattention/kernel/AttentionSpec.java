@@ -20,29 +20,10 @@ public final class AttentionSpec implements Serializable {
     public static final int UNBOUNDED = -1;
 
     /**
-     * Default number of query rows per tile (Bq). A query block's rows share every key tile they
-     * load (the Vector path copies each K and V tile once per block, a BLAS packs them once per
-     * call), so larger blocks cut K/V traffic and per-call costs; a block is also the unit of
-     * parallel work: 256 still gives 4 units per head at n = 1024, enough to balance 2 threads
-     * over 16 heads. Measured on Zen 3 (AVX2, 32 KiB L1d, 512 KiB L2), 2 threads, 16 heads of 64,
-     * every configuration round-robin in one JVM (BENCHMARKS.md, round 7): 256×256 tiles ran
-     * 1.04–1.12× as fast as 128×128 at n = 512…4096 on the BLAS path and 1.09–1.10× on the Java
-     * micro-kernels at 1024–2048 (medians of per-repetition ratios; at n = 256 on BLAS and 512 on
-     * the Java path the ratio and the medians disagreed); causal 0.96× at n = 256–512 and
-     * 1.02–1.05× at 1024–2048.
+     * Block size that leaves the choice to the tile implementation ({@link TileOps#defaultQueryBlock},
+     * {@link TileOps#defaultKeyBlock}), tuned per implementation and vector width: the default.
      */
-    public static final int DEFAULT_QUERY_BLOCK = 256;
-
-    /**
-     * Default number of keys per tile (Bk). The score tile is Bq×Bk floats (264 KiB at 256×256 with its padded stride),
-     * half the 512 KiB L2 (the whole scratch, 0.5 MiB, no longer fits it, and was faster all the
-     * same); one strip of it (16 queries × 256 keys, 16 KiB) stays in L1 for the Vector kernels.
-     * Each per-tile BLAS call is 2·Bq·Bk·d flops (8.4 MFLOP at d = 64), so its fixed costs (the
-     * JNI call, packing the shared operand) weigh half as much as at 128×128, and a query row is
-     * rescaled half as often. Bk = 128 and 512 with Bq = 256 measured within
-     * ±5% of 256, neither ahead at every n (round 7).
-     */
-    public static final int DEFAULT_KEY_BLOCK = 256;
+    public static final int AUTO_BLOCK = 0;
 
     /** Largest accepted block size; bigger blocks only lose cache locality. */
     public static final int MAX_BLOCK = 1 << 14;
@@ -69,7 +50,7 @@ public final class AttentionSpec implements Serializable {
     /** Plain attention: default scale, no causal mask, no window, default blocks. */
     public static AttentionSpec defaults() {
         return new AttentionSpec(Float.NaN, false, CausalAlignment.TOP_LEFT, UNBOUNDED, UNBOUNDED,
-            DEFAULT_QUERY_BLOCK, DEFAULT_KEY_BLOCK);
+            AUTO_BLOCK, AUTO_BLOCK);
     }
 
     /** Sets an explicit scale; {@code NaN} restores the default {@code 1/sqrt(headDim)}. */
@@ -101,7 +82,7 @@ public final class AttentionSpec implements Serializable {
         return new AttentionSpec(scale, causal, alignment, left, right, queryBlock, keyBlock);
     }
 
-    /** Sets the tile sizes (Bq query rows × Bk keys). */
+    /** Sets the tile sizes (Bq query rows × Bk keys); {@link #AUTO_BLOCK} leaves one to the tile implementation. */
     public AttentionSpec withBlocks(int newQueryBlock, int newKeyBlock) {
         checkBlock("query block", newQueryBlock);
         checkBlock("key block", newKeyBlock);
@@ -134,12 +115,19 @@ public final class AttentionSpec implements Serializable {
         return windowRight;
     }
 
+    /** Query rows per tile (Bq), or {@link #AUTO_BLOCK}. */
     public int queryBlock() {
         return queryBlock;
     }
 
+    /** Keys per tile (Bk), or {@link #AUTO_BLOCK}. */
     public int keyBlock() {
         return keyBlock;
+    }
+
+    /** True when both block sizes are set, neither left to the tile implementation. */
+    public boolean blocksSet() {
+        return queryBlock != AUTO_BLOCK && keyBlock != AUTO_BLOCK;
     }
 
     /**
@@ -147,9 +135,16 @@ public final class AttentionSpec implements Serializable {
      * {@code Bq'·Bk + 3·Bq + Bq·dv + Bq·d + Bk·(max(d, 64) + dv)}, with {@code Bq'} Bq padded by at most 15
      * ({@link Workspace#scoreStride}) (score tile, running max, sum and rescale
      * factor, output accumulator, packed query block, packed key tile with its rows padded to at least 64
-     * floats, packed value tile).
+     * floats, packed value tile). With a block left to the tile implementation, ask the kernel
+     * ({@link FlashAttention#scratchFloats}).
+     *
+     * @throws IllegalStateException when a block is {@link #AUTO_BLOCK}
      */
     public long scratchFloats(int headDim, int valueDim) {
+        if (!blocksSet()) {
+            throw new IllegalStateException("blocks " + queryBlock + "×" + keyBlock
+                + " are left to the tile implementation: FlashAttention.scratchFloats knows them");
+        }
         return (long) Workspace.scoreStride(queryBlock) * keyBlock + 3L * queryBlock + (long) queryBlock * valueDim
             + (long) queryBlock * headDim + (long) keyBlock * (Workspace.keyRow(headDim) + valueDim);
     }
@@ -161,8 +156,9 @@ public final class AttentionSpec implements Serializable {
     }
 
     private static void checkBlock(String what, int size) {
-        if (size < 1 || size > MAX_BLOCK) {
-            throw new IllegalArgumentException(what + " must be in [1, " + MAX_BLOCK + "], got " + size);
+        if (size < AUTO_BLOCK || size > MAX_BLOCK) {
+            throw new IllegalArgumentException(what + " must be in [1, " + MAX_BLOCK + "] or " + AUTO_BLOCK
+                + " (the tile implementation's), got " + size);
         }
     }
 
@@ -186,6 +182,8 @@ public final class AttentionSpec implements Serializable {
     public String toString() {
         return "AttentionSpec{scale=" + (Float.isNaN(scale) ? "1/sqrt(d)" : Float.toString(scale))
             + ", causal=" + causal + ", alignment=" + alignment
-            + ", window=(" + windowLeft + ", " + windowRight + "), blocks=" + queryBlock + "×" + keyBlock + "}";
+            + ", window=(" + windowLeft + ", " + windowRight + "), blocks="
+            + (queryBlock == AUTO_BLOCK ? "auto" : Integer.toString(queryBlock)) + "×"
+            + (keyBlock == AUTO_BLOCK ? "auto" : Integer.toString(keyBlock)) + "}";
     }
 }

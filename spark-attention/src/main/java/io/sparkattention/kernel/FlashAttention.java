@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code O /= ℓ} and the log-sum-exp {@code m + log ℓ} is kept. Key blocks outside the causal /
  * window / padding band are never visited, so causal attention does about half the work.
  *
- * <p>Extra memory is one {@link Workspace}: {@link AttentionSpec#scratchFloats} floats, whatever L and S.
+ * <p>Extra memory is one {@link Workspace}: {@link #scratchFloats} floats, whatever L and S.
  * A query row that can see no key gets output 0 and log-sum-exp −∞ (never NaN), as PyTorch ≥ 2.5,
  * FlashAttention and ONNX do. NaN or ±∞ in the inputs propagate to the rows they touch.
  *
@@ -32,9 +32,23 @@ public final class FlashAttention implements Serializable {
     /** One scratch per pool thread for the parallel forward. */
     private static final ThreadLocal<Workspace> WORKSPACES = ThreadLocal.withInitial(Workspace::new);
 
+    /**
+     * A parallel call with blocks left to the tile implementation has at least this many (head,
+     * query block) units, or query blocks of {@link #MIN_AUTO_QUERY_BLOCK} rows: large default
+     * blocks (1024 rows with AVX-512) would otherwise leave threads idle on few heads (one head of
+     * 1024 tokens would be one unit). Eight keeps up to 8 threads busy, or 2 threads balanced when
+     * the units' costs differ (causal).
+     */
+    static final int MIN_UNITS = 8;
+    /** The smallest query block {@link #MIN_UNITS} shrinks an automatic block to. */
+    static final int MIN_AUTO_QUERY_BLOCK = 256;
+
+    /** As given: blocks may be left to the tile implementation. */
     private final AttentionSpec spec;
     /** Not serialized: each JVM runs the tile implementation it chose for itself (see {@link #writeReplace}). */
     private final transient TileOps ops;
+    /** {@link #spec} with the tile implementation's blocks where it left them open. */
+    private final transient AttentionSpec tiles;
 
     /** A kernel with the JVM's chosen {@link TileOps}. */
     public FlashAttention(AttentionSpec spec) {
@@ -45,6 +59,9 @@ public final class FlashAttention implements Serializable {
     public FlashAttention(AttentionSpec spec, TileOps ops) {
         this.spec = Objects.requireNonNull(spec, "spec");
         this.ops = Objects.requireNonNull(ops, "ops");
+        this.tiles = spec.withBlocks(
+            spec.queryBlock() == AttentionSpec.AUTO_BLOCK ? ops.defaultQueryBlock() : spec.queryBlock(),
+            spec.keyBlock() == AttentionSpec.AUTO_BLOCK ? ops.defaultKeyBlock() : spec.keyBlock());
     }
 
     public AttentionSpec spec() {
@@ -54,6 +71,43 @@ public final class FlashAttention implements Serializable {
     /** The tile arithmetic in use. */
     public TileOps ops() {
         return ops;
+    }
+
+    /** Query rows per tile in use: the spec's, or the tile implementation's when the spec left it open. */
+    public int queryBlock() {
+        return tiles.queryBlock();
+    }
+
+    /** Keys per tile in use: the spec's, or the tile implementation's when the spec left it open. */
+    public int keyBlock() {
+        return tiles.keyBlock();
+    }
+
+    /**
+     * Extra floats of one call's {@link Workspace}, whatever L and S: at most {@link AttentionSpec#scratchFloats}
+     * of the blocks in use (a call with fewer queries than a block, or whose block {@link #queryBlockFor}
+     * shrinks, needs less).
+     */
+    public long scratchFloats(int headDim, int valueDim) {
+        return tiles.scratchFloats(headDim, valueDim);
+    }
+
+    /**
+     * Query rows per block for one call of {@link #forward}: the blocks in use, or, when the spec
+     * left them to the tile implementation, halved while the call would have fewer than
+     * {@link #MIN_UNITS} (head, query block) units, down to {@link #MIN_AUTO_QUERY_BLOCK}. A
+     * function of the shape alone, so the sequential and the parallel calls cut the same blocks.
+     */
+    public int queryBlockFor(AttentionShape shape) {
+        int bq = tiles.queryBlock();
+        if (spec.queryBlock() != AttentionSpec.AUTO_BLOCK) {
+            return bq;
+        }
+        int L = shape.queryLength(), H = shape.numHeads();
+        while (bq > MIN_AUTO_QUERY_BLOCK && (long) H * ((L + bq - 1) / bq) < MIN_UNITS) {
+            bq = Math.max(MIN_AUTO_QUERY_BLOCK, bq / 2);
+        }
+        return bq;
     }
 
     /** {@link #forward(AttentionShape, float[], float[], float[], RowMask, float[], float[], Workspace)} with fresh scratch. */
@@ -81,9 +135,10 @@ public final class FlashAttention implements Serializable {
             checkLength("log-sum-exp", lse, shape.numHeads() * shape.queryLength());
         }
         KeyBand band = new KeyBand(spec, shape.queryLength(), shape.keyLength(), mask.validKeys(shape.keyLength()));
-        ws.ensure(spec, shape.headDim(), shape.valueDim());
+        int Bq = queryBlockFor(shape);
+        ws.ensure(Math.min(Bq, shape.queryLength()), tiles.keyBlock(), shape.headDim(), shape.valueDim());
         for (int h = 0; h < shape.numHeads(); h++) {
-            forwardRows(shape, h, 0, shape.queryLength(), band, q, k, v, mask, out, lse, ws);
+            forwardRows(shape, h, 0, shape.queryLength(), Bq, band, q, k, v, mask, out, lse, ws);
         }
     }
 
@@ -106,7 +161,7 @@ public final class FlashAttention implements Serializable {
         }
         Objects.requireNonNull(pool, "pool");
         KeyBand band = new KeyBand(spec, shape.queryLength(), shape.keyLength(), mask.validKeys(shape.keyLength()));
-        int L = shape.queryLength(), Bq = spec.queryBlock();
+        int L = shape.queryLength(), Bq = queryBlockFor(shape);
         int blocksPerHead = (L + Bq - 1) / Bq;
         // Blocks by decreasing cost; every head has the same order.
         Integer[] blocks = new Integer[blocksPerHead];
@@ -121,11 +176,11 @@ public final class FlashAttention implements Serializable {
         AtomicInteger next = new AtomicInteger();
         Runnable worker = () -> {
             Workspace ws = WORKSPACES.get();
-            ws.ensure(spec, shape.headDim(), shape.valueDim());
+            ws.ensure(Math.min(Bq, L), tiles.keyBlock(), shape.headDim(), shape.valueDim());
             for (int unit; (unit = next.getAndIncrement()) < units; ) {
                 int h = unit % shape.numHeads();
                 int r0 = blocks[unit / shape.numHeads()] * Bq;
-                forwardRows(shape, h, r0, Math.min(L, r0 + Bq), band, q, k, v, mask, out, lse, ws);
+                forwardRows(shape, h, r0, Math.min(L, r0 + Bq), Bq, band, q, k, v, mask, out, lse, ws);
             }
         };
         int workers = Math.max(1, Math.min(pool.getParallelism(), units));
@@ -138,15 +193,15 @@ public final class FlashAttention implements Serializable {
         }
     }
 
-    /** Queries {@code [r0, r1)} of head {@code h}. */
-    private void forwardRows(AttentionShape shape, int h, int r0, int r1, KeyBand band, float[] q, float[] k,
+    /** Queries {@code [r0, r1)} of head {@code h}, in blocks of {@code Bq}. */
+    private void forwardRows(AttentionShape shape, int h, int r0, int r1, int Bq, KeyBand band, float[] q, float[] k,
                              float[] v, RowMask mask, float[] out, float[] lse, Workspace ws) {
         int L = shape.queryLength(), S = shape.keyLength(), H = shape.numHeads(), Hkv = shape.numKvHeads();
         int d = shape.headDim(), dv = shape.valueDim();
         int kv = shape.kvHeadOf(h);
         boolean[] allowed = mask.allowed();
         float[] bias = mask.bias();
-        attendHead(ws, spec.scaleFor(d), band, r1 - r0, S, d, dv, r0, 0,
+        attendHead(ws, spec.scaleFor(d), Bq, band, r1 - r0, S, d, dv, r0, 0,
             q, r0 * H * d + h * d, H * d,
             k, kv * d, Hkv * d,
             v, kv * dv, Hkv * dv,
@@ -194,8 +249,8 @@ public final class FlashAttention implements Serializable {
         }
         int validKeys = pos.validKeys() < 0 ? pos.totalKeys() : pos.validKeys();
         KeyBand band = new KeyBand(spec, pos.totalQueries(), pos.totalKeys(), validKeys);
-        ws.ensure(spec, d, dv);
-        attendHead(ws, spec.scaleFor(d), band, rows, keys, d, dv, pos.queryStart(), pos.keyStart(),
+        ws.ensure(Math.min(tiles.queryBlock(), rows), tiles.keyBlock(), d, dv);
+        attendHead(ws, spec.scaleFor(d), tiles.queryBlock(), band, rows, keys, d, dv, pos.queryStart(), pos.keyStart(),
             q, 0, d, k, 0, d, v, 0, dv, allowed, 0, keys, bias, 0, keys, out, 0, dv, lse, 0);
     }
 
@@ -227,7 +282,7 @@ public final class FlashAttention implements Serializable {
         float scale = spec.scaleFor(d);
         float factor = perHead ? 1f : 1f / H;
         KeyBand band = new KeyBand(spec, L, S, mask.validKeys(S));
-        ws.ensure(spec, d, 1);
+        ws.ensure(Math.min(tiles.queryBlock(), L), tiles.keyBlock(), d, 1);
         for (int h = 0; h < H; h++) {
             int kv = shape.kvHeadOf(h);
             boolean[] allowed = mask.allowed();
@@ -253,7 +308,7 @@ public final class FlashAttention implements Serializable {
      * {@link TileOps}): each strip clips the tile to the keys its own queries can see, so a causal
      * diagonal tile costs about half a tile when strips are narrow.
      */
-    private void attendHead(Workspace ws, float scale, KeyBand band, int rows, int keys, int d, int dv,
+    private void attendHead(Workspace ws, float scale, int Bq, KeyBand band, int rows, int keys, int d, int dv,
                             long q0, long k0,
                             float[] q, int qOff, int ldq,
                             float[] k, int kOff, int ldk,
@@ -262,7 +317,7 @@ public final class FlashAttention implements Serializable {
                             float[] bias, int biasOff, int ldBias,
                             float[] out, int outOff, int ldo,
                             float[] lse, int lseOff) {
-        final int Bq = spec.queryBlock(), Bk = spec.keyBlock();
+        final int Bk = tiles.keyBlock();
         final float[] s = ws.scores, m = ws.rowMax, l = ws.rowSum, acc = ws.acc, qp = ws.queries;
         final OnlineSoftmax softmax = ops.softmax();
         final boolean packed = ops.packsKeyValues();
@@ -366,7 +421,7 @@ public final class FlashAttention implements Serializable {
                              float[] q, int qOff, int ldq, float[] k, int kOff, int ldk,
                              boolean[] allowed, int allowedOff, float[] bias, int biasOff,
                              float[] lse, int lseOff, float[] weights, int wOff, float factor) {
-        final int Bq = spec.queryBlock(), Bk = spec.keyBlock();
+        final int Bq = tiles.queryBlock(), Bk = tiles.keyBlock();
         final float[] s = ws.scores, qp = ws.queries;
         for (int i0 = 0; i0 < L; i0 += Bq) {
             final int bq = Math.min(Bq, L - i0);
@@ -432,8 +487,8 @@ public final class FlashAttention implements Serializable {
         }
         // The band: key j is visible to queries [firstQuery(j), lastQuery(j)], a contiguous run
         // of each key row. Strips wholly inside the band skip this.
-        final long qLast = qFirst + w - 1, kLast = kFirst + nk - 1;
-        if (band.lo(qLast) > kFirst || band.hi(qFirst) < kLast) {
+        if (band.cuts(qFirst, qFirst + w - 1, kFirst, kFirst + nk - 1)) {
+            final long qLast = qFirst + w - 1;
             for (int c = 0; c < nk; c++) {
                 final long j = kFirst + c;
                 final long firstVisible = band.firstQuery(j);

@@ -57,6 +57,14 @@ final class KeyBand {
         return left < 0 ? Long.MAX_VALUE : j - diagonal + left;
     }
 
+    /**
+     * True when the band's edge runs through the block of queries {@code [qFirst, qLast]} × keys
+     * {@code [kFirst, kLast]}: some query of it may not see some key of it.
+     */
+    boolean cuts(long qFirst, long qLast, long kFirst, long kLast) {
+        return lo(qLast) > kFirst || hi(qFirst) < kLast;
+    }
+
     /** True when the band limits nothing in the key range [0, keyLimit) beyond the key limit. */
     boolean isFull(int queryLength) {
         return queryLength == 0 || (lo(queryLength - 1) == 0 && hi(0) >= keyLimit - 1);

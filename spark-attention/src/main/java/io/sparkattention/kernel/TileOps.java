@@ -28,6 +28,43 @@ public abstract class TileOps {
     }
 
     /**
+     * True when these tiles should be chosen over a native BLAS ({@link TileOpsChoice}'s
+     * {@code auto}). A BLAS-backed implementation answers false.
+     */
+    boolean preferredOverNativeBlas() {
+        return false;
+    }
+
+    /**
+     * Query rows per tile (Bq) when the spec leaves it to the implementation
+     * ({@link AttentionSpec#AUTO_BLOCK}): 256. A query block's rows share every key tile they load
+     * (the Java tiles copy each K and V tile once per block, a BLAS packs them once per call), so
+     * larger blocks cut K/V traffic and per-call costs; a block is also the unit of parallel work
+     * (see {@link FlashAttention}). Measured on Zen 3 (AVX2, 32 KiB L1d, 512 KiB L2), 2 threads,
+     * 16 heads of 64, every configuration round-robin in one JVM (BENCHMARKS.md, round 7): 256×256
+     * tiles ran 1.04–1.12× as fast as 128×128 at n = 512…4096 on the BLAS path and 1.09–1.10× on
+     * the Java micro-kernels at 1024–2048; causal 0.96× at n = 256–512 and 1.02–1.05× at
+     * 1024–2048. On Zen 4 (round 11) 1024 rows were 0.92–0.94× of 256 on the BLAS path at n = 1024
+     * and 4096, where the score tile (Bq × Bk) outgrows L2.
+     */
+    int defaultQueryBlock() {
+        return 256;
+    }
+
+    /**
+     * Keys per tile (Bk) when the spec leaves it to the implementation: 256. The score tile is
+     * Bq×Bk floats (264 KiB at 256×256 with its padded stride), half of Zen 3's 512 KiB L2; a
+     * strip of it (16 queries × 256 keys with AVX2, 16 KiB) stays in L1 for the Java kernels. Each
+     * per-tile BLAS call is 2·Bq·Bk·d flops (8.4 MFLOP at d = 64), so its fixed costs (the JNI
+     * call, packing the shared operand) weigh half as much as at 128×128, and a query row is
+     * rescaled half as often. Bk = 128 and 512 with Bq = 256 measured within ±5% of 256, neither
+     * ahead at every n (round 7).
+     */
+    int defaultKeyBlock() {
+        return 256;
+    }
+
+    /**
      * Width of the next strip when {@code remaining ≥ 1} queries of the block are left. On an
      * {@code edge} tile (one the causal, window or padding band cuts through) an implementation may
      * answer narrower strips, so that each clips the tile to the keys its queries can see; its

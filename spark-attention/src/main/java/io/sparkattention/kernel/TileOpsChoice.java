@@ -10,12 +10,14 @@ import java.util.Locale;
  *
  * <p>System property {@value #PROPERTY}:
  * <ul>
- *   <li>{@code auto} (default): {@code blas} when the BLAS is native ({@link Blas#isNative()}),
- *       else {@code vector} when the Vector API is visible, else {@code blas-scalar}. Measured on
- *       AVX2 (Zen 3, BENCHMARKS.md): per-tile native OpenBLAS calls with the vectorised softmax
- *       were as fast as or faster than the Java micro-kernels (about 45 against 41 GFLOP/s on one
- *       core at n = 2048), and the Java micro-kernels are several times faster than netlib's
- *       VectorBLAS, the Java fallback BLAS;</li>
+ *   <li>{@code auto} (default): {@code vector} when the Vector API is visible and either the
+ *       BLAS is not native ({@link Blas#isNative()}) or the vectors are 512 bits wide
+ *       ({@link TileOps#preferredOverNativeBlas}); else {@code blas} (with the vectorised softmax
+ *       when the Vector API is visible, else {@code blas-scalar}). Measured (BENCHMARKS.md): with
+ *       AVX2 (Zen 3) per-tile native OpenBLAS calls were 1.04–1.14× as fast as the Java
+ *       micro-kernels (round 10); with AVX-512 (Zen 4) the Java micro-kernels were 1.10–1.20× as
+ *       fast at n ≥ 512 (round 11); and they are several times faster than netlib's VectorBLAS,
+ *       the Java fallback BLAS;</li>
  *   <li>{@code vector}: the Java Vector API micro-kernels ({@link VectorTileOps});</li>
  *   <li>{@code blas}: {@code sgemm} from {@link Blas} with the vectorised softmax when possible;</li>
  *   <li>{@code blas-scalar}: {@code sgemm} with the plain-Java softmax ({@link Math#exp}).</li>
@@ -49,10 +51,13 @@ final class TileOpsChoice {
         TileOps ops;
         switch (requested.trim().toLowerCase(Locale.ROOT)) {
             case "auto": {
-                OnlineSoftmax softmax = vectorSoftmax();
-                TileOps vector = Blas.isNative() ? null : vectorTileOps();
-                ops = vector != null ? vector
-                    : new BlasTileOps(Blas.get(), softmax != null ? softmax : new ScalarSoftmax());
+                TileOps vector = vectorTileOps();
+                if (vector != null && (!Blas.isNative() || vector.preferredOverNativeBlas())) {
+                    ops = vector;
+                } else {
+                    OnlineSoftmax softmax = vectorSoftmax();
+                    ops = new BlasTileOps(Blas.get(), softmax != null ? softmax : new ScalarSoftmax());
+                }
                 break;
             }
             case "vector": {

@@ -31,11 +31,41 @@ final class VectorTileOps extends TileOps {
     static final int KEYS = 6;
     /** Value columns per accumulate block: 6 × 2 accumulators, like {@link #KEYS}; dv = 64 ends with one block of 4. */
     static final int COLUMNS = 6;
+    /** Query rows per block with AVX-512 ({@link #defaultQueryBlock}). */
+    static final int WIDE_QUERY_BLOCK = 1024;
     /** Distance between key rows on the score kernel's fast path: see {@link Workspace#KEY_ROW}. */
     private static final int KEY_ROW = Workspace.KEY_ROW;
 
     VectorTileOps() {
         super(new VectorSoftmax());
+    }
+
+    /**
+     * With AVX-512 (16-lane vectors, 32 registers): the micro-kernels run the products at 105–111
+     * (scores) and 97–106 (P·V) GFLOP/s on one Zen 4 core against a 116 GFLOP/s FMA peak, and
+     * need no packing of their operands beyond the tile copies, where OpenBLAS's SkylakeX kernels
+     * gave 84–91 per product inside the kernel's tiles. The whole kernel, both on 256×256 tiles,
+     * round-robin in one JVM (BENCHMARKS.md, round 11, 2 threads, 16 heads of 64): 0.95× the BLAS
+     * path at n = 256, 1.10–1.20× at 512…4096, 1.03–1.15× causal. With AVX2 (Zen 3) the BLAS path
+     * was ahead (1.04–1.14× at 256…4096, round 10), so narrower vectors keep the BLAS.
+     */
+    @Override
+    boolean preferredOverNativeBlas() {
+        return L >= 16;
+    }
+
+    /**
+     * With AVX-512, {@value #WIDE_QUERY_BLOCK} query rows per block: every strip of the block reads
+     * the key tile the block copied (scratch, K and V rows 4 KiB apart in the input), so the copies
+     * happen a quarter as often as with 256 rows, and the strip's own working set (its packed
+     * queries, accumulator and scores) does not grow. Measured on Zen 4, 2 threads, 16 heads of 64,
+     * round-robin in one JVM (BENCHMARKS.md, round 11): 1024×256 tiles against 256×256, 1.04× at
+     * n = 512, 1.07× at 1024, 1.18× at 4096; Bk of 128 or 512 with 1024 rows within ±3% of 256.
+     * With AVX2 (16-query strips) the round-7 choice of 256 stands: 1024 was not measured there.
+     */
+    @Override
+    int defaultQueryBlock() {
+        return L >= 16 ? WIDE_QUERY_BLOCK : super.defaultQueryBlock();
     }
 
     /** Strips are already narrow: the same on edge tiles (the packed queries are laid out per strip). */

@@ -30,10 +30,14 @@ public final class Workspace {
     float[] keys = new float[0];
     float[] values = new float[0];
 
-    /** Grows the buffers to fit {@code spec}'s blocks, head dimension {@code d} and value dimension {@code dv}. */
+    /** Grows the buffers to fit {@code spec}'s blocks (both set), head dimension {@code d} and value dimension {@code dv}. */
     void ensure(AttentionSpec spec, int d, int dv) {
-        int bq = spec.queryBlock();
-        int tile = scoreStride(bq) * spec.keyBlock();
+        ensure(spec.queryBlock(), spec.keyBlock(), d, dv);
+    }
+
+    /** Grows the buffers to fit blocks of {@code bq} queries × {@code bk} keys, head dimension {@code d} and value dimension {@code dv}. */
+    void ensure(int bq, int bk, int d, int dv) {
+        int tile = scoreStride(bq) * bk;
         if (scores.length < tile) {
             scores = new float[tile];
         }
@@ -48,7 +52,6 @@ public final class Workspace {
         if (queries.length < bq * d) {
             queries = new float[bq * d];
         }
-        int bk = spec.keyBlock();
         if (keys.length < bk * keyRow(d)) {
             keys = new float[bk * keyRow(d)];
         }

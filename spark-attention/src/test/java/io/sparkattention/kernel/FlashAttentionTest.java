@@ -240,17 +240,28 @@ class FlashAttentionTest {
         return TileOpsImplementations.all().stream().map(Arguments::of);
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("everyImplementation")
-    @DisplayName("the default 256x256 tiles on long rows (whole 256-query strips, padded score stride), causal or not, "
-        + "GQA, padding and a bias: output, log-sum-exp and weights match the float64 reference")
-    void defaultTilesOnLongRows(TileOps ops) {
+    static Stream<Arguments> largeTiles() {
+        List<Arguments> args = new ArrayList<>();
+        for (TileOps ops : TileOpsImplementations.all()) {
+            args.add(Arguments.of(ops, "the implementation's own", 520, 300, AttentionSpec.AUTO_BLOCK));
+            args.add(Arguments.of(ops, "1024x256", 1100, 1030, 1024));
+        }
+        return args.stream();
+    }
+
+    @ParameterizedTest(name = "{0} {1} tiles, L={2}, S={3}")
+    @MethodSource("largeTiles")
+    @DisplayName("large tiles on long rows (whole 256-query BLAS strips and their padded score stride, 1024-query "
+        + "blocks of the Java tiles), causal or not, GQA, padding and a bias: output, log-sum-exp and weights match "
+        + "the float64 reference")
+    void largeTilesOnLongRows(TileOps ops, String tiles, int L, int S, int queryBlock) {
         for (boolean causal : new boolean[] {false, true}) {
             RandomTensors rnd = new RandomTensors(causal ? 11 : 12);
-            AttentionShape shape = new AttentionShape(520, 300, 2, 1, 64, 40);
+            AttentionShape shape = new AttentionShape(L, S, 2, 1, 64, 40);
             int plane = shape.queryLength() * shape.keyLength();
-            AttentionSpec spec = AttentionSpec.defaults().withCausal(causal).withScale(0.1f);
-            RowMask mask = RowMask.keyLength(290).withBias(rnd.normal(2 * plane, 1.0));
+            AttentionSpec spec = AttentionSpec.defaults().withCausal(causal).withScale(0.1f)
+                .withBlocks(queryBlock, AttentionSpec.AUTO_BLOCK);
+            RowMask mask = RowMask.keyLength(S - 10).withBias(rnd.normal(2 * plane, 1.0));
             float[] q = rnd.normal(shape.querySize(), 2), k = rnd.normal(shape.keySize(), 2);
             float[] v = rnd.normal(shape.valueSize(), 1);
             NaiveAttention.Result ref = NaiveAttention.forward(spec, shape, q, k, v, mask);
@@ -265,6 +276,53 @@ class FlashAttentionTest {
             kernel.weights(shape, q, k, mask, lse, true, weights, ws);
             assertClose("causal=" + causal + " weights", ref.weights, weights);
         }
+    }
+
+    @Test
+    @DisplayName("blocks the spec leaves open are the tile implementation's; an automatic query block is halved until "
+        + "a call has 8 (head, query block) units, never below 256; blocks the spec sets are kept")
+    void automaticBlocks() {
+        for (TileOps ops : TileOpsImplementations.all()) {
+            FlashAttention kernel = new FlashAttention(AttentionSpec.defaults(), ops);
+            assertEquals(ops.defaultQueryBlock(), kernel.queryBlock(), ops.name());
+            assertEquals(ops.defaultKeyBlock(), kernel.keyBlock(), ops.name());
+        }
+        FlashAttention auto = new FlashAttention(AttentionSpec.defaults(), new CountingOps(TileOps.named("blas"), 1024));
+        assertEquals(1024, auto.queryBlockFor(AttentionShape.self(1024, 16, 64)), "16 units");
+        assertEquals(1024, auto.queryBlockFor(AttentionShape.self(4096, 2, 64)), "8 units");
+        assertEquals(512, auto.queryBlockFor(AttentionShape.self(4096, 1, 64)), "8 units of 512");
+        assertEquals(256, auto.queryBlockFor(AttentionShape.self(1024, 1, 64)), "4 units: not below 256");
+        assertEquals(256, auto.queryBlockFor(AttentionShape.self(10, 1, 64)));
+        FlashAttention set = new FlashAttention(AttentionSpec.defaults().withBlocks(1024, 128),
+            new CountingOps(TileOps.named("blas"), 1024));
+        assertEquals(1024, set.queryBlockFor(AttentionShape.self(1024, 1, 64)));
+        assertEquals(128, set.keyBlock());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("everyImplementation")
+    @DisplayName("with an automatic query block shrunk for a short call (one head, 1100 queries, 1024-query default: "
+        + "blocks of 256), the parallel forward equals the sequential one bitwise, sliding window and all")
+    void shrunkBlocksAgreeAcrossThreads(TileOps ops) {
+        RandomTensors rnd = new RandomTensors(13);
+        AttentionShape shape = AttentionShape.self(1100, 1, 32);
+        AttentionSpec spec = AttentionSpec.defaults().withCausal(true).withWindow(300, 0);
+        float[] q = rnd.normal(shape.querySize(), 1), k = rnd.normal(shape.keySize(), 1);
+        float[] v = rnd.normal(shape.valueSize(), 1);
+        FlashAttention kernel = new FlashAttention(spec, new CountingOps(ops, 1024));
+        assertEquals(256, kernel.queryBlockFor(shape));
+        float[] out1 = new float[shape.outputSize()], lse1 = new float[1100];
+        kernel.forward(shape, q, k, v, RowMask.NONE, out1, lse1, new Workspace());
+        float[] out2 = new float[shape.outputSize()], lse2 = new float[1100];
+        ForkJoinPool pool = new ForkJoinPool(2);
+        try {
+            kernel.forward(shape, q, k, v, RowMask.NONE, out2, lse2, pool);
+        } finally {
+            pool.shutdown();
+        }
+        assertTrue(Arrays.equals(out1, out2), "output");
+        assertTrue(Arrays.equals(lse1, lse2), "log-sum-exp");
+        assertClose("output", NaiveAttention.forward(spec, shape, q, k, v, RowMask.NONE).out, out2);
     }
 
     @ParameterizedTest(name = "{0}")
@@ -331,15 +389,19 @@ class FlashAttentionTest {
     }
 
     @Test
-    @DisplayName("scratch memory is Bq'*Bk + 3*Bq + Bq*dv + Bq*d + Bk*(max(d, 64) + dv) floats (Bq' the padded score stride), whatever the sequence length")
+    @DisplayName("scratch memory is Bq'*Bk + 3*Bq + Bq*dv + Bq*d + Bk*(max(d, 64) + dv) floats (Bq' the padded score "
+        + "stride) whatever the sequence length, Bq the query block or fewer queries")
     void scratchIsIndependentOfLength() {
         AttentionSpec spec = AttentionSpec.defaults().withBlocks(32, 48);
-        for (int n : new int[] {1, 100, 4000}) {
+        for (int n : new int[] {1, 20, 100, 4000}) {
             Workspace ws = new Workspace();
             AttentionShape shape = AttentionShape.self(n, 1, 16);
             float[] x = new RandomTensors(n).normal(shape.querySize(), 1);
-            new FlashAttention(spec).forward(shape, x, x, x, RowMask.NONE, new float[shape.outputSize()], null, ws);
-            assertEquals(spec.scratchFloats(16, 16), ws.floats(), "n = " + n);
+            FlashAttention kernel = new FlashAttention(spec);
+            kernel.forward(shape, x, x, x, RowMask.NONE, new float[shape.outputSize()], null, ws);
+            long expected = spec.withBlocks(Math.min(32, n), 48).scratchFloats(16, 16);
+            assertEquals(expected, ws.floats(), "n = " + n);
+            assertTrue(ws.floats() <= kernel.scratchFloats(16, 16), "n = " + n);
         }
     }
 
@@ -377,7 +439,8 @@ class FlashAttentionTest {
             () -> kernel.forward(shape, x, x, x, RowMask.NONE.withBias(new float[15]), new float[64], null));
         assertTrue(e.getMessage().contains("additive bias has 15 values"), e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> new AttentionShape(4, 4, 6, 4, 8, 8));
-        assertThrows(IllegalArgumentException.class, () -> AttentionSpec.defaults().withBlocks(0, 8));
+        assertThrows(IllegalArgumentException.class, () -> AttentionSpec.defaults().withBlocks(-1, 8));
+        assertThrows(IllegalArgumentException.class, () -> AttentionSpec.defaults().withBlocks(8, AttentionSpec.MAX_BLOCK + 1));
         assertThrows(IllegalArgumentException.class, () -> AttentionSpec.defaults().withWindow(-2, 0));
     }
 
@@ -403,14 +466,30 @@ class FlashAttentionTest {
         return s;
     }
 
-    /** Counts score tiles computed, to see which tiles the kernel skips. */
+    /** Counts score tiles computed, to see which tiles the kernel skips; may answer another default query block. */
     static final class CountingOps extends TileOps {
         final TileOps inner;
+        final int queryBlock;
         int tiles;
 
         CountingOps(TileOps inner) {
+            this(inner, inner.defaultQueryBlock());
+        }
+
+        CountingOps(TileOps inner, int queryBlock) {
             super(inner.softmax());
             this.inner = inner;
+            this.queryBlock = queryBlock;
+        }
+
+        @Override
+        int defaultQueryBlock() {
+            return queryBlock;
+        }
+
+        @Override
+        int defaultKeyBlock() {
+            return inner.defaultKeyBlock();
         }
 
         /** Never narrower on edge tiles: one scores call per visited tile, so calls count tiles. */

@@ -103,8 +103,8 @@ public final class KernelBenchmark {
                 return new BenchResult("kernel", n, d, bh, spec.causal(), threads, wallMs, flops, Blas.name())
                     .withCpuTimes(cpuMs, flops)
                     .with("tile_ops", kernel.ops().name())
-                    .with("block_q", spec.queryBlock())
-                    .with("block_k", spec.keyBlock())
+                    .with("block_q", kernel.queryBlockFor(shape))
+                    .with("block_k", kernel.keyBlock())
                     .with("input_mb", Math.round(4.0 * n * d * bh * 4 / (1 << 20)));
             }
 

@@ -11,7 +11,7 @@ import java.util.Locale;
 /** The two attention implementations the scaling measurement compares, on one head of n×d. */
 public enum Implementation {
 
-    /** {@link FlashAttention}: scratch of {@link AttentionSpec#scratchFloats} floats, whatever n. */
+    /** {@link FlashAttention}: scratch of {@link FlashAttention#scratchFloats} floats, whatever n. */
     TILED("tiled (FlashAttention)") {
         @Override
         float[] run(int n, int d, float[] q, float[] k, float[] v) {
@@ -23,7 +23,7 @@ public enum Implementation {
 
         @Override
         long extraBytes(int n, int d) {
-            return 4 * AttentionSpec.defaults().scratchFloats(d, d);
+            return 4 * Kernel.INSTANCE.scratchFloats(d, d);
         }
     },
 
