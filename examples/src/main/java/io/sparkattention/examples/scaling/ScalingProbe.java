@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.sparkattention.kernel.Blas;
 
+import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
@@ -34,6 +35,12 @@ public final class ScalingProbe {
 
     /** Passes in a row that allocate no more than the least seen: the JIT has compiled the kernel. */
     static final int SETTLED_PASSES = 20;
+    /**
+     * And no compilation finished for this long: with the Java tiles (AVX-512's default) the
+     * allocation of C1's vector code can stay flat for 20 passes before C2 replaces it (a measured
+     * n = 1024 pass then allocated 21 MiB instead of 1.4).
+     */
+    static final long QUIET_MILLIS = 500;
     /** Longest warm-up, whatever the allocations do. */
     static final long MAX_WARMUP_MILLIS = 60_000;
 
@@ -139,14 +146,17 @@ public final class ScalingProbe {
 
     /**
      * Runs the small problem for at least {@code millis}, and then until the JIT has settled: until
-     * {@link #SETTLED_PASSES} passes in a row allocate no more than the least any pass has. Until C2
-     * compiles them, Vector API operations allocate a heap object each, so a fixed, short warm-up
-     * would measure the interpreter's garbage rather than the kernel's memory.
+     * {@link #SETTLED_PASSES} passes in a row allocate no more than the least any pass has, and
+     * the JIT has finished no compilation for {@link #QUIET_MILLIS}. Until C2 compiles them, Vector
+     * API operations allocate a heap object each, so a fixed, short warm-up would measure the
+     * interpreter's garbage rather than the kernel's memory.
      */
     private static void warmUp(Implementation impl, int d, long millis) {
         float[] q = random(WARMUP_N * d, 4), k = random(WARMUP_N * d, 5), v = random(WARMUP_N * d, 6);
-        long start = System.nanoTime();
-        long least = Long.MAX_VALUE;
+        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        boolean jitTimed = jit != null && jit.isCompilationTimeMonitoringSupported();
+        long start = System.nanoTime(), lastCompile = start;
+        long least = Long.MAX_VALUE, compiled = jitTimed ? jit.getTotalCompilationTime() : 0;
         int settled = 0;
         while (true) {
             long before = allocatedBytes();
@@ -154,8 +164,14 @@ public final class ScalingProbe {
             long allocated = allocatedBytes() - before;
             settled = allocated <= least ? settled + 1 : 0;
             least = Math.min(least, allocated);
-            long elapsed = (System.nanoTime() - start) / 1_000_000;
-            if (elapsed >= MAX_WARMUP_MILLIS || elapsed >= millis && settled >= SETTLED_PASSES) {
+            long now = System.nanoTime();
+            if (jitTimed && jit.getTotalCompilationTime() != compiled) {
+                compiled = jit.getTotalCompilationTime();
+                lastCompile = now;
+            }
+            long elapsed = (now - start) / 1_000_000;
+            boolean quiet = (now - lastCompile) / 1_000_000 >= QUIET_MILLIS;
+            if (elapsed >= MAX_WARMUP_MILLIS || elapsed >= millis && settled >= SETTLED_PASSES && quiet) {
                 return;
             }
         }
