@@ -44,8 +44,8 @@ public abstract class TileOps {
      * 16 heads of 64, every configuration round-robin in one JVM (BENCHMARKS.md, round 7): 256×256
      * tiles ran 1.04–1.12× as fast as 128×128 at n = 512…4096 on the BLAS path and 1.09–1.10× on
      * the Java micro-kernels at 1024–2048; causal 0.96× at n = 256–512 and 1.02–1.05× at
-     * 1024–2048. On Zen 4 (round 11) 1024 rows were 0.92–0.94× of 256 on the BLAS path at n = 1024
-     * and 4096, where the score tile (Bq × Bk) outgrows L2.
+     * 1024–2048. On Zen 4 (round 11) 1024 rows ran 0.95× as fast as 256 on the BLAS path at n = 1024
+     * and 1.02× at 4096 (one run), so the BLAS path keeps 256.
      */
     int defaultQueryBlock() {
         return 256;

@@ -41,11 +41,11 @@ final class VectorTileOps extends TileOps {
     }
 
     /**
-     * With AVX-512 (16-lane vectors, 32 registers): the micro-kernels run the products at 105–111
-     * (scores) and 97–106 (P·V) GFLOP/s on one Zen 4 core against a 116 GFLOP/s FMA peak, and
-     * need no packing of their operands beyond the tile copies, where OpenBLAS's SkylakeX kernels
-     * gave 84–91 per product inside the kernel's tiles. The whole kernel, both on 256×256 tiles,
-     * round-robin in one JVM (BENCHMARKS.md, round 11, 2 threads, 16 heads of 64): 0.95× the BLAS
+     * With AVX-512 (16-lane vectors, 32 registers): the micro-kernels run the products at 104–111
+     * (scores) and 97–106 (P·V) GFLOP/s on one Zen 4 core against a 116 GFLOP/s FMA peak (one
+     * 32-query strip against 256 keys in a loop, BENCHMARKS.md round 11), and need no packing of
+     * their operands beyond the tile copies, which a BLAS repeats in every call. The whole kernel,
+     * both on 256×256 tiles, round-robin in one JVM (round 11, 2 threads, 16 heads of 64): 0.95× the BLAS
      * path at n = 256, 1.10–1.20× at 512…4096, 1.03–1.15× causal. With AVX2 (Zen 3) the BLAS path
      * was ahead (1.04–1.14× at 256…4096, round 10), so narrower vectors keep the BLAS.
      */
@@ -60,7 +60,8 @@ final class VectorTileOps extends TileOps {
      * happen a quarter as often as with 256 rows, and the strip's own working set (its packed
      * queries, accumulator and scores) does not grow. Measured on Zen 4, 2 threads, 16 heads of 64,
      * round-robin in one JVM (BENCHMARKS.md, round 11): 1024×256 tiles against 256×256, 1.04× at
-     * n = 512, 1.07× at 1024, 1.18× at 4096; Bk of 128 or 512 with 1024 rows within ±3% of 256.
+     * n = 512, 1.07× at 1024, 1.18× at 4096; with 1024 rows, Bk = 512 within 1% of 256 and 128 up to
+     * 4% slower.
      * With AVX2 (16-query strips) the round-7 choice of 256 stands: 1024 was not measured there.
      */
     @Override

@@ -30,12 +30,12 @@ public final class Workspace {
     float[] keys = new float[0];
     float[] values = new float[0];
 
-    /** Grows the buffers to fit {@code spec}'s blocks (both set), head dimension {@code d} and value dimension {@code dv}. */
+    /** Grows the buffers to fit {@code spec}'s blocks (both set), head dimension d and value dimension dv. */
     void ensure(AttentionSpec spec, int d, int dv) {
         ensure(spec.queryBlock(), spec.keyBlock(), d, dv);
     }
 
-    /** Grows the buffers to fit blocks of {@code bq} queries × {@code bk} keys, head dimension {@code d} and value dimension {@code dv}. */
+    /** Grows the buffers to fit blocks of {@code bq} queries × {@code bk} keys, head dimension d, value dimension dv. */
     void ensure(int bq, int bk, int d, int dv) {
         int tile = scoreStride(bq) * bk;
         if (scores.length < tile) {

@@ -287,7 +287,8 @@ class FlashAttentionTest {
             assertEquals(ops.defaultQueryBlock(), kernel.queryBlock(), ops.name());
             assertEquals(ops.defaultKeyBlock(), kernel.keyBlock(), ops.name());
         }
-        FlashAttention auto = new FlashAttention(AttentionSpec.defaults(), new CountingOps(TileOps.named("blas"), 1024));
+        FlashAttention auto = new FlashAttention(AttentionSpec.defaults(),
+            new CountingOps(TileOps.named("blas"), 1024));
         assertEquals(1024, auto.queryBlockFor(AttentionShape.self(1024, 16, 64)), "16 units");
         assertEquals(1024, auto.queryBlockFor(AttentionShape.self(4096, 2, 64)), "8 units");
         assertEquals(512, auto.queryBlockFor(AttentionShape.self(4096, 1, 64)), "8 units of 512");
@@ -440,7 +441,8 @@ class FlashAttentionTest {
         assertTrue(e.getMessage().contains("additive bias has 15 values"), e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> new AttentionShape(4, 4, 6, 4, 8, 8));
         assertThrows(IllegalArgumentException.class, () -> AttentionSpec.defaults().withBlocks(-1, 8));
-        assertThrows(IllegalArgumentException.class, () -> AttentionSpec.defaults().withBlocks(8, AttentionSpec.MAX_BLOCK + 1));
+        assertThrows(IllegalArgumentException.class,
+            () -> AttentionSpec.defaults().withBlocks(8, AttentionSpec.MAX_BLOCK + 1));
         assertThrows(IllegalArgumentException.class, () -> AttentionSpec.defaults().withWindow(-2, 0));
     }
 

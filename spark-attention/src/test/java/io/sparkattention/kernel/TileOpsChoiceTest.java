@@ -10,7 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class TileOpsChoiceTest {
 
     @Test
-    @DisplayName("auto: the Java tiles without a native BLAS or with 512-bit vectors, else the BLAS tiles with the vector softmax")
+    @DisplayName("auto: the Java tiles without a native BLAS or with 512-bit vectors, else the BLAS tiles with the "
+        + "vector softmax")
     void autoFollowsTheMachine() {
         TileOps vector = TileOpsChoice.vectorTileOps();
         TileOps auto = TileOpsChoice.create("auto");
