@@ -26,8 +26,6 @@ public class KernelAB {
             ops.put(c, switch (base) {
                 case "blas" -> TileOps.named("blas");
                 case "vector" -> TileOps.named("vector");
-                case "gather" -> new VectorTileOpsG();
-                case "touter" -> new VectorTileOpsT();
                 case "unfused" -> new Unfused(TileOps.named("vector"));
                 default -> throw new IllegalArgumentException(c);
             });
