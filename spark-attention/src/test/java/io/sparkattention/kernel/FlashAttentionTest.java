@@ -220,11 +220,19 @@ class FlashAttentionTest {
         AttentionSpec spec = AttentionSpec.defaults().withCausal(causal).withBlocks(32, 48);
         float[] q = rnd.normal(shape.querySize(), 1), k = rnd.normal(shape.keySize(), 1);
         float[] v = rnd.normal(shape.valueSize(), 1);
-        FlashAttention kernel = new FlashAttention(spec, ops);
-        float[] out1 = new float[shape.outputSize()], lse1 = new float[4 * 301];
+        float[] out = parallelEqualsSequential(new FlashAttention(spec, ops), shape, q, k, v, 3);
+        NaiveAttention.Result ref = NaiveAttention.forward(spec, shape, q, k, v, RowMask.NONE);
+        assertClose("parallel output", ref.out, out);
+    }
+
+    /** The output on {@code threads} threads, asserted bitwise equal (and its log-sum-exp) to the sequential call. */
+    private static float[] parallelEqualsSequential(FlashAttention kernel, AttentionShape shape, float[] q, float[] k,
+                                                    float[] v, int threads) {
+        int lseSize = shape.numHeads() * shape.queryLength();
+        float[] out1 = new float[shape.outputSize()], lse1 = new float[lseSize];
         kernel.forward(shape, q, k, v, RowMask.NONE, out1, lse1, new Workspace());
-        float[] out2 = new float[shape.outputSize()], lse2 = new float[4 * 301];
-        ForkJoinPool pool = new ForkJoinPool(3);
+        float[] out2 = new float[shape.outputSize()], lse2 = new float[lseSize];
+        ForkJoinPool pool = new ForkJoinPool(threads);
         try {
             kernel.forward(shape, q, k, v, RowMask.NONE, out2, lse2, pool);
         } finally {
@@ -232,8 +240,7 @@ class FlashAttentionTest {
         }
         assertTrue(Arrays.equals(out1, out2), "output");
         assertTrue(Arrays.equals(lse1, lse2), "log-sum-exp");
-        NaiveAttention.Result ref = NaiveAttention.forward(spec, shape, q, k, v, RowMask.NONE);
-        assertClose("parallel output", ref.out, out2);
+        return out2;
     }
 
     static Stream<Arguments> everyImplementation() {
@@ -312,18 +319,8 @@ class FlashAttentionTest {
         float[] v = rnd.normal(shape.valueSize(), 1);
         FlashAttention kernel = new FlashAttention(spec, new CountingOps(ops, 1024));
         assertEquals(256, kernel.queryBlockFor(shape));
-        float[] out1 = new float[shape.outputSize()], lse1 = new float[1100];
-        kernel.forward(shape, q, k, v, RowMask.NONE, out1, lse1, new Workspace());
-        float[] out2 = new float[shape.outputSize()], lse2 = new float[1100];
-        ForkJoinPool pool = new ForkJoinPool(2);
-        try {
-            kernel.forward(shape, q, k, v, RowMask.NONE, out2, lse2, pool);
-        } finally {
-            pool.shutdown();
-        }
-        assertTrue(Arrays.equals(out1, out2), "output");
-        assertTrue(Arrays.equals(lse1, lse2), "log-sum-exp");
-        assertClose("output", NaiveAttention.forward(spec, shape, q, k, v, RowMask.NONE).out, out2);
+        float[] out = parallelEqualsSequential(kernel, shape, q, k, v, 2);
+        assertClose("output", NaiveAttention.forward(spec, shape, q, k, v, RowMask.NONE).out, out);
     }
 
     @ParameterizedTest(name = "{0}")
