@@ -19,7 +19,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The parts of one 128×128 tile at d = dv = 64 (the kernel's default tile until BENCHMARKS.md's
- * round 7, 256×256 since), strip after strip as the kernel runs them: the
+ * round 7, 256×256 since, and 1024×256 for the Java tiles with AVX-512 since round 11), strip
+ * after strip as the kernel runs them: the
  * score product, the softmax update (measured after fresh scores) and the P·V product, per tile implementation. K and V are
  * read from a [1024, 16·64] layout (rows 4 KiB apart) or contiguous copies, as the kernel does.
  * Each product is 2·128·128·64 = 2.1 MFLOP.

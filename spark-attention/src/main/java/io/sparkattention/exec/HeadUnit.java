@@ -11,13 +11,16 @@ import io.sparkattention.nn.WeightsMode;
 /**
  * One head of one row ({@link Strategy#HEAD}): that head's L×d queries, the S×d keys and S×dv
  * values of its key/value head, and its plane of the mask and bias. Computed exactly as the
- * kernel computes that head inside a whole row.
+ * kernel computes that head inside a whole row: with the row's blocks
+ * ({@link FlashAttention#withBlocksOf}), which may depend on the row's head count.
  */
 final class HeadUnit implements AttentionUnit {
 
     private static final long serialVersionUID = 1L;
 
     private final int head;
+    /** The row's shape (all heads), for its blocks. */
+    private final AttentionShape row;
     private final AttentionShape shape;
     private final float[] q;
     private final float[] k;
@@ -26,9 +29,10 @@ final class HeadUnit implements AttentionUnit {
     private final boolean[] allowed;
     private final float[] bias;
 
-    private HeadUnit(int head, AttentionShape shape, float[] q, float[] k, float[] v, int validKeys,
-                     boolean[] allowed, float[] bias) {
+    private HeadUnit(int head, AttentionShape row, AttentionShape shape, float[] q, float[] k, float[] v,
+                     int validKeys, boolean[] allowed, float[] bias) {
         this.head = head;
+        this.row = row;
         this.shape = shape;
         this.q = q;
         this.k = k;
@@ -44,7 +48,7 @@ final class HeadUnit implements AttentionUnit {
         int L = s.queryLength(), S = s.keyLength(), d = s.headDim(), dv = s.valueDim();
         int kv = s.kvHeadOf(h);
         RowMask mask = p.mask();
-        return new HeadUnit(h, new AttentionShape(L, S, 1, 1, d, dv),
+        return new HeadUnit(h, s, new AttentionShape(L, S, 1, 1, d, dv),
             Slices.block(p.q(), s.numHeads() * d, 0, L, h * d, d),
             Slices.block(p.k(), s.numKvHeads() * d, 0, S, kv * d, d),
             Slices.block(p.v(), s.numKvHeads() * dv, 0, S, kv * dv, dv),
@@ -61,7 +65,7 @@ final class HeadUnit implements AttentionUnit {
     @Override
     public UnitResult compute(FlashAttention kernel, boolean weights, Workspace ws) {
         RowMask mask = RowMask.keyLength(validKeys).withAllowed(allowed).withBias(bias);
-        Attention.Output out = Attention.compute(kernel, shape, q, k, v, mask,
+        Attention.Output out = Attention.compute(kernel.withBlocksOf(row), shape, q, k, v, mask,
             weights ? WeightsMode.PER_HEAD : WeightsMode.NONE, ws);
         return new HeadResult(head, shape.queryLength(), out.values(), out.weights());
     }

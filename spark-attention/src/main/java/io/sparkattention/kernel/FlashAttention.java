@@ -93,6 +93,15 @@ public final class FlashAttention implements Serializable {
     }
 
     /**
+     * This kernel with its blocks fixed to those a call on {@code whole} uses ({@link #queryBlockFor}),
+     * to compute a part of such a call (one head of a row) exactly as the call itself would: a
+     * one-head call would otherwise shrink an automatic block further.
+     */
+    public FlashAttention withBlocksOf(AttentionShape whole) {
+        return new FlashAttention(spec.withBlocks(queryBlockFor(whole), tiles.keyBlock()), ops);
+    }
+
+    /**
      * Query rows per block for one call of {@link #forward}: the blocks in use, or, when the spec
      * left them to the tile implementation, halved while the call would have fewer than
      * {@link #MIN_UNITS} (head, query block) units, down to {@link #MIN_AUTO_QUERY_BLOCK}. A

@@ -46,8 +46,9 @@ final class VectorTileOps extends TileOps {
      * 32-query strip against 256 keys in a loop, BENCHMARKS.md round 11), and need no packing of
      * their operands beyond the tile copies, which a BLAS repeats in every call. The whole kernel,
      * both on 256×256 tiles, round-robin in one JVM (round 11, 2 threads, 16 heads of 64): 0.95× the BLAS
-     * path at n = 256, 1.10–1.20× at 512…4096, 1.03–1.15× causal. With AVX2 (Zen 3) the BLAS path
-     * was ahead (1.04–1.14× at 256…4096, round 10), so narrower vectors keep the BLAS.
+     * path at n = 256, 1.10–1.20× at 512…4096 in the round (1.01–1.10× in two shorter A/Bs at 1024
+     * and 4096), 1.04–1.15× causal. With AVX2 (Zen 3) the BLAS path was ahead (1.04–1.10× at
+     * 256…4096, round 10), so narrower vectors keep the BLAS.
      */
     @Override
     boolean preferredOverNativeBlas() {
@@ -60,8 +61,8 @@ final class VectorTileOps extends TileOps {
      * happen a quarter as often as with 256 rows, and the strip's own working set (its packed
      * queries, accumulator and scores) does not grow. Measured on Zen 4, 2 threads, 16 heads of 64,
      * round-robin in one JVM (BENCHMARKS.md, round 11): 1024×256 tiles against 256×256, 1.04× at
-     * n = 512, 1.07× at 1024, 1.18× at 4096; with 1024 rows, Bk = 512 within 1% of 256 and 128 up to
-     * 4% slower.
+     * n = 512, 1.05–1.07× at 1024, 1.05–1.18× at 4096 (three runs); with 1024 rows, Bk = 128 and 512
+     * were within −4% and +6% of 256, neither ahead in every run.
      * With AVX2 (16-query strips) the round-7 choice of 256 stands: 1024 was not measured there.
      */
     @Override

@@ -32,10 +32,13 @@ public final class Workspace {
 
     /** Grows the buffers to fit {@code spec}'s blocks (both set), head dimension d and value dimension dv. */
     void ensure(AttentionSpec spec, int d, int dv) {
+        if (!spec.blocksSet()) {
+            throw new IllegalArgumentException("blocks left to the tile implementation, resolve them first: " + spec);
+        }
         ensure(spec.queryBlock(), spec.keyBlock(), d, dv);
     }
 
-    /** Grows the buffers to fit blocks of {@code bq} queries × {@code bk} keys, head dimension d, value dimension dv. */
+    /** Grows the buffers to fit blocks of bq queries × bk keys, head dimension d and value dimension dv. */
     void ensure(int bq, int bk, int d, int dv) {
         int tile = scoreStride(bq) * bk;
         if (scores.length < tile) {

@@ -320,7 +320,46 @@ class FlashAttentionTest {
         FlashAttention kernel = new FlashAttention(spec, new CountingOps(ops, 1024));
         assertEquals(256, kernel.queryBlockFor(shape));
         float[] out = parallelEqualsSequential(kernel, shape, q, k, v, 2);
+        float[] explicit = new float[shape.outputSize()];
+        new FlashAttention(spec.withBlocks(256, AttentionSpec.AUTO_BLOCK), new CountingOps(ops))
+            .forward(shape, q, k, v, RowMask.NONE, explicit, null);
+        assertTrue(Arrays.equals(explicit, out), "the same as blocks of 256 set explicitly");
         assertClose("output", NaiveAttention.forward(spec, shape, q, k, v, RowMask.NONE).out, out);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("everyImplementation")
+    @DisplayName("one head computed alone with its row's blocks (withBlocksOf) equals that head inside the row bit for "
+        + "bit, though alone its automatic block would shrink (1024 rows for 4 heads, 256 for one)")
+    void oneHeadWithTheRowsBlocks(TileOps ops) {
+        RandomTensors rnd = new RandomTensors(17);
+        int L = 1100, H = 4, d = 32, h = 2;
+        AttentionShape row = AttentionShape.self(L, H, d), one = AttentionShape.self(L, 1, d);
+        AttentionSpec spec = AttentionSpec.defaults().withCausal(true).withWindow(300, 0);
+        float[] q = rnd.normal(row.querySize(), 1), k = rnd.normal(row.keySize(), 1);
+        float[] v = rnd.normal(row.valueSize(), 1);
+        FlashAttention kernel = new FlashAttention(spec, new CountingOps(ops, 1024));
+        assertEquals(1024, kernel.queryBlockFor(row));
+        assertEquals(256, kernel.queryBlockFor(one));
+        float[] out = new float[row.outputSize()];
+        kernel.forward(row, q, k, v, RowMask.NONE, out, null);
+
+        float[] qh = new float[L * d], kh = new float[L * d], vh = new float[L * d];
+        for (int i = 0; i < L; i++) {
+            System.arraycopy(q, i * H * d + h * d, qh, i * d, d);
+            System.arraycopy(k, i * H * d + h * d, kh, i * d, d);
+            System.arraycopy(v, i * H * d + h * d, vh, i * d, d);
+        }
+        FlashAttention alone = kernel.withBlocksOf(row);
+        assertEquals(1024, alone.queryBlockFor(one));
+        float[] outh = new float[L * d];
+        alone.forward(one, qh, kh, vh, RowMask.NONE, outh, null);
+        for (int i = 0; i < L; i++) {
+            for (int t = 0; t < d; t++) {
+                assertEquals(Float.floatToIntBits(out[i * H * d + h * d + t]), Float.floatToIntBits(outh[i * d + t]),
+                    "query " + i + ", value " + t);
+            }
+        }
     }
 
     @ParameterizedTest(name = "{0}")
