@@ -33,11 +33,12 @@ public final class FlashAttention implements Serializable {
     private static final ThreadLocal<Workspace> WORKSPACES = ThreadLocal.withInitial(Workspace::new);
 
     /**
-     * A parallel call with blocks left to the tile implementation has at least this many (head,
-     * query block) units, or query blocks of {@link #MIN_AUTO_QUERY_BLOCK} rows: large default
-     * blocks (1024 rows with AVX-512) would otherwise leave threads idle on few heads (one head of
-     * 1024 tokens would be one unit). Eight keeps up to 8 threads busy, or 2 threads balanced when
-     * the units' costs differ (causal).
+     * A call with blocks left to the tile implementation has at least this many (head, query
+     * block) units, or query blocks of {@link #MIN_AUTO_QUERY_BLOCK} rows: large default blocks
+     * (1024 rows with AVX-512) would otherwise leave a parallel call's threads idle on few heads
+     * (one head of 1024 tokens would be one unit). Eight keeps up to 8 threads busy, or 2 threads
+     * balanced when the units' costs differ (causal). Sequential calls cut the same blocks, so
+     * that both give the same bits.
      */
     static final int MIN_UNITS = 8;
     /** The smallest query block {@link #MIN_UNITS} shrinks an automatic block to. */
