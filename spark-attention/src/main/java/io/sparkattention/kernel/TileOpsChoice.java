@@ -14,7 +14,7 @@ import java.util.Locale;
  *       BLAS is not native ({@link Blas#isNative()}) or the vectors are 512 bits wide
  *       ({@link TileOps#preferredOverNativeBlas}); else {@code blas} (with the vectorised softmax
  *       when the Vector API is visible, else {@code blas-scalar}). Measured (BENCHMARKS.md): with
- *       AVX2 (Zen 3) per-tile native OpenBLAS calls were 1.04–1.10× as fast as the Java
+ *       AVX2 (Zen 3) per-tile native OpenBLAS calls were 1.05–1.10× as fast as the Java
  *       micro-kernels (round 10); with AVX-512 (Zen 4) the Java micro-kernels were 1.01–1.20× as
  *       fast at n ≥ 512 (round 11); and they are several times faster than netlib's VectorBLAS,
  *       the Java fallback BLAS;</li>

@@ -46,9 +46,9 @@ final class VectorTileOps extends TileOps {
      * 32-query strip against 256 keys in a loop, BENCHMARKS.md round 11), and need no packing of
      * their operands beyond the tile copies, which a BLAS repeats in every call. The whole kernel,
      * both on 256×256 tiles, round-robin in one JVM (round 11, 2 threads, 16 heads of 64): 0.95× the BLAS
-     * path at n = 256, 1.10–1.20× at 512…4096 in the round (1.01–1.10× in two shorter A/Bs at 1024
-     * and 4096), 1.04–1.15× causal. With AVX2 (Zen 3) the BLAS path was ahead (1.04–1.10× at
-     * 256…4096, round 10), so narrower vectors keep the BLAS.
+     * path at n = 256, 1.10–1.20× at 512…4096 in the round (1.01–1.10× in two other A/Bs at 1024
+     * and 4096), 1.04–1.15× causal. With AVX2 (Zen 3) the BLAS path was ahead (1.05–1.10× at
+     * 256…4096, not causal, round 10), so narrower vectors keep the BLAS.
      */
     @Override
     boolean preferredOverNativeBlas() {
