@@ -2,7 +2,8 @@
 """Turns `spark-attention bench` JSON lines (and numpy_peers.py lines) into the Markdown tables of
 BENCHMARKS.md. Reads the files given (or stdin); prints one table of kernel and peer rows per
 causal setting: GFLOP/s from the median wall time (min-time GFLOP/s in parentheses), the kernel's
-ratio to ORT's mha.onnx measured in the same run, and the kernel's peak heap.
+ratio to ORT's mha.onnx measured in the same run, each contender's share of the FMA loop's rate
+(`--peer fma`) in the same run, and the kernel's peak heap.
 
     python3 examples/peers/bench_table.py results/*.jsonl
 """
@@ -23,11 +24,16 @@ def label(j):
 
 
 rows = collections.OrderedDict()
+fma_runs = {}  # (file, n) -> the FMA loop's line: each contender is compared with its own run's
 for raw in fileinput.input():
     raw = raw.strip()
     if not raw.startswith("{"):
         continue
     j = json.loads(raw)
+    j["_file"] = fileinput.filename()
+    if j["mode"] == "fma":
+        fma_runs[(j["_file"], j["seq_len"])] = j
+        continue
     rows[(j["causal"], label(j), j["seq_len"])] = j
 
 for causal in (False, True):
@@ -56,6 +62,15 @@ for causal in (False, True):
             cells.append("" if j is None or o is None else f"{o['median_ms'] / j['median_ms']:.2f}×")
         if any(cells):
             print(f"| {lab} ÷ ORT (speed, median) | " + " | ".join(cells) + " |")
+    # The FMA loop (bench --peer fma) ran round-robin with each contender: its ceiling in the same seconds.
+    for lab in labels:
+        cells = []
+        for n in lengths:
+            j = rows.get((causal, lab, n))
+            f = None if j is None else fma_runs.get((j["_file"], n))
+            cells.append("" if f is None else f"{j['gflops'] / f['gflops']:.2f}")
+        if any(cells):
+            print(f"| {lab} ÷ FMA loop (GFLOP/s, same run) | " + " | ".join(cells) + " |")
     for lab in labels:
         if not lab.startswith("kernel"):
             continue

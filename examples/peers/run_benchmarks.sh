@@ -16,13 +16,13 @@ log() { echo "# $(date -u +%FT%TZ) load: $(cut -d' ' -f1-3 /proc/loadavg) — $*
 
 log "kernel (vector, native BLAS) vs ORT, not causal and causal, all round-robin in one run"
 "$bench" bench --seq-len $lengths --head-dim 64 --batch-heads 16 --threads 2 --repeat 7 --compare-causal \
-  --tile-ops vector,blas --peer ort > "$out/main.jsonl"
+  --tile-ops vector,blas --peer ort,fma > "$out/main.jsonl"
 log "n = 8192"
 "$bench" bench --seq-len 8192 --head-dim 64 --batch-heads 16 --threads 2 --repeat 3 --compare-causal \
-  --tile-ops vector,blas --peer ort > "$out/n8192.jsonl"
+  --tile-ops vector,blas --peer ort,fma > "$out/n8192.jsonl"
 log "pure Java: no native BLAS in the JVM at all"
 JAVA_OPTS="-Dsparkattention.blas=java" "$bench" bench --seq-len 512,1024,4096 --head-dim 64 --batch-heads 16 \
-  --threads 2 --repeat 9 --tile-ops vector > "$out/pure-java.jsonl"
+  --threads 2 --repeat 9 --tile-ops vector --peer fma > "$out/pure-java.jsonl"
 log "Spark stage (local[2], batch strategy, 2 rows × 8 heads) against the kernel on the same 16 heads; alternating, twice"
 for i in 1 2; do
   "$bench" bench --seq-len 512,2048 --head-dim 64 --batch-heads 16 --threads 2 --repeat 7 > "$out/kernel-$i.jsonl"
@@ -41,7 +41,7 @@ JAVA_OPTS=-Xmx4g "$bench" bench --spark --master 'local[2]' --strategy batch --r
   --head-dim 64 --batch-heads 16 --repeat 11 --compare-kernel > "$out/spark-steady-2048.jsonl"
 log "one thread (for the 2-thread scaling)"
 "$bench" bench --seq-len 1024,4096 --head-dim 64 --batch-heads 16 --threads 1 --repeat 5 \
-  --tile-ops vector,blas --peer ort > "$out/one-thread.jsonl"
+  --tile-ops vector,blas --peer ort,fma > "$out/one-thread.jsonl"
 log "one 65,536-token head in a 512 MiB heap"
 JAVA_OPTS=-Xmx512m "$bench" bench --seq-len 65536 --head-dim 64 --batch-heads 1 --repeat 1 > "$out/n65536.jsonl"
 log "the fp32 FMA peak, 1 and 2 threads (best of 5 each)"

@@ -1,6 +1,7 @@
 package io.sparkattention.examples.cli;
 
 import io.sparkattention.examples.bench.BenchResult;
+import io.sparkattention.examples.bench.FmaPeak;
 import io.sparkattention.examples.bench.Interleaved;
 import io.sparkattention.examples.bench.KernelBenchmark;
 import io.sparkattention.examples.bench.OrtBenchmark;
@@ -68,7 +69,8 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--peer", split = ",", paramLabel = "PEER",
         description = "Also time a peer on the same shapes in this JVM, after the kernel at each length: ort "
             + "(ONNX Runtime's MultiHeadAttention, mha.onnx or mha_causal.onnx; needs --head-dim 64 and "
-            + "--batch-heads a multiple of 16).")
+            + "--batch-heads a multiple of 16); fma (the machine's fp32 FMA rate on --threads threads, the "
+            + "same flops per repetition: the ceiling in the same seconds as the others; mode \"fma\").")
     List<String> peers = new ArrayList<>();
 
     @Override
@@ -84,12 +86,21 @@ final class BenchCommand implements Callable<Integer> {
         positive("--batch-heads", batchHeads);
         positive("--threads", threads);
         positive("--repeat", repeat);
-        boolean ort = false;
+        boolean ort = false, fma = false;
         for (String peer : peers) {
-            if (!peer.trim().toLowerCase(Locale.ROOT).equals("ort")) {
-                throw new BadInputException("--peer: unknown peer \"" + peer + "\", expected ort");
+            switch (peer.trim().toLowerCase(Locale.ROOT)) {
+                case "ort":
+                    ort = true;
+                    break;
+                case "fma":
+                    fma = true;
+                    break;
+                default:
+                    throw new BadInputException("--peer: unknown peer \"" + peer + "\", expected ort or fma");
             }
-            ort = true;
+        }
+        if (fma && ModuleLayer.boot().findModule("jdk.incubator.vector").isEmpty()) {
+            throw new BadInputException("--peer fma needs the Vector API: run the JVM with --add-modules=jdk.incubator.vector");
         }
         if (ort && OrtBenchmark.unsupported(headDim, batchHeads) != null) {
             throw new BadInputException(OrtBenchmark.unsupported(headDim, batchHeads));
@@ -129,6 +140,9 @@ final class BenchCommand implements Callable<Integer> {
                     }
                     for (OrtBenchmark peer : peerRuns) {
                         trials.add(peer.trial(n, batchHeads));
+                    }
+                    if (fma) {
+                        trials.add(FmaPeak.trial(n, headDim, batchHeads, masks.get(0), threads));
                     }
                     Interleaved.time(trials, repeat).forEach(BenchCommand::print);
                 } finally {

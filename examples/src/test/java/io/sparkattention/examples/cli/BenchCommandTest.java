@@ -41,6 +41,34 @@ class BenchCommandTest {
     }
 
     @Test
+    @DisplayName("--peer fma: the FMA rate as a contender after the kernel at each length, on the same "
+        + "configuration and threads, with the same work per repetition")
+    void fmaPeerBesideTheKernel() throws Exception {
+        CommandLineRun run = CommandLineRun.of("bench", "--seq-len", "256", "--head-dim", "32", "--batch-heads", "4",
+            "--repeat", "3", "--threads", "2", "--peer", "fma");
+        assertEquals(0, run.exitCode, run.err);
+        List<JsonNode> lines = json(run);
+        assertEquals(2, lines.size(), run.out);
+        JsonNode kernel = lines.get(0), fma = lines.get(1);
+        assertEquals("kernel", kernel.get("mode").asText());
+        assertEquals("fma", fma.get("mode").asText());
+        for (String field : new String[] {"seq_len", "head_dim", "batch_heads", "causal", "threads"}) {
+            assertEquals(kernel.get(field), fma.get(field), field);
+        }
+        assertEquals(2, fma.get("contenders").asInt());
+        // gflops over the loop's own flops: whole steps of 12 chains × lanes × 2 per thread, within
+        // one step of the configuration's 4·L·S·d·BH
+        double perStep = 2.0 * 12 * fma.get("vector_bits").asInt() / 32, work = 4.0 * 256 * 256 * 32 * 4;
+        double flops = fma.get("gflops").asDouble() * fma.get("median_ms").asDouble() * 1e6;
+        assertEquals(work, flops, 2 * perStep + 0.002 * work, fma.toString());
+
+        CommandLineRun unknown = CommandLineRun.of("bench", "--seq-len", "64", "--peer", "torch");
+        assertEquals(2, unknown.exitCode, unknown.err);
+        assertEquals(List.of("spark-attention bench: --peer: unknown peer \"torch\", expected ort or fma"),
+            unknown.errorLines());
+    }
+
+    @Test
     @DisplayName("spark mode: R rows of BH heads count as R·BH heads of work; the checksum covers every row")
     void sparkModeCountsEveryRow() throws Exception {
         JsonNode one = sparkRun("1"), two = sparkRun("2"), cached = sparkRun("2", "--cache-input");

@@ -1,0 +1,138 @@
+package io.sparkattention.examples.bench;
+
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
+
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ForkJoinTask;
+
+/**
+ * The machine's fp32 FMA rate as a contender ({@code bench --peer fma}): chains of independent
+ * vector FMAs on {@code threads} threads, as many flops per repetition as the configuration's
+ * attention, timed round-robin with the kernel and ORT. Its GFLOP/s is the ceiling every
+ * contender is measured against <em>in the same seconds</em>.
+ *
+ * <p>Why in the same run: on this project's 2-vCPU benchmark host the two vCPUs are at times
+ * scheduled onto one physical core, and for those seconds two threads get one core's FMA
+ * throughput (the C probe {@code fma_peak} read 116.9 and 117.1 GFLOP/s on two threads in one run
+ * and 222.8 in the next second; the kernel's two worker threads each burned twice the CPU time for
+ * the same work, BENCHMARKS.md round 12). A peak measured minutes apart cannot tell such seconds
+ * from a slow contender.
+ */
+public final class FmaPeak {
+
+    private static final VectorSpecies<Float> SPECIES = FloatVector.SPECIES_PREFERRED;
+    /**
+     * Independent accumulators per thread: enough to cover the FMA latency times its issue width
+     * (4 cycles × 2 FMA pipes on Zen 3 and Zen 4, 8 in flight) with room to spare, and few enough
+     * to stay in the 16 registers of AVX2.
+     */
+    static final int CHAINS = 12;
+    /** Steps per call of {@link #chains}: about 25 µs at 116 GFLOP/s with 16 lanes, so a call costs nothing. */
+    static final int STEPS_PER_CALL = 8192;
+
+    private FmaPeak() {
+    }
+
+    /** Flops of one step of {@link #chains}: one FMA per chain, two flops per lane. */
+    static double flopsPerStep() {
+        return 2.0 * CHAINS * SPECIES.length();
+    }
+
+    /**
+     * A contender doing {@code flops} (at least one step per thread) on {@code threads} threads.
+     * Its line carries the configuration it stands beside (seq_len, head_dim, batch_heads, causal).
+     */
+    public static Trial trial(int seqLen, int headDim, int batchHeads, boolean causal, int threads) {
+        double target = BenchResult.flops(seqLen, headDim, batchHeads, causal);
+        long steps = Math.max(1, Math.round(target / flopsPerStep() / threads));
+        double flops = steps * flopsPerStep() * threads;
+        ForkJoinPool pool = new ForkJoinPool(threads);
+        return new Trial() {
+            private float sink;
+
+            @Override
+            public void runOnce() {
+                ForkJoinTask<?>[] tasks = new ForkJoinTask<?>[threads];
+                float[] results = new float[threads];
+                for (int i = 0; i < threads; i++) {
+                    int slot = i;
+                    tasks[i] = pool.submit(() -> results[slot] = run(steps));
+                }
+                for (ForkJoinTask<?> task : tasks) {
+                    task.join();
+                }
+                for (float r : results) {
+                    sink += r;
+                }
+            }
+
+            @Override
+            public boolean shortRun() {
+                return flops <= KernelBenchmark.UNTIMED_RUN_MAX_FLOPS;
+            }
+
+            @Override
+            public BenchResult result(double[] wallMs, double[] cpuMs) {
+                if (!Float.isFinite(sink)) {
+                    throw new IllegalStateException("the FMA loop diverged: " + sink);
+                }
+                return new BenchResult("fma", seqLen, headDim, batchHeads, causal, threads, wallMs, flops, "none")
+                    .withCpuTimes(cpuMs, flops)
+                    .with("vector_bits", SPECIES.vectorBitSize())
+                    .with("chains", CHAINS);
+            }
+
+            @Override
+            public void close() {
+                pool.shutdown();
+            }
+        };
+    }
+
+    /**
+     * {@code steps} steps of {@link #chains} in calls of at most {@link #STEPS_PER_CALL}: a method
+     * called many times is compiled whole, with its vectors in registers; one long call would run
+     * in an on-stack-replacement compilation, which did not keep them there (8 GFLOP/s).
+     */
+    static float run(long steps) {
+        float sum = 0;
+        for (long done = 0; done < steps; done += STEPS_PER_CALL) {
+            sum += chains((int) Math.min(STEPS_PER_CALL, steps - done));
+        }
+        return sum;
+    }
+
+    /**
+     * {@code steps} rounds of one FMA on each of {@link #CHAINS} accumulators; returns their sum
+     * (so nothing is dead code). {@code a ← a·x + y} with x just below 1 converges to y/(1−x) = 1:
+     * the values stay finite and normal however many steps run.
+     */
+    static float chains(int steps) {
+        final FloatVector x = FloatVector.broadcast(SPECIES, 0.999f), y = FloatVector.broadcast(SPECIES, 0.001f);
+        // Distinct starting values: identical chains could be merged by the compiler.
+        FloatVector a0 = start(0), a1 = start(1), a2 = start(2), a3 = start(3), a4 = start(4), a5 = start(5);
+        FloatVector a6 = start(6), a7 = start(7), a8 = start(8), a9 = start(9), a10 = start(10), a11 = start(11);
+        for (int s = 0; s < steps; s++) {
+            a0 = a0.fma(x, y);
+            a1 = a1.fma(x, y);
+            a2 = a2.fma(x, y);
+            a3 = a3.fma(x, y);
+            a4 = a4.fma(x, y);
+            a5 = a5.fma(x, y);
+            a6 = a6.fma(x, y);
+            a7 = a7.fma(x, y);
+            a8 = a8.fma(x, y);
+            a9 = a9.fma(x, y);
+            a10 = a10.fma(x, y);
+            a11 = a11.fma(x, y);
+        }
+        return a0.add(a1).add(a2).add(a3).add(a4).add(a5).add(a6).add(a7).add(a8).add(a9).add(a10).add(a11)
+            .reduceLanes(VectorOperators.ADD);
+    }
+
+    private static FloatVector start(int chain) {
+        return FloatVector.broadcast(SPECIES, 0.25f + chain / 16f);
+    }
+}
