@@ -499,20 +499,13 @@ public final class FlashAttention implements Serializable {
         // of each key row. Strips wholly inside the band skip this.
         if (band.cuts(qFirst, qFirst + w - 1, kFirst, kFirst + nk - 1)) {
             final long qLast = qFirst + w - 1;
-            for (int c = 0; c < nk; c++) {
-                final long j = kFirst + c;
-                final long firstVisible = band.firstQuery(j);
-                final int from = firstVisible <= qFirst ? 0 : (int) Math.min(w, firstVisible - qFirst);
-                final long lastVisible = band.lastQuery(j);
-                final int to = lastVisible >= qLast ? w : (int) Math.max(0, lastVisible - qFirst + 1);
-                final int row = c * lds;
-                if (from >= to) {
-                    Arrays.fill(s, row, row + w, Float.NEGATIVE_INFINITY);
-                } else {
-                    Arrays.fill(s, row, row + from, Float.NEGATIVE_INFINITY);
-                    Arrays.fill(s, row + to, row + w, Float.NEGATIVE_INFINITY);
-                }
-            }
+            // Keys [lo(qLast), hi(qFirst)] are seen by every query of the strip (both bounds are
+            // non-decreasing): only the keys either side of that run are walked. On a causal
+            // diagonal that is the strip's last w keys, not all of the tile's.
+            final int seenFrom = (int) Math.min(nk, Math.max(0, band.lo(qLast) - kFirst));
+            final int seenTo = (int) Math.min(nk, Math.max(seenFrom, band.hi(qFirst) - kFirst + 1));
+            maskKeys(s, w, lds, band, qFirst, kFirst, 0, seenFrom);
+            maskKeys(s, w, lds, band, qFirst, kFirst, seenTo, nk);
         }
         if (allowed != null) {
             for (int r = 0; r < w; r++) {
@@ -522,6 +515,28 @@ public final class FlashAttention implements Serializable {
                         s[c * lds + r] = Float.NEGATIVE_INFINITY;
                     }
                 }
+            }
+        }
+    }
+
+    /**
+     * The band on keys {@code [c0, c1)} of a strip's scores: key j is visible to queries
+     * {@code [firstQuery(j), lastQuery(j)]}, a contiguous run of its row; the rest become −∞.
+     */
+    private static void maskKeys(float[] s, int w, int lds, KeyBand band, long qFirst, long kFirst, int c0, int c1) {
+        final long qLast = qFirst + w - 1;
+        for (int c = c0; c < c1; c++) {
+            final long j = kFirst + c;
+            final long firstVisible = band.firstQuery(j);
+            final int from = firstVisible <= qFirst ? 0 : (int) Math.min(w, firstVisible - qFirst);
+            final long lastVisible = band.lastQuery(j);
+            final int to = lastVisible >= qLast ? w : (int) Math.max(0, lastVisible - qFirst + 1);
+            final int row = c * lds;
+            if (from >= to) {
+                Arrays.fill(s, row, row + w, Float.NEGATIVE_INFINITY);
+            } else {
+                Arrays.fill(s, row, row + from, Float.NEGATIVE_INFINITY);
+                Arrays.fill(s, row + to, row + w, Float.NEGATIVE_INFINITY);
             }
         }
     }
