@@ -15,7 +15,7 @@ import json
 def label(j):
     if j["mode"] == "kernel":
         ops = j.get("tile_ops", "?").split("+")[0]
-        name = "kernel " + ("vector (pure Java)" if ops.startswith("vector") else ops)
+        name = "kernel " + ("vector (Java tiles)" if ops.startswith("vector") else ops)
         # A run without native BLAS in the JVM (-Dsparkattention.blas=java) is its own row: its
         # lines must not replace the same path's lines from the round-robin run, whose ratios to
         # ORT hold only within that run.
