@@ -15,7 +15,8 @@ import jdk.incubator.vector.VectorSpecies;
  *   accumulate Oᵀ[t, 0:W] += Σ_c V[c, t] · Pᵀ[c, 0:W]      {@value #COLUMNS} value columns per block, c < nk
  * </pre>
  * {@code KEYS·2} accumulators + 2 loaded vectors + 1 broadcast fit the 16 AVX2 registers
- * (AVX-512 has 32: the same blocking leaves room, and its vectors are twice as wide). Broadcasts
+ * (AVX-512 has 32: P·V then takes {@value #WIDE_COLUMNS_AVX512} columns per block, and the
+ * vectors are twice as wide). Broadcasts
  * need no transposed operand: K and V tiles are only copied row by row (K's rows {@link #KEY_ROW}
  * floats apart when d allows), the query block is packed once per block, transposed and scaled
  * ({@code Qpᵀ[t, r]} at {@code t·w + r} inside its strip), and the probabilities come out of the
@@ -31,6 +32,17 @@ final class VectorTileOps extends TileOps {
     static final int KEYS = 6;
     /** Value columns per accumulate block: 6 × 2 accumulators, like {@link #KEYS}; dv = 64 ends with one block of 4. */
     static final int COLUMNS = 6;
+    /**
+     * Value columns per accumulate block with AVX-512's 32 registers. The P·V kernel alone, one
+     * 32-query strip × 256 keys on one Zen 4 core: 108.1 and 111.2 GFLOP/s against 100.3 and
+     * 102.2 with 6 columns (medians of 25, two runs); the whole kernel on one thread 1.00–1.04×
+     * (n = 512…4096, causal or not), bitwise the same output (BENCHMARKS.md, round 12). The score
+     * kernel with 8 keys was not faster (106.6 and 108.5 against 107.3 and 112.8), so
+     * {@link #KEYS} stays 6.
+     */
+    static final int WIDE_COLUMNS_AVX512 = 8;
+    /** Whether {@link #accumulate2} starts with {@value #WIDE_COLUMNS_AVX512}-column blocks: with 32 vector registers. */
+    private static final boolean WIDE_COLUMNS = L >= 16;
     /** Query rows per block with AVX-512 ({@link #defaultQueryBlock}). */
     static final int WIDE_QUERY_BLOCK = 1024;
     /** Distance between key rows on the score kernel's fast path: see {@link Workspace#KEY_ROW}. */
@@ -329,9 +341,12 @@ final class VectorTileOps extends TileOps {
     // accumulate: acc[accOff + t·W + r] += Σ_c v[vOff + c·ldv + t] · p[c·W + r]
     // ---------------------------------------------------------------------------------------
 
-    /** Two-vector strip: blocks of COLUMNS value columns × 2 vectors, one block of 4, then single columns. */
+    /**
+     * Two-vector strip: with AVX-512 blocks of {@value #WIDE_COLUMNS_AVX512} value columns first; then blocks of
+     * {@value #COLUMNS} × 2 vectors, one block of 4, and single columns.
+     */
     private static void accumulate2(int nk, int dv, float[] p, float[] v, int vOff, int ldv, float[] acc, int accOff) {
-        int t = 0;
+        int t = WIDE_COLUMNS ? accumulate2Wide(nk, dv, p, v, vOff, ldv, acc, accOff) : 0;
         for (; t + COLUMNS <= dv; t += COLUMNS) {
             final int o = accOff + t * W;
             FloatVector a00 = FloatVector.fromArray(SPECIES, acc, o);
@@ -429,6 +444,80 @@ final class VectorTileOps extends TileOps {
             a0.intoArray(acc, o);
             a1.intoArray(acc, o + L);
         }
+    }
+
+    /**
+     * {@link #accumulate2}'s blocks of {@value #WIDE_COLUMNS_AVX512} value columns, for 32 vector
+     * registers (16 accumulators, 2 loaded vectors, 1 broadcast): each loaded P vector feeds 8
+     * FMAs instead of 6, and dv = 64 needs no 4-column block. Returns the columns done (the
+     * largest multiple of 8 ≤ dv).
+     */
+    private static int accumulate2Wide(int nk, int dv, float[] p, float[] v, int vOff, int ldv, float[] acc, int accOff) {
+        int t = 0;
+        for (; t + WIDE_COLUMNS_AVX512 <= dv; t += WIDE_COLUMNS_AVX512) {
+            final int o = accOff + t * W;
+            FloatVector a00 = FloatVector.fromArray(SPECIES, acc, o);
+            FloatVector a01 = FloatVector.fromArray(SPECIES, acc, o + L);
+            FloatVector a10 = FloatVector.fromArray(SPECIES, acc, o + W);
+            FloatVector a11 = FloatVector.fromArray(SPECIES, acc, o + W + L);
+            FloatVector a20 = FloatVector.fromArray(SPECIES, acc, o + 2 * W);
+            FloatVector a21 = FloatVector.fromArray(SPECIES, acc, o + 2 * W + L);
+            FloatVector a30 = FloatVector.fromArray(SPECIES, acc, o + 3 * W);
+            FloatVector a31 = FloatVector.fromArray(SPECIES, acc, o + 3 * W + L);
+            FloatVector a40 = FloatVector.fromArray(SPECIES, acc, o + 4 * W);
+            FloatVector a41 = FloatVector.fromArray(SPECIES, acc, o + 4 * W + L);
+            FloatVector a50 = FloatVector.fromArray(SPECIES, acc, o + 5 * W);
+            FloatVector a51 = FloatVector.fromArray(SPECIES, acc, o + 5 * W + L);
+            FloatVector a60 = FloatVector.fromArray(SPECIES, acc, o + 6 * W);
+            FloatVector a61 = FloatVector.fromArray(SPECIES, acc, o + 6 * W + L);
+            FloatVector a70 = FloatVector.fromArray(SPECIES, acc, o + 7 * W);
+            FloatVector a71 = FloatVector.fromArray(SPECIES, acc, o + 7 * W + L);
+            for (int c = 0, pi = 0, vi = vOff + t; c < nk; c++, pi += W, vi += ldv) {
+                final FloatVector b0 = FloatVector.fromArray(SPECIES, p, pi);
+                final FloatVector b1 = FloatVector.fromArray(SPECIES, p, pi + L);
+                FloatVector x = FloatVector.broadcast(SPECIES, v[vi]);
+                a00 = x.fma(b0, a00);
+                a01 = x.fma(b1, a01);
+                x = FloatVector.broadcast(SPECIES, v[vi + 1]);
+                a10 = x.fma(b0, a10);
+                a11 = x.fma(b1, a11);
+                x = FloatVector.broadcast(SPECIES, v[vi + 2]);
+                a20 = x.fma(b0, a20);
+                a21 = x.fma(b1, a21);
+                x = FloatVector.broadcast(SPECIES, v[vi + 3]);
+                a30 = x.fma(b0, a30);
+                a31 = x.fma(b1, a31);
+                x = FloatVector.broadcast(SPECIES, v[vi + 4]);
+                a40 = x.fma(b0, a40);
+                a41 = x.fma(b1, a41);
+                x = FloatVector.broadcast(SPECIES, v[vi + 5]);
+                a50 = x.fma(b0, a50);
+                a51 = x.fma(b1, a51);
+                x = FloatVector.broadcast(SPECIES, v[vi + 6]);
+                a60 = x.fma(b0, a60);
+                a61 = x.fma(b1, a61);
+                x = FloatVector.broadcast(SPECIES, v[vi + 7]);
+                a70 = x.fma(b0, a70);
+                a71 = x.fma(b1, a71);
+            }
+            a00.intoArray(acc, o);
+            a01.intoArray(acc, o + L);
+            a10.intoArray(acc, o + W);
+            a11.intoArray(acc, o + W + L);
+            a20.intoArray(acc, o + 2 * W);
+            a21.intoArray(acc, o + 2 * W + L);
+            a30.intoArray(acc, o + 3 * W);
+            a31.intoArray(acc, o + 3 * W + L);
+            a40.intoArray(acc, o + 4 * W);
+            a41.intoArray(acc, o + 4 * W + L);
+            a50.intoArray(acc, o + 5 * W);
+            a51.intoArray(acc, o + 5 * W + L);
+            a60.intoArray(acc, o + 6 * W);
+            a61.intoArray(acc, o + 6 * W + L);
+            a70.intoArray(acc, o + 7 * W);
+            a71.intoArray(acc, o + 7 * W + L);
+        }
+        return t;
     }
 
     /** One-vector strip: blocks of 4 value columns × 1 vector, then single columns. */
