@@ -501,7 +501,7 @@ public final class FlashAttention implements Serializable {
             final long qLast = qFirst + w - 1;
             // Keys [lo(qLast), hi(qFirst)] are seen by every query of the strip (both bounds are
             // non-decreasing): only the keys either side of that run are walked. On a causal
-            // diagonal that is the strip's last w keys, not all of the tile's.
+            // diagonal that is the strip's last w − 1 keys, not all of the tile's.
             final int seenFrom = (int) Math.min(nk, Math.max(0, band.lo(qLast) - kFirst));
             final int seenTo = (int) Math.min(nk, Math.max(seenFrom, band.hi(qFirst) - kFirst + 1));
             maskKeys(s, w, lds, band, qFirst, kFirst, 0, seenFrom);

@@ -8,9 +8,11 @@ import java.util.List;
  * contender runs before repetition r + 1 of any. On a shared machine the load changes by the
  * second; interleaving exposes every contender to the same changes, so their ratios hold even
  * when the absolute times do not. Each short contender first runs untimed until its times settle
- * (JIT, first-run allocations in ONNX Runtime): after the kernel's warm-up at n = 512, its first
- * repetitions at n = 256 still took twice as long as the later ones (7 ms against 3.5 ms, 21
- * repetitions of 16 heads on 2 threads), and one untimed run left them in a median of 7.
+ * and the JIT compilers are quiet (JIT, first-run allocations in ONNX Runtime): after the kernel's
+ * warm-up at n = 512, its first repetitions at n = 256 still took twice as long as the later ones
+ * (7 ms against 3.5 ms, 21 repetitions of 16 heads on 2 threads), and one untimed run left them in
+ * a median of 7; times that had settled still left C2 compiling the kernel for about a second on
+ * one of the two cores (BENCHMARKS.md, round 12).
  *
  * <p>Memory: the heap and resident peaks are taken over the whole round, so they cover every
  * contender's inputs at once; compare memory between runs with a single contender.
@@ -18,10 +20,12 @@ import java.util.List;
 public final class Interleaved {
 
     /**
-     * Most untimed runs of a short contender: a short one is at most
-     * {@link KernelBenchmark#UNTIMED_RUN_MAX_FLOPS} (about 0.6 s here), so 18 s at worst.
+     * Most wall time of a short contender's untimed runs (a short one is at most
+     * {@link KernelBenchmark#UNTIMED_RUN_MAX_FLOPS}, about 0.6 s a run here). They end sooner once
+     * the run times have settled and the JIT compilers have been quiet for half a second
+     * ({@link KernelBenchmark.Settling#withQuietCompilers}).
      */
-    static final int MAX_SETTLING_RUNS = 30;
+    static final long SETTLING_BUDGET_MILLIS = 20_000;
 
     private Interleaved() {
     }
@@ -30,8 +34,15 @@ public final class Interleaved {
     public static List<BenchResult> time(List<Trial> trials, int repeat) {
         for (Trial t : trials) {
             if (t.shortRun()) {
-                new KernelBenchmark.Settling().runUntilSettled(t::runOnce, MAX_SETTLING_RUNS);
+                KernelBenchmark.Settling.withQuietCompilers().runUntilSettled(t::runOnce, SETTLING_BUDGET_MILLIS);
             }
+        }
+        // Then untimed rounds of all of them: a later contender's settling can make C2 recompile
+        // code an earlier one runs (a new branch taken, a second implementation seen), and that
+        // compilation went on into the first timed rounds (BENCHMARKS.md, round 12).
+        if (trials.size() > 1 && trials.stream().allMatch(Trial::shortRun)) {
+            KernelBenchmark.Settling.withQuietCompilers().runUntilSettled(() -> trials.forEach(Trial::runOnce),
+                SETTLING_BUDGET_MILLIS);
         }
         KernelBenchmark.resetPeakHeap();
         ProcessMemory.resetPeak();

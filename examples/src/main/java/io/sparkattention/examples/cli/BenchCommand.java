@@ -69,8 +69,9 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--peer", split = ",", paramLabel = "PEER",
         description = "Also time a peer on the same shapes in this JVM, after the kernel at each length: ort "
             + "(ONNX Runtime's MultiHeadAttention, mha.onnx or mha_causal.onnx; needs --head-dim 64 and "
-            + "--batch-heads a multiple of 16); fma (the machine's fp32 FMA rate on --threads threads, the "
-            + "same flops per repetition: the ceiling in the same seconds as the others; mode \"fma\").")
+            + "--batch-heads a multiple of 16); fma (the machine's fp32 FMA rate: independent vector FMAs on "
+            + "--threads threads of its own, the configuration's non-causal flops per repetition, timed round-robin "
+            + "with the others: the ceiling in the same seconds; mode \"fma\"; needs the Vector API). Not with --spark.")
     List<String> peers = new ArrayList<>();
 
     @Override

@@ -76,6 +76,9 @@ final class SparkBenchOptions {
         } catch (IllegalArgumentException e) {
             throw new BadInputException("--strategy: " + e.getMessage(), e);
         }
+        if (!bench.peers.isEmpty()) {
+            throw new BadInputException("--peer runs beside the kernel, not with --spark (use --compare-kernel)");
+        }
         if (bench.blockQ != null && bench.blockK != null && !bench.blockQ.equals(bench.blockK)) {
             throw new BadInputException("--block-q and --block-k must be equal with --spark (the stage's blockSize)");
         }

@@ -56,16 +56,23 @@ class BenchCommandTest {
             assertEquals(kernel.get(field), fma.get(field), field);
         }
         assertEquals(2, fma.get("contenders").asInt());
-        // gflops over the loop's own flops: whole steps of 12 chains × lanes × 2 per thread, within
-        // one step of the configuration's 4·L·S·d·BH
+        // The loop's own flops: whole steps of 12 chains × lanes × 2 on each of the 2 threads, within
+        // one step per thread of the configuration's 4·L·S·d·BH; gflops is them over the median.
         double perStep = 2.0 * 12 * fma.get("vector_bits").asInt() / 32, work = 4.0 * 256 * 256 * 32 * 4;
-        double flops = fma.get("gflops").asDouble() * fma.get("median_ms").asDouble() * 1e6;
-        assertEquals(work, flops, 2 * perStep + 0.002 * work, fma.toString());
+        double flops = fma.get("flops").asDouble();
+        assertEquals(work, flops, 2 * perStep, fma.toString());
+        assertEquals(0, flops % (2 * perStep), 0.0, "whole steps on each thread");
+        assertEquals(flops / (fma.get("median_ms").asDouble() * 1e6), fma.get("gflops").asDouble(),
+            0.001 + 0.01 * fma.get("gflops").asDouble(), fma.toString());
 
         CommandLineRun unknown = CommandLineRun.of("bench", "--seq-len", "64", "--peer", "torch");
         assertEquals(2, unknown.exitCode, unknown.err);
         assertEquals(List.of("spark-attention bench: --peer: unknown peer \"torch\", expected ort or fma"),
             unknown.errorLines());
+        CommandLineRun spark = CommandLineRun.of("bench", "--spark", "--seq-len", "64", "--peer", "fma");
+        assertEquals(2, spark.exitCode, spark.err);
+        assertEquals(List.of("spark-attention bench: --peer runs beside the kernel, not with --spark (use "
+            + "--compare-kernel)"), spark.errorLines());
     }
 
     @Test
