@@ -31,8 +31,6 @@ public final class FmaPeak {
     static final int CHAINS = 12;
     /** Steps per call of {@link #chains}: about 25 µs at 116 GFLOP/s with 16 lanes, so a call costs nothing. */
     static final int STEPS_PER_CALL = 8192;
-    /** Calls of {@link #chains} on the caller's thread before a trial: enough for C2 (a few thousand calls). */
-    static final long WARMUP_NANOS = 300_000_000L;
 
     private FmaPeak() {
     }
@@ -50,11 +48,6 @@ public final class FmaPeak {
         double target = BenchResult.flops(seqLen, headDim, batchHeads, causal);
         long steps = Math.max(1, Math.round(target / flopsPerStep() / threads));
         double flops = steps * flopsPerStep() * threads;
-        // Compiled before the first repetition: configurations too large for untimed runs
-        // (Interleaved) would otherwise time the interpreter and C1 in their first one.
-        for (long t0 = System.nanoTime(); System.nanoTime() - t0 < WARMUP_NANOS; ) {
-            chains(STEPS_PER_CALL);
-        }
         ForkJoinPool pool = new ForkJoinPool(threads);
         return new Trial() {
             private float sink;
@@ -102,7 +95,11 @@ public final class FmaPeak {
     /**
      * {@code steps} steps of {@link #chains} in calls of at most {@link #STEPS_PER_CALL}: a method
      * called many times is compiled whole, with its vectors in registers; one long call would run
-     * in an on-stack-replacement compilation, which did not keep them there (8 GFLOP/s).
+     * in an on-stack-replacement compilation, which did not keep them there (8 GFLOP/s). A warm-up
+     * of 300 ms of such calls on the caller's thread before the trial brought that back in two of
+     * three JVMs (8 GFLOP/s and gigabytes of boxed vectors, BENCHMARKS.md round 12), so there is
+     * none: the first repetition of a configuration too large for untimed runs includes the
+     * compilation (1 332 ms against 1 213 and 1 299 at n = 8192).
      */
     static float run(long steps) {
         float sum = 0;
