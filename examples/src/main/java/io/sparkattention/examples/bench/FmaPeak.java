@@ -29,8 +29,14 @@ public final class FmaPeak {
      * to stay in the 16 registers of AVX2.
      */
     static final int CHAINS = 12;
-    /** Steps per call of {@link #chains}: about 25 µs at 116 GFLOP/s with 16 lanes, so a call costs nothing. */
-    static final int STEPS_PER_CALL = 8192;
+    /**
+     * Steps per call of {@link #chains}: about 2 µs at 116 GFLOP/s with 16 lanes, so the call and
+     * its final sum cost under 1%, and the ~600 calls C2 waits for before compiling the method
+     * whole come within the first 0.1 GFLOP. With 8 192 steps a call, a repetition at n = 1024 on
+     * one thread made 85 calls, and C2 had compiled only the loop (on-stack replacement, vectors
+     * boxed: 5 GFLOP/s) when the timed repetitions began (BENCHMARKS.md, round 12).
+     */
+    static final int STEPS_PER_CALL = 512;
 
     private FmaPeak() {
     }
@@ -95,11 +101,8 @@ public final class FmaPeak {
     /**
      * {@code steps} steps of {@link #chains} in calls of at most {@link #STEPS_PER_CALL}: a method
      * called many times is compiled whole, with its vectors in registers; one long call would run
-     * in an on-stack-replacement compilation, which did not keep them there (8 GFLOP/s). A warm-up
-     * of 300 ms of such calls on the caller's thread before the trial brought that back in two of
-     * three JVMs (8 GFLOP/s and gigabytes of boxed vectors, BENCHMARKS.md round 12), so there is
-     * none: the first repetition of a configuration too large for untimed runs includes the
-     * compilation (1 332 ms against 1 213 and 1 299 at n = 8192).
+     * in an on-stack-replacement compilation, which did not keep them there (8 GFLOP/s). The first
+     * repetition of a configuration too large for untimed runs includes the compilation.
      */
     static float run(long steps) {
         float sum = 0;
@@ -116,9 +119,14 @@ public final class FmaPeak {
      */
     static float chains(int steps) {
         final FloatVector x = FloatVector.broadcast(SPECIES, 0.999f), y = FloatVector.broadcast(SPECIES, 0.001f);
-        // Distinct starting values: identical chains could be merged by the compiler.
-        FloatVector a0 = start(0), a1 = start(1), a2 = start(2), a3 = start(3), a4 = start(4), a5 = start(5);
-        FloatVector a6 = start(6), a7 = start(7), a8 = start(8), a9 = start(9), a10 = start(10), a11 = start(11);
+        // Distinct starting values: identical chains could be merged by the compiler. Broadcast
+        // here, not in a helper: a vector returned by a call that is not inlined is boxed.
+        FloatVector a0 = FloatVector.broadcast(SPECIES, 0.25f), a1 = FloatVector.broadcast(SPECIES, 0.3125f);
+        FloatVector a2 = FloatVector.broadcast(SPECIES, 0.375f), a3 = FloatVector.broadcast(SPECIES, 0.4375f);
+        FloatVector a4 = FloatVector.broadcast(SPECIES, 0.5f), a5 = FloatVector.broadcast(SPECIES, 0.5625f);
+        FloatVector a6 = FloatVector.broadcast(SPECIES, 0.625f), a7 = FloatVector.broadcast(SPECIES, 0.6875f);
+        FloatVector a8 = FloatVector.broadcast(SPECIES, 0.75f), a9 = FloatVector.broadcast(SPECIES, 0.8125f);
+        FloatVector a10 = FloatVector.broadcast(SPECIES, 0.875f), a11 = FloatVector.broadcast(SPECIES, 0.9375f);
         for (int s = 0; s < steps; s++) {
             a0 = a0.fma(x, y);
             a1 = a1.fma(x, y);
@@ -135,9 +143,5 @@ public final class FmaPeak {
         }
         return a0.add(a1).add(a2).add(a3).add(a4).add(a5).add(a6).add(a7).add(a8).add(a9).add(a10).add(a11)
             .reduceLanes(VectorOperators.ADD);
-    }
-
-    private static FloatVector start(int chain) {
-        return FloatVector.broadcast(SPECIES, 0.25f + chain / 16f);
     }
 }
