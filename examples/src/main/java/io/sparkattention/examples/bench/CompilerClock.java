@@ -30,10 +30,10 @@ final class CompilerClock {
      * CPU milliseconds the compiler threads have used so far, compilations in progress included,
      * from Linux's per-thread CPU times (threads named "C1 CompilerThread…" and "C2
      * CompilerThread…"), in ticks of {@link #MILLIS_PER_TICK}; −1 where {@code /proc} does not
-     * tell. {@link #millis} counts a compilation only once it ends: C2 compiling the kernel's
-     * inlined tile loop kept one of this 2-vCPU machine's cores for about a second after the
-     * warm-up while that clock stood still, and the kernel's two threads shared the other core
-     * (BENCHMARKS.md, round 12).
+     * tell. {@link #millis} counts a compilation only once it ends: in a probe on this 2-vCPU
+     * machine the compiler threads used 10–30 ms of CPU per 10 ms repetition for a second or
+     * more after the warm-up, while the repetitions ran at half speed and finished compilations
+     * added 0–2 ms each (BENCHMARKS.md, round 12).
      */
     static long threadMillis() {
         File[] tasks = new File("/proc/self/task").listFiles();

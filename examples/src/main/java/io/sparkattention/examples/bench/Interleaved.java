@@ -11,8 +11,8 @@ import java.util.List;
  * and the JIT compilers are quiet (JIT, first-run allocations in ONNX Runtime): after the kernel's
  * warm-up at n = 512, its first repetitions at n = 256 still took twice as long as the later ones
  * (7 ms against 3.5 ms, 21 repetitions of 16 heads on 2 threads), and one untimed run left them in
- * a median of 7; times that had settled still left C2 compiling the kernel for about a second on
- * one of the two cores (BENCHMARKS.md, round 12).
+ * a median of 7; and times can settle while the compilers still hold one of two cores
+ * (BENCHMARKS.md, round 12).
  *
  * <p>Memory: the heap and resident peaks are taken over the whole round, so they cover every
  * contender's inputs at once; compare memory between runs with a single contender.
@@ -38,8 +38,8 @@ public final class Interleaved {
             }
         }
         // Then untimed rounds of all of them: a later contender's settling can make C2 recompile
-        // code an earlier one runs (a new branch taken, a second implementation seen), and that
-        // compilation went on into the first timed rounds (BENCHMARKS.md, round 12).
+        // code an earlier one runs (a new branch taken, a second implementation seen), which
+        // would otherwise go on into the first timed rounds.
         if (trials.size() > 1 && trials.stream().allMatch(Trial::shortRun)) {
             KernelBenchmark.Settling.withQuietCompilers().runUntilSettled(() -> trials.forEach(Trial::runOnce),
                 SETTLING_BUDGET_MILLIS);

@@ -154,8 +154,8 @@ public final class KernelBenchmark {
 
         /**
          * Settled by run times and by the JIT compilers' CPU time (where {@code /proc} tells it):
-         * times alone settled while C2 was still compiling the kernel and held one of two cores,
-         * which left the first timed set at n = 512 at half speed (BENCHMARKS.md, round 12).
+         * times can settle while the compilers still hold one of two cores, and the runs then go
+         * at half speed (BENCHMARKS.md, round 12).
          */
         static Settling withQuietCompilers() {
             return new Settling(CompilerClock.threadMillis() >= 0);
