@@ -118,7 +118,7 @@ public final class FmaPeak {
      * as in a GEMM micro-kernel: x86's {@code vfmadd231ps} then updates it in place. The form
      * {@code a ← a·x + y} (the accumulator as a factor) made C2 on JDK 17 copy y into a fresh
      * register for every FMA and, with AVX2's 16 registers, spill the accumulators to the stack:
-     * 57–80 GFLOP/s on a Zen 3 core where this form and the C probe reach 95–100 (BENCHMARKS.md,
+     * 60–80 GFLOP/s on a Zen 3 core where this form reads 93–98 and the C probe 100 (BENCHMARKS.md,
      * round 13). A call adds at most {@link #STEPS_PER_CALL}·x·y ≈ 0.5 to each chain, so the
      * values stay finite and normal.
      */
