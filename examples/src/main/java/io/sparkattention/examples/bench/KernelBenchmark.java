@@ -155,7 +155,7 @@ public final class KernelBenchmark {
         /**
          * Settled by run times and by the JIT compilers' CPU time (where {@code /proc} tells it):
          * times can settle while the compilers still hold one of two cores, and the runs then go
-         * at half speed (BENCHMARKS.md, round 12).
+         * at half speed.
          */
         static Settling withQuietCompilers() {
             return new Settling(CompilerClock.threadMillis() >= 0);

@@ -37,8 +37,8 @@ public final class ScalingProbe {
     static final int SETTLED_PASSES = 20;
     /**
      * And no compilation finished for this long: with the Java tiles (AVX-512's default) the
-     * allocation of C1's vector code can stay flat for 20 passes before C2 replaces it (a measured
-     * n = 1024 pass then allocated 21 MiB instead of 1.4).
+     * allocation of C1's vector code can stay flat for 20 passes before C2 replaces it, and a
+     * measured pass in C1's code allocates over ten times what the kernel itself does.
      */
     static final long QUIET_MILLIS = 500;
     /** Longest warm-up, whatever the allocations do. */
@@ -48,7 +48,7 @@ public final class ScalingProbe {
      * Sequence length of the warm-up problem: large enough to reach every code path, quick to run.
      * Four key tiles per query block at the kernel's 256×256 tiles, so each pass calls the softmax
      * update 16 times, with and without a rescale: at 256 (one tile, one call) its short per-group
-     * loops were still in C1's allocating code when the allocation already looked settled.
+     * loops can still be in C1's allocating code when the allocation already looks settled.
      */
     static final int WARMUP_N = 1024;
 
