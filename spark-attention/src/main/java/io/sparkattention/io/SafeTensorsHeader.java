@@ -7,10 +7,6 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -107,15 +103,7 @@ final class SafeTensorsHeader {
     }
 
     private static String decodeUtf8(String source, byte[] header) throws TensorFormatException {
-        try {
-            return StandardCharsets.UTF_8.newDecoder()
-                .onMalformedInput(CodingErrorAction.REPORT)
-                .onUnmappableCharacter(CodingErrorAction.REPORT)
-                .decode(ByteBuffer.wrap(header))
-                .toString();
-        } catch (CharacterCodingException e) {
-            throw new TensorFormatException(source, null, "header is not valid UTF-8", e);
-        }
+        return StrictUtf8.decode(source, header, "header");
     }
 
     private static JsonNode readValue(String source, String name, JsonParser parser) throws TensorFormatException {

@@ -1,5 +1,7 @@
 package io.sparkattention.viz;
 
+import io.sparkattention.io.AtomicFiles;
+
 import javax.imageio.ImageIO;
 import java.awt.image.BufferedImage;
 import java.io.IOException;

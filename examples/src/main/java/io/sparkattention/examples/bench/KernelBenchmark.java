@@ -7,9 +7,6 @@ import io.sparkattention.kernel.FlashAttention;
 import io.sparkattention.kernel.RowMask;
 import io.sparkattention.kernel.TileOps;
 
-import java.lang.management.ManagementFactory;
-import java.lang.management.MemoryPoolMXBean;
-import java.lang.management.MemoryType;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.Iterator;
@@ -261,21 +258,11 @@ public final class KernelBenchmark {
 
     static void resetPeakHeap() {
         System.gc();
-        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
-            if (pool.getType() == MemoryType.HEAP) {
-                pool.resetPeakUsage();
-            }
-        }
+        HeapPools.resetPeaks();
     }
 
     /** Sum of the heap pools' peaks since the last reset (an upper bound of the live peak). */
     static long peakHeapMb() {
-        long bytes = 0;
-        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
-            if (pool.getType() == MemoryType.HEAP) {
-                bytes += pool.getPeakUsage().getUsed();
-            }
-        }
-        return bytes >> 20;
+        return HeapPools.peakBytes() >> 20;
     }
 }

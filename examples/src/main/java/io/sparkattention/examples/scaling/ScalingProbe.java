@@ -2,12 +2,11 @@ package io.sparkattention.examples.scaling;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.sparkattention.examples.bench.HeapPools;
 import io.sparkattention.kernel.Blas;
 
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
-import java.lang.management.MemoryPoolMXBean;
-import java.lang.management.MemoryType;
 import java.util.Arrays;
 import java.util.SplittableRandom;
 
@@ -97,10 +96,10 @@ public final class ScalingProbe {
             warmUp(impl, d, warmupMillis);
             // The first query of the memory beans creates them (about 0.2 MiB of short-lived objects):
             // done here, before the GC, so that garbage does not inflate the baseline.
-            heapUsed();
-            peakHeap();
+            HeapPools.usedBytes();
+            HeapPools.peakBytes();
             System.gc();
-            long baseline = heapUsed();
+            long baseline = HeapPools.usedBytes();
             float[] q = random(n * d, 1), k = random(n * d, 2), v = random(n * d, 3);
 
             // (0) One untimed pass at this size: code paths that only this shape takes (edge strips,
@@ -110,13 +109,13 @@ public final class ScalingProbe {
             // (1) Memory of one pass, which is also the first timed pass.
             double[] ms = new double[repeat];
             System.gc();
-            resetPeaks();
+            HeapPools.resetPeaks();
             long allocatedBefore = allocatedBytes();
             long t0 = System.nanoTime();
             float[] out = impl.run(n, d, q, k, v);
             ms[0] = (System.nanoTime() - t0) / 1e6;
             long allocated = allocatedBytes() - allocatedBefore;
-            long peak = peakHeap() - baseline;
+            long peak = HeapPools.peakBytes() - baseline;
             checkFinite(out);
             out = null;
 
@@ -192,35 +191,6 @@ public final class ScalingProbe {
                 throw new IllegalStateException("attention produced a non-finite output");
             }
         }
-    }
-
-    private static long heapUsed() {
-        long used = 0;
-        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
-            if (pool.getType() == MemoryType.HEAP) {
-                used += pool.getUsage().getUsed();
-            }
-        }
-        return used;
-    }
-
-    private static void resetPeaks() {
-        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
-            if (pool.getType() == MemoryType.HEAP) {
-                pool.resetPeakUsage();
-            }
-        }
-    }
-
-    /** Sum of the heap pools' peaks since the reset. */
-    private static long peakHeap() {
-        long peak = 0;
-        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
-            if (pool.getType() == MemoryType.HEAP) {
-                peak += pool.getPeakUsage().getUsed();
-            }
-        }
-        return peak;
     }
 
     private static long allocatedBytes() {
