@@ -98,7 +98,7 @@ public final class KernelBenchmark {
 
             @Override
             public BenchResult result(double[] wallMs, double[] cpuMs) {
-                checkFinite(problem.out);
+                UniformInputs.requireFinite(problem.out, "benchmark");
                 return new BenchResult("kernel", n, d, bh, spec.causal(), threads, wallMs, flops, Blas.name())
                     .withCpuTimes(cpuMs, flops)
                     .with("tile_ops", kernel.ops().name())
@@ -233,26 +233,10 @@ public final class KernelBenchmark {
         public Problem(int n, int d, int bh, long seed) {
             shape = AttentionShape.self(n, bh, d);
             SplittableRandom random = new SplittableRandom(seed);
-            q = random(shape.querySize(), random);
-            k = random(shape.keySize(), random);
-            v = random(shape.valueSize(), random);
+            q = UniformInputs.uniform(shape.querySize(), random);
+            k = UniformInputs.uniform(shape.keySize(), random);
+            v = UniformInputs.uniform(shape.valueSize(), random);
             out = new float[shape.outputSize()];
-        }
-
-        private static float[] random(int size, SplittableRandom random) {
-            float[] x = new float[size];
-            for (int i = 0; i < size; i++) {
-                x[i] = (float) (random.nextDouble() * 2 - 1);
-            }
-            return x;
-        }
-    }
-
-    private static void checkFinite(float[] out) {
-        for (float x : out) {
-            if (!Float.isFinite(x)) {
-                throw new IllegalStateException("benchmark produced a non-finite output");
-            }
         }
     }
 

@@ -141,10 +141,7 @@ public final class OrtBenchmark implements AutoCloseable {
             SplittableRandom random = new SplittableRandom(seqLen);
             try {
                 for (String name : session.getInputInfo().keySet()) {
-                    float[] x = new float[size];
-                    for (int i = 0; i < size; i++) {
-                        x[i] = (float) (random.nextDouble() * 2 - 1);
-                    }
+                    float[] x = UniformInputs.uniform(size, random);
                     OnnxTensor t = OnnxTensor.createTensor(env, FloatBuffer.wrap(x), shape);
                     tensors.add(t);
                     feed.put(name, t);

@@ -3,6 +3,7 @@ package io.sparkattention.examples.scaling;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.sparkattention.examples.bench.HeapPools;
+import io.sparkattention.examples.bench.UniformInputs;
 import io.sparkattention.kernel.Blas;
 
 import java.lang.management.CompilationMXBean;
@@ -116,7 +117,7 @@ public final class ScalingProbe {
             ms[0] = (System.nanoTime() - t0) / 1e6;
             long allocated = allocatedBytes() - allocatedBefore;
             long peak = HeapPools.peakBytes() - baseline;
-            checkFinite(out);
+            UniformInputs.requireFinite(out, "attention");
             out = null;
 
             // (2) The other timed passes, each after a GC so none pays for another's garbage.
@@ -177,20 +178,7 @@ public final class ScalingProbe {
     }
 
     private static float[] random(int size, long seed) {
-        SplittableRandom random = new SplittableRandom(seed);
-        float[] x = new float[size];
-        for (int i = 0; i < size; i++) {
-            x[i] = (float) (random.nextDouble() * 2 - 1);
-        }
-        return x;
-    }
-
-    private static void checkFinite(float[] out) {
-        for (float x : out) {
-            if (!Float.isFinite(x)) {
-                throw new IllegalStateException("attention produced a non-finite output");
-            }
-        }
+        return UniformInputs.uniform(size, new SplittableRandom(seed));
     }
 
     private static long allocatedBytes() {
