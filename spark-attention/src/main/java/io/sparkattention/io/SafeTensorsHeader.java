@@ -54,6 +54,27 @@ final class SafeTensorsHeader {
         return metadata;
     }
 
+    /** The entry named {@code name}, or an error naming {@code source} and some of the names it holds. */
+    TensorEntry entry(String source, String name) throws TensorFormatException {
+        TensorEntry e = entries.get(name);
+        if (e == null) {
+            throw new TensorFormatException(source, name, "no such tensor; the file holds "
+                + someNames(entries.keySet(), entries.size()));
+        }
+        return e;
+    }
+
+    /** The tensor names that start with {@code prefix}, in order. */
+    List<String> namesStartingWith(String prefix) {
+        List<String> out = new ArrayList<>();
+        for (String n : entries.keySet()) {
+            if (n.startsWith(prefix)) {
+                out.add(n);
+            }
+        }
+        return out;
+    }
+
     /**
      * Parses {@code header} and checks that its tensors tile a data section of {@code dataLength}
      * bytes exactly.
