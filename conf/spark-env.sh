@@ -15,7 +15,7 @@ export OPENBLAS_NUM_THREADS="${OPENBLAS_NUM_THREADS:-1}"
 #   32 GFLOP/s instead of 150 per core with SkylakeX).
 # - AVX2 without AVX-512 (Intel Haswell..., AMD Zen 1-3): its ZEN target has the same sgemm
 #   kernel as HASWELL but clears C for beta = 0 with a slow loop, 15% of a 256×256×64 score
-#   product against 4% for HASWELL's memset (perf, BENCHMARKS.md round 8); every score tile is
+#   product against 4% for HASWELL's memset (perf); every score tile is
 #   such a product. On Intel AVX2 cores OpenBLAS picks HASWELL anyway.
 if [ -z "${OPENBLAS_CORETYPE:-}" ]; then
   if grep -qw avx512f /proc/cpuinfo 2>/dev/null; then

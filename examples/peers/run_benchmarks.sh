@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs every measurement of BENCHMARKS.md and writes JSON lines into OUT_DIR (default
 # examples/target/bench-results/), then prints the tables. Each file is one JVM run, so the ratios inside a file
-# (kernel vs ONNX Runtime, vector vs BLAS) come from the same conditions. The files behind the
-# BENCHMARKS.md tables are kept in examples/bench-results/DATE/.
+# (kernel vs ONNX Runtime, vector vs BLAS) come from the same conditions. The output stays out of the
+# repository; the files behind the BENCHMARKS.md tables are in the history (BENCHMARKS.md names the commit).
 #
 #   examples/peers/run_benchmarks.sh [OUT_DIR]
 set -euo pipefail

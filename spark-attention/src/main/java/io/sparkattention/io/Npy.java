@@ -5,8 +5,6 @@ import java.io.IOException;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -154,15 +152,7 @@ public final class Npy {
         if (major < 3) {
             return new String(header, StandardCharsets.ISO_8859_1);
         }
-        try {
-            return StandardCharsets.UTF_8.newDecoder()
-                .onMalformedInput(CodingErrorAction.REPORT)
-                .onUnmappableCharacter(CodingErrorAction.REPORT)
-                .decode(ByteBuffer.wrap(header))
-                .toString();
-        } catch (CharacterCodingException e) {
-            throw new TensorFormatException(source, null, "version 3.0 header is not valid UTF-8", e);
-        }
+        return StrictUtf8.decode(source, header, "version 3.0 header");
     }
 
     /** The checked content of a header. */

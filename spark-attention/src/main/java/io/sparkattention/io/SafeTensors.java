@@ -1,13 +1,9 @@
 package io.sparkattention.io;
 
 import java.io.Closeable;
-import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -58,19 +54,14 @@ public final class SafeTensors {
     /** Size of the little-endian u64 header length that starts every file. */
     static final int LENGTH_PREFIX_BYTES = 8;
 
+    private final SafeTensorsFile file;
     private final String source;
-    private final ByteSource.Opener opener;
-    private final long fileSize;
-    private final long dataStart;
     private final SafeTensorsHeader header;
 
-    private SafeTensors(String source, ByteSource.Opener opener, long fileSize, long dataStart,
-                        SafeTensorsHeader header) {
-        this.source = source;
-        this.opener = opener;
-        this.fileSize = fileSize;
-        this.dataStart = dataStart;
-        this.header = header;
+    private SafeTensors(SafeTensorsFile file) {
+        this.file = file;
+        this.source = file.source();
+        this.header = file.header();
     }
 
     /**
@@ -166,39 +157,7 @@ public final class SafeTensors {
     }
 
     private static SafeTensors open(String source, ByteSource.Opener opener) throws IOException {
-        try (ByteSource in = opener.open()) {
-            long size = in.size();
-            if (size < LENGTH_PREFIX_BYTES) {
-                throw new TensorFormatException(source, null, "file has " + size
-                    + " bytes, fewer than the 8-byte header length that starts a safetensors file");
-            }
-            ByteBuffer prefix = ByteBuffer.allocate(LENGTH_PREFIX_BYTES).order(ByteOrder.LITTLE_ENDIAN);
-            in.readFully(0, prefix);
-            long headerLength = prefix.getLong(0);
-            // Unsigned compare: a length with the top bit set is huge, not negative.
-            if (Long.compareUnsigned(headerLength, size - LENGTH_PREFIX_BYTES) > 0) {
-                throw new TensorFormatException(source, null, "header length " + Long.toUnsignedString(headerLength)
-                    + " exceeds the " + (size - LENGTH_PREFIX_BYTES) + " bytes that follow it in the file (file size "
-                    + size + "); not a safetensors file, or truncated");
-            }
-            if (headerLength > MAX_HEADER_BYTES) {
-                throw new TensorFormatException(source, null, "header length " + headerLength + " exceeds the limit of "
-                    + MAX_HEADER_BYTES + " bytes (SafeTensors.MAX_HEADER_BYTES)");
-            }
-            if (headerLength == 0) {
-                throw new TensorFormatException(source, null, "header is empty (length 0); it must be a JSON object");
-            }
-            ByteBuffer headerBytes = ByteBuffer.allocate((int) headerLength);
-            in.readFully(LENGTH_PREFIX_BYTES, headerBytes);
-            long dataStart = LENGTH_PREFIX_BYTES + headerLength;
-            SafeTensorsHeader header = SafeTensorsHeader.parse(source, headerBytes.array(), size - dataStart);
-            return new SafeTensors(source, opener, size, dataStart, header);
-        } catch (EOFException e) {
-            throw new TensorFormatException(source, null, "file ended while its header was read (was it truncated?)",
-                e);
-        } catch (IOException e) {
-            throw ByteSource.naming(source, e);
-        }
+        return new SafeTensors(SafeTensorsFile.open(source, opener));
     }
 
     /**
@@ -269,16 +228,7 @@ public final class SafeTensors {
      *     {@link Integer#MAX_VALUE}
      */
     public int[] intShape(String name) throws TensorFormatException {
-        TensorEntry e = entry(name);
-        int[] out = new int[e.shape().length];
-        for (int i = 0; i < out.length; i++) {
-            if (e.shape()[i] > Integer.MAX_VALUE) {
-                throw new TensorFormatException(source, name, "dimension " + i + " of shape "
-                    + Arrays.toString(e.shape()) + " exceeds " + Integer.MAX_VALUE);
-            }
-            out[i] = (int) e.shape()[i];
-        }
-        return out;
+        return entry(name).intShape(source);
     }
 
     /**
@@ -304,7 +254,7 @@ public final class SafeTensors {
      */
     public float[] floats(String name) throws IOException {
         TensorEntry e = floatEntry(name);
-        return floats(e, 0, arrayLength(e));
+        return floats(e, 0, file.arrayLength(e));
     }
 
     /**
@@ -332,7 +282,7 @@ public final class SafeTensors {
 
     private float[] floats(TensorEntry e, long fromElement, int count) throws IOException {
         float[] out = new float[count];
-        readElements(e, fromElement, count,
+        file.readElements(e, fromElement, count,
             (chunk, first, n) -> ElementReader.toFloats(e.dtype(), chunk, out, first, n));
         return out;
     }
@@ -349,8 +299,8 @@ public final class SafeTensors {
      */
     public double[] doubles(String name) throws IOException {
         TensorEntry e = floatEntry(name);
-        double[] out = new double[arrayLength(e)];
-        readElements(e, 0, out.length, (chunk, first, n) -> ElementReader.toDoubles(e.dtype(), chunk, out, first, n));
+        double[] out = new double[file.arrayLength(e)];
+        file.readElements(e, 0, out.length, (chunk, first, n) -> ElementReader.toDoubles(e.dtype(), chunk, out, first, n));
         return out;
     }
 
@@ -364,12 +314,10 @@ public final class SafeTensors {
      * @throws IOException when the file cannot be read
      */
     public long[] longs(String name) throws IOException {
-        TensorEntry e = entry(name);
-        if (!e.dtype().isInteger()) {
-            throw wrongDtype(e, "an integer dtype (I8, U8, I16, U16, I32, U32, I64, U64)");
-        }
-        long[] out = new long[arrayLength(e)];
-        readElements(e, 0, out.length, (chunk, first, n) -> {
+        TensorEntry e = entry(name).requireDtype(DType::isInteger, source,
+            "an integer dtype (I8, U8, I16, U16, I32, U32, I64, U64)");
+        long[] out = new long[file.arrayLength(e)];
+        file.readElements(e, 0, out.length, (chunk, first, n) -> {
             int bad = ElementReader.toLongs(e.dtype(), chunk, out, first, n);
             if (bad >= 0) {
                 throw new TensorFormatException(source, e.name(), "element " + (first + bad)
@@ -412,12 +360,9 @@ public final class SafeTensors {
      * @throws IOException when the file cannot be read
      */
     public boolean[] booleans(String name) throws IOException {
-        TensorEntry e = entry(name);
-        if (e.dtype() != DType.BOOL) {
-            throw wrongDtype(e, "BOOL");
-        }
-        boolean[] out = new boolean[arrayLength(e)];
-        readElements(e, 0, out.length, (chunk, first, n) -> {
+        TensorEntry e = entry(name).requireDtype(dtype -> dtype == DType.BOOL, source, "BOOL");
+        boolean[] out = new boolean[file.arrayLength(e)];
+        file.readElements(e, 0, out.length, (chunk, first, n) -> {
             int bad = ElementReader.toBooleans(chunk, out, first, n);
             if (bad >= 0) {
                 throw new TensorFormatException(source, e.name(), "element " + (first + bad) + " is byte "
@@ -428,51 +373,11 @@ public final class SafeTensors {
     }
 
     private TensorEntry entry(String name) throws TensorFormatException {
-        Objects.requireNonNull(name, "name");
-        TensorEntry e = header.entries().get(name);
-        if (e == null) {
-            throw new TensorFormatException(source, name, "no such tensor; the file holds "
-                + SafeTensorsHeader.someNames(header.entries().keySet(), header.entries().size()));
-        }
-        return e;
+        return header.entry(source, Objects.requireNonNull(name, "name"));
     }
 
     private TensorEntry floatEntry(String name) throws TensorFormatException {
-        TensorEntry e = entry(name);
-        if (!e.dtype().isFloat()) {
-            throw wrongDtype(e, "a float dtype (F32, F64, F16, BF16)");
-        }
-        return e;
-    }
-
-    private TensorFormatException wrongDtype(TensorEntry e, String expected) {
-        return new TensorFormatException(source, e.name(), "has dtype " + e.dtype() + ", expected " + expected);
-    }
-
-    private int arrayLength(TensorEntry e) throws TensorFormatException {
-        if (e.elementCount() > MAX_ARRAY_LENGTH) {
-            throw new TensorFormatException(source, e.name(), "has " + e.elementCount() + " elements (shape "
-                + Arrays.toString(e.shape()) + "), more than a Java array holds (" + MAX_ARRAY_LENGTH
-                + "); read it in parts with floats(name, fromElement, count)");
-        }
-        return (int) e.elementCount();
-    }
-
-    private void readElements(TensorEntry e, long fromElement, int count, ElementReader.ChunkVisitor visitor)
-        throws IOException {
-        int width = e.dtype().width();
-        try (ByteSource in = opener.open()) {
-            long size = in.size();
-            if (size != fileSize) {
-                throw new TensorFormatException(source, e.name(), "file size changed from " + fileSize + " to " + size
-                    + " bytes since its header was read");
-            }
-            ElementReader.forEachChunk(in, dataStart + e.begin() + fromElement * width, count, width, visitor);
-        } catch (EOFException ex) {
-            throw new TensorFormatException(source, e.name(), "file ended inside the tensor's data", ex);
-        } catch (IOException ex) {
-            throw ByteSource.naming(source, ex);
-        }
+        return entry(name).requireDtype(DType::isFloat, source, "a float dtype (F32, F64, F16, BF16)");
     }
 
     /**
@@ -487,12 +392,6 @@ public final class SafeTensors {
 
     /** The tensor names that start with {@code prefix}, in order. */
     List<String> namesStartingWith(String prefix) {
-        List<String> out = new ArrayList<>();
-        for (String n : header.entries().keySet()) {
-            if (n.startsWith(prefix)) {
-                out.add(n);
-            }
-        }
-        return out;
+        return header.namesStartingWith(prefix);
     }
 }

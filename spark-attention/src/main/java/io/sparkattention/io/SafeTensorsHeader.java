@@ -7,10 +7,6 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -56,6 +52,27 @@ final class SafeTensorsHeader {
     /** The metadata, in header order, unmodifiable; empty when the header has none. */
     Map<String, String> metadata() {
         return metadata;
+    }
+
+    /** The entry named {@code name}, or an error naming {@code source} and some of the names it holds. */
+    TensorEntry entry(String source, String name) throws TensorFormatException {
+        TensorEntry e = entries.get(name);
+        if (e == null) {
+            throw new TensorFormatException(source, name, "no such tensor; the file holds "
+                + someNames(entries.keySet(), entries.size()));
+        }
+        return e;
+    }
+
+    /** The tensor names that start with {@code prefix}, in order. */
+    List<String> namesStartingWith(String prefix) {
+        List<String> out = new ArrayList<>();
+        for (String n : entries.keySet()) {
+            if (n.startsWith(prefix)) {
+                out.add(n);
+            }
+        }
+        return out;
     }
 
     /**
@@ -107,15 +124,7 @@ final class SafeTensorsHeader {
     }
 
     private static String decodeUtf8(String source, byte[] header) throws TensorFormatException {
-        try {
-            return StandardCharsets.UTF_8.newDecoder()
-                .onMalformedInput(CodingErrorAction.REPORT)
-                .onUnmappableCharacter(CodingErrorAction.REPORT)
-                .decode(ByteBuffer.wrap(header))
-                .toString();
-        } catch (CharacterCodingException e) {
-            throw new TensorFormatException(source, null, "header is not valid UTF-8", e);
-        }
+        return StrictUtf8.decode(source, header, "header");
     }
 
     private static JsonNode readValue(String source, String name, JsonParser parser) throws TensorFormatException {

@@ -2,9 +2,14 @@ package io.sparkattention.ml;
 
 import io.sparkattention.exec.RowDataException;
 import io.sparkattention.exec.RowFunction;
+import io.sparkattention.exec.RowFunctions;
+import org.apache.spark.sql.Column;
 import org.apache.spark.sql.catalyst.util.ArrayData;
+import org.apache.spark.sql.functions;
+import org.apache.spark.sql.types.StructType;
 
 import java.io.Serializable;
+import java.util.List;
 
 /**
  * A per-row function from one matrix column to an {@code array<array<float>>} of the same shape,
@@ -29,6 +34,24 @@ final class MatrixFunction implements RowFunction {
     private final String column;
     private final boolean keepInvalid;
     private final Operation operation;
+
+    /**
+     * The column that applies {@code operation} to every row's {@code input} matrix.
+     *
+     * @param name          the expression's name in plans
+     * @param schema        the input's schema
+     * @param input         the matrix column
+     * @param param         the param naming {@code input}, for schema errors
+     * @param handleInvalid {@code keep} to let NaN/Inf propagate, {@code error} to reject the row
+     * @param operation     the computation on one row's matrix
+     */
+    static Column column(String name, StructType schema, String input, String param, String handleInvalid,
+                         Operation operation) {
+        MatrixFunction function = new MatrixFunction(StageSchema.matrix(schema, input, param), input,
+            "keep".equals(handleInvalid), operation);
+        Column in = functions.col("`" + input.replace("`", "``") + "`");
+        return RowFunctions.column(name, function, MatrixType.OUTPUT, null, List.of(in));
+    }
 
     MatrixFunction(MatrixType type, String column, boolean keepInvalid, Operation operation) {
         this.type = type;

@@ -1,11 +1,8 @@
 package io.sparkattention.ml;
 
-import io.sparkattention.exec.RowFunctions;
 import io.sparkattention.nn.RotaryEncoding;
 import org.apache.spark.ml.Transformer;
-import org.apache.spark.ml.param.DoubleParam;
 import org.apache.spark.ml.param.IntParam;
-import org.apache.spark.ml.param.LongParam;
 import org.apache.spark.ml.param.Param;
 import org.apache.spark.ml.param.ParamMap;
 import org.apache.spark.ml.param.ParamValidators;
@@ -13,13 +10,9 @@ import org.apache.spark.ml.util.DefaultParamsReader;
 import org.apache.spark.ml.util.DefaultParamsWritable;
 import org.apache.spark.ml.util.Identifiable$;
 import org.apache.spark.ml.util.MLReader;
-import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.functions;
 import org.apache.spark.sql.types.StructType;
-
-import java.util.List;
 
 /**
  * Rotary positional encoding (RoPE) of the query and key columns, in the half-split layout of
@@ -44,20 +37,19 @@ import java.util.List;
  * output {@code array<array<float>>}; a null input gives null. Row by row, so it runs unchanged on
  * streaming DataFrames.
  */
-public final class RotaryPositionalEncoding extends Transformer implements DefaultParamsWritable {
+public final class RotaryPositionalEncoding extends Transformer
+    implements PositionalEncodingParams<RotaryPositionalEncoding>, DefaultParamsWritable {
 
     private static final long serialVersionUID = 1L;
 
     private final String uid;
+    private PositionalEncodingParamSet shared;
     private Param<String> queryCol;
     private Param<String> keyCol;
     private Param<String> queryOutputCol;
     private Param<String> keyOutputCol;
     private IntParam numHeads;
     private IntParam numKvHeads;
-    private DoubleParam base;
-    private LongParam positionOffset;
-    private Param<String> handleInvalid;
 
     /** A stage with a random uid. */
     public RotaryPositionalEncoding() {
@@ -75,6 +67,8 @@ public final class RotaryPositionalEncoding extends Transformer implements Defau
     }
 
     private void init() {
+        shared = new PositionalEncodingParamSet(this, "frequency base: θ_i = base^(-2i/head_dim)",
+            RotaryEncoding.DEFAULT_BASE);
         queryCol = new Param<>(this, "queryCol", "query column: array<array<float|double>> or array<vector>, L×E");
         keyCol = new Param<>(this, "keyCol", "key column (S×Ekv); empty: only the query is rotated");
         queryOutputCol = new Param<>(this, "queryOutputCol", "rotated query column: array<array<float>>");
@@ -83,26 +77,22 @@ public final class RotaryPositionalEncoding extends Transformer implements Defau
             ParamValidators.gtEq(1));
         numKvHeads = new IntParam(this, "numKvHeads", "key heads (grouped-query attention); 0: numHeads",
             ParamValidators.gtEq(0));
-        base = new DoubleParam(this, "base", "frequency base: θ_i = base^(-2i/head_dim)", ParamValidators.gt(1));
-        positionOffset = new LongParam(this, "positionOffset", "position of each sequence's first row",
-            ParamValidators.gtEq(0));
-        handleInvalid = new Param<>(this, "handleInvalid",
-            "NaN or infinite input values: error (reject the row, naming column and row) or keep (propagate)",
-            ParamValidators.inArray(AttentionParamSet.HANDLE_INVALID));
         setDefault(queryCol, "query");
         setDefault(keyCol, "");
         setDefault(queryOutputCol, uid + "__query");
         setDefault(keyOutputCol, uid + "__key");
         setDefault(numHeads, 1);
         setDefault(numKvHeads, 0);
-        setDefault(base, RotaryEncoding.DEFAULT_BASE);
-        setDefault(positionOffset, 0L);
-        setDefault(handleInvalid, "error");
     }
 
     @Override
     public String uid() {
         return uid;
+    }
+
+    @Override
+    public PositionalEncodingParamSet positionalEncodingParamSet() {
+        return shared;
     }
 
     /** @return the query column param (default {@code query}) */
@@ -219,63 +209,6 @@ public final class RotaryPositionalEncoding extends Transformer implements Defau
         return this;
     }
 
-    /** @return the frequency base param (default 10000) */
-    public DoubleParam base() {
-        return base;
-    }
-
-    /** @return the frequency base */
-    public double getBase() {
-        return (Double) getOrDefault(base);
-    }
-
-    /**
-     * @param value the frequency base, greater than 1
-     * @return this stage
-     */
-    public RotaryPositionalEncoding setBase(double value) {
-        set(base, value);
-        return this;
-    }
-
-    /** @return the param giving the position of each sequence's first row (default 0) */
-    public LongParam positionOffset() {
-        return positionOffset;
-    }
-
-    /** @return the position of each sequence's first row */
-    public long getPositionOffset() {
-        return (Long) getOrDefault(positionOffset);
-    }
-
-    /**
-     * @param value the position of each sequence's first row, at least 0
-     * @return this stage
-     */
-    public RotaryPositionalEncoding setPositionOffset(long value) {
-        set(positionOffset, value);
-        return this;
-    }
-
-    /** @return the param saying what NaN/Inf inputs do: {@code error} (default) or {@code keep} */
-    public Param<String> handleInvalid() {
-        return handleInvalid;
-    }
-
-    /** @return {@code error} or {@code keep} */
-    public String getHandleInvalid() {
-        return getOrDefault(handleInvalid);
-    }
-
-    /**
-     * @param value {@code error} or {@code keep}
-     * @return this stage
-     */
-    public RotaryPositionalEncoding setHandleInvalid(String value) {
-        set(handleInvalid, value);
-        return this;
-    }
-
     private boolean rotatesKey() {
         return !getKeyCol().isEmpty();
     }
@@ -315,11 +248,8 @@ public final class RotaryPositionalEncoding extends Transformer implements Defau
                                 int heads) {
         RotaryEncoding rope = new RotaryEncoding(getBase());
         long offset = getPositionOffset();
-        MatrixFunction function = new MatrixFunction(StageSchema.matrix(schema, input, param), input,
-            "keep".equals(getHandleInvalid()), (x, rows, cols) -> rope.rotate(x, rows, cols, heads, offset));
-        Column in = functions.col("`" + input.replace("`", "``") + "`");
-        return df.withColumn(output, RowFunctions.column("rotary_encoding", function, MatrixType.OUTPUT, null,
-            List.of(in)));
+        return df.withColumn(output, MatrixFunction.column("rotary_encoding", schema, input, param,
+            getHandleInvalid(), (x, rows, cols) -> rope.rotate(x, rows, cols, heads, offset)));
     }
 
     @Override

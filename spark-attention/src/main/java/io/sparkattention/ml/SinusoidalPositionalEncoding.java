@@ -1,25 +1,17 @@
 package io.sparkattention.ml;
 
-import io.sparkattention.exec.RowFunctions;
 import io.sparkattention.nn.SinusoidalEncoding;
 import org.apache.spark.ml.Transformer;
 import org.apache.spark.ml.param.BooleanParam;
-import org.apache.spark.ml.param.DoubleParam;
-import org.apache.spark.ml.param.LongParam;
 import org.apache.spark.ml.param.Param;
 import org.apache.spark.ml.param.ParamMap;
-import org.apache.spark.ml.param.ParamValidators;
 import org.apache.spark.ml.util.DefaultParamsReader;
 import org.apache.spark.ml.util.DefaultParamsWritable;
 import org.apache.spark.ml.util.Identifiable$;
 import org.apache.spark.ml.util.MLReader;
-import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.functions;
 import org.apache.spark.sql.types.StructType;
-
-import java.util.List;
 
 /**
  * Adds the sinusoidal positional encoding of "Attention Is All You Need" to each row's sequence
@@ -38,17 +30,16 @@ import java.util.List;
  * output {@code array<array<float>>}; rows may differ in L and d; a null input gives null. Works
  * row by row, so it runs unchanged on streaming DataFrames.
  */
-public final class SinusoidalPositionalEncoding extends Transformer implements DefaultParamsWritable {
+public final class SinusoidalPositionalEncoding extends Transformer
+    implements PositionalEncodingParams<SinusoidalPositionalEncoding>, DefaultParamsWritable {
 
     private static final long serialVersionUID = 1L;
 
     private final String uid;
+    private PositionalEncodingParamSet shared;
     private Param<String> inputCol;
     private Param<String> outputCol;
     private BooleanParam addToInput;
-    private DoubleParam base;
-    private LongParam positionOffset;
-    private Param<String> handleInvalid;
 
     /** A stage with a random uid. */
     public SinusoidalPositionalEncoding() {
@@ -66,28 +57,26 @@ public final class SinusoidalPositionalEncoding extends Transformer implements D
     }
 
     private void init() {
+        shared = new PositionalEncodingParamSet(this, "wavelength base (10000 in the paper)",
+            SinusoidalEncoding.DEFAULT_BASE);
         inputCol = new Param<>(this, "inputCol",
             "input column: array<array<float|double>> or array<vector>, one position per matrix row");
         outputCol = new Param<>(this, "outputCol", "output column: array<array<float>>, the input's shape");
         addToInput = new BooleanParam(this, "addToInput",
             "output input + encoding (true) or the encoding alone, shaped like the input (false)");
-        base = new DoubleParam(this, "base", "wavelength base (10000 in the paper)", ParamValidators.gt(1));
-        positionOffset = new LongParam(this, "positionOffset", "position of each sequence's first row",
-            ParamValidators.gtEq(0));
-        handleInvalid = new Param<>(this, "handleInvalid",
-            "NaN or infinite input values: error (reject the row, naming column and row) or keep (propagate)",
-            ParamValidators.inArray(AttentionParamSet.HANDLE_INVALID));
         setDefault(inputCol, "embeddings");
         setDefault(outputCol, uid + "__output");
         setDefault(addToInput, true);
-        setDefault(base, SinusoidalEncoding.DEFAULT_BASE);
-        setDefault(positionOffset, 0L);
-        setDefault(handleInvalid, "error");
     }
 
     @Override
     public String uid() {
         return uid;
+    }
+
+    @Override
+    public PositionalEncodingParamSet positionalEncodingParamSet() {
+        return shared;
     }
 
     /** @return the input column param (default {@code embeddings}) */
@@ -147,63 +136,6 @@ public final class SinusoidalPositionalEncoding extends Transformer implements D
         return this;
     }
 
-    /** @return the wavelength base param (default 10000) */
-    public DoubleParam base() {
-        return base;
-    }
-
-    /** @return the wavelength base */
-    public double getBase() {
-        return (Double) getOrDefault(base);
-    }
-
-    /**
-     * @param value the wavelength base, greater than 1
-     * @return this stage
-     */
-    public SinusoidalPositionalEncoding setBase(double value) {
-        set(base, value);
-        return this;
-    }
-
-    /** @return the param giving the position of each sequence's first row (default 0) */
-    public LongParam positionOffset() {
-        return positionOffset;
-    }
-
-    /** @return the position of each sequence's first row */
-    public long getPositionOffset() {
-        return (Long) getOrDefault(positionOffset);
-    }
-
-    /**
-     * @param value the position of each sequence's first row, at least 0
-     * @return this stage
-     */
-    public SinusoidalPositionalEncoding setPositionOffset(long value) {
-        set(positionOffset, value);
-        return this;
-    }
-
-    /** @return the param saying what NaN/Inf inputs do: {@code error} (default) or {@code keep} */
-    public Param<String> handleInvalid() {
-        return handleInvalid;
-    }
-
-    /** @return {@code error} or {@code keep} */
-    public String getHandleInvalid() {
-        return getOrDefault(handleInvalid);
-    }
-
-    /**
-     * @param value {@code error} or {@code keep}
-     * @return this stage
-     */
-    public SinusoidalPositionalEncoding setHandleInvalid(String value) {
-        set(handleInvalid, value);
-        return this;
-    }
-
     @Override
     public StructType transformSchema(StructType schema) {
         StageSchema.matrix(schema, getInputCol(), "inputCol");
@@ -221,11 +153,8 @@ public final class SinusoidalPositionalEncoding extends Transformer implements D
         MatrixFunction.Operation operation = getAddToInput()
             ? (x, rows, cols) -> encoding.addTo(x, rows, cols, offset)
             : (x, rows, cols) -> encoding.encoding(rows, cols, offset);
-        MatrixFunction function = new MatrixFunction(StageSchema.matrix(schema, input, "inputCol"), input,
-            "keep".equals(getHandleInvalid()), operation);
-        Column in = functions.col("`" + input.replace("`", "``") + "`");
         return dataset.toDF().withColumn(getOutputCol(),
-            RowFunctions.column("sinusoidal_encoding", function, MatrixType.OUTPUT, null, List.of(in)));
+            MatrixFunction.column("sinusoidal_encoding", schema, input, "inputCol", getHandleInvalid(), operation));
     }
 
     @Override

@@ -1,5 +1,7 @@
 package io.sparkattention.viz;
 
+import io.sparkattention.io.AtomicFiles;
+
 import javax.imageio.ImageIO;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
@@ -107,26 +109,8 @@ public final class AttentionHeatmap {
      */
     public static AttentionHeatmap of(float[][][] weights) {
         Objects.requireNonNull(weights, "weights");
-        if (weights.length == 0 || weights[0] == null || weights[0].length == 0 || weights[0][0] == null
-            || weights[0][0].length == 0) {
-            throw new IllegalArgumentException("attention weights are empty: need at least one head, query and key");
-        }
+        float[] flat = HeadPlanes.flatten(weights);
         int H = weights.length, L = weights[0].length, S = weights[0][0].length;
-        float[] flat = new float[Math.multiplyExact(Math.multiplyExact(H, L), S)];
-        for (int h = 0; h < H; h++) {
-            if (weights[h] == null || weights[h].length != L) {
-                throw new IllegalArgumentException("head " + h + " has " + (weights[h] == null ? "no" : weights[h].length)
-                    + " query rows, expected L = " + L);
-            }
-            for (int i = 0; i < L; i++) {
-                float[] row = weights[h][i];
-                if (row == null || row.length != S) {
-                    throw new IllegalArgumentException("head " + h + ", query " + i + " has "
-                        + (row == null ? "no" : row.length) + " weights, expected S = " + S);
-                }
-                System.arraycopy(row, 0, flat, (h * L + i) * S, S);
-            }
-        }
         return new AttentionHeatmap(flat, H, L, S, null, null, null, ScaleMode.SHARED, Double.NaN, Double.NaN, true, 0);
     }
 
@@ -369,7 +353,7 @@ public final class AttentionHeatmap {
                     shared != null ? shared : scaleOf(weights, h * plane, (h + 1) * plane)));
             }
             if (average) {
-                float[] mean = headAverage();
+                float[] mean = HeadPlanes.average(weights, heads, plane);
                 panels.add(new Panel("Average", mean, 0, queryLength, keyLength,
                     shared != null ? shared : scaleOf(mean, 0, plane)));
             }
@@ -377,25 +361,6 @@ public final class AttentionHeatmap {
         List<String> queries = queryTokens != null ? TokenText.display(queryTokens) : TokenText.indices(queryLength);
         List<String> keys = keyTokens != null ? TokenText.display(keyTokens) : TokenText.indices(keyLength);
         return new HeatmapLayout(panels, queries, keys, title, scaleMode, columns);
-    }
-
-    /** Mean over heads of each cell's finite values; NaN where no head has one. */
-    private float[] headAverage() {
-        int plane = queryLength * keyLength;
-        float[] mean = new float[plane];
-        for (int i = 0; i < plane; i++) {
-            double sum = 0;
-            int n = 0;
-            for (int h = 0; h < heads; h++) {
-                float x = weights[h * plane + i];
-                if (Float.isFinite(x)) {
-                    sum += x;
-                    n++;
-                }
-            }
-            mean[i] = n == 0 ? Float.NaN : (float) (sum / n);
-        }
-        return mean;
     }
 
     private ColorScale scaleOf(float[] values, int from, int to) {

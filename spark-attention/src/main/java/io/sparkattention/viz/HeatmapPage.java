@@ -1,5 +1,7 @@
 package io.sparkattention.viz;
 
+import io.sparkattention.io.AtomicFiles;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

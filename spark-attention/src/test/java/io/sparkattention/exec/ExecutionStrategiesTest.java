@@ -111,8 +111,7 @@ class ExecutionStrategiesTest {
     }
 
     @Test
-    @DisplayName("long rows (L ≠ S, over a thousand keys, several sequence blocks): strategies agree with each other "
-        + "and with the reference")
+    @DisplayName("long cross-attention rows over several sequence blocks: every strategy matches the reference")
     void longRowsAgree() {
         spark.conf().set(ExecutionSettings.SEQUENCE_BLOCK_ROWS, "512");
         AttentionSpec spec = AttentionSpec.defaults().withCausal(true).withAlignment(CausalAlignment.BOTTOM_RIGHT);

@@ -36,8 +36,7 @@ class RowFunctionCacheTest {
     }
 
     @Test
-    @DisplayName("the same row-function column over the same data is the same result: a second DataFrame finds the "
-        + "first's cache; another instance of the function, even with the same settings, is another result")
+    @DisplayName("a second DataFrame with the same row-function column finds the first's cache; another instance does not")
     void equalPlansShareTheCache() {
         Column matrix = GeneratedMatrix.column(col("id"), 3, 4, 8);
         Dataset<Row> cached = ids().withColumn("query", matrix).persist(StorageLevel.MEMORY_ONLY());

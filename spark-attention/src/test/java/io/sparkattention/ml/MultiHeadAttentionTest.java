@@ -61,8 +61,7 @@ class MultiHeadAttentionTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"float", "double", "vector"})
-    @DisplayName("fit reads E, kdim, vdim from the data and initialises as PyTorch from the seed; "
-        + "transform equals the layer's forward on every ragged row")
+    @DisplayName("fit takes E, kdim and vdim from the data; transform equals the layer's forward on every ragged row")
     void fitAndTransformRaggedCrossAttention(String storage) {
         int e = 16, heads = 4, kdim = 6, vdim = 10;
         RandomTensors rnd = new RandomTensors(storage.hashCode());

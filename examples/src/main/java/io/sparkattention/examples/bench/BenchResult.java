@@ -58,7 +58,8 @@ public final class BenchResult {
     /**
      * This JVM's garbage collectors, e.g. "PS MarkSweep+PS Scavenge" (the launcher's default) or
      * "G1 Young Generation+G1 Old Generation": the Spark stage's throughput in local mode depends on
-     * them (BENCHMARKS.md, round 5). With a cluster master the executors run their own JVMs.
+     * them, since G1 starts a concurrent cycle for every multi-MiB row array. With a cluster master
+     * the executors run their own JVMs.
      */
     static String collectors() {
         return ManagementFactory.getGarbageCollectorMXBeans().stream()

@@ -30,10 +30,9 @@ final class CompilerClock {
      * CPU milliseconds the compiler threads have used so far, compilations in progress included,
      * from Linux's per-thread CPU times (threads named "C1 CompilerThread…" and "C2
      * CompilerThread…"), in ticks of {@link #MILLIS_PER_TICK}; −1 where {@code /proc} does not
-     * tell. {@link #millis} counts a compilation only once it ends: in a probe on this 2-vCPU
-     * machine the compiler threads used 10–30 ms of CPU per 10 ms repetition for a second or
-     * more after the warm-up, while the repetitions ran at half speed and finished compilations
-     * added 0–2 ms each (BENCHMARKS.md, round 12).
+     * tell. {@link #millis} counts a compilation only once it ends, so it misses a long C2
+     * compilation still under way, which on a 2-vCPU machine takes a core from the repetitions
+     * for a second or more.
      */
     static long threadMillis() {
         File[] tasks = new File("/proc/self/task").listFiles();

@@ -13,12 +13,9 @@ import java.util.concurrent.ForkJoinTask;
  * attention, timed round-robin with the kernel and ORT. Its GFLOP/s is the ceiling every
  * contender is measured against <em>in the same seconds</em>.
  *
- * <p>Why in the same run: on this project's 2-vCPU benchmark host the two vCPUs are at times
- * scheduled onto one physical core, and for those seconds two threads get one core's FMA
- * throughput (the C probe {@code fma_peak} read 116.9 and 117.1 GFLOP/s on two threads in one run
- * and 222.8 in the next second; the kernel's two worker threads each burned twice the CPU time for
- * the same work, BENCHMARKS.md round 12). A peak measured minutes apart cannot tell such seconds
- * from a slow contender.
+ * <p>Why in the same run: on a 2-vCPU guest the host at times schedules both vCPUs onto one
+ * physical core, and for those seconds two threads get one core's FMA throughput. A peak
+ * measured minutes apart cannot tell such seconds from a slow contender.
  */
 public final class FmaPeak {
 
@@ -32,9 +29,8 @@ public final class FmaPeak {
     /**
      * Steps per call of {@link #chains}: about 2 µs at 116 GFLOP/s with 16 lanes, so the call and
      * its final sum cost under 1%, and the ~600 calls C2 waits for before compiling the method
-     * whole come within the first 0.1 GFLOP. With 8 192 steps a call, a repetition at n = 1024 on
-     * one thread made 85 calls, and C2 had compiled only the loop (on-stack replacement, vectors
-     * boxed: 5 GFLOP/s) when the timed repetitions began (BENCHMARKS.md, round 12).
+     * whole come within the first 0.1 GFLOP. Longer calls leave C2 with only an on-stack-replacement
+     * compilation of the loop, whose vectors are boxed, when the timed repetitions begin.
      */
     static final int STEPS_PER_CALL = 512;
 
@@ -101,7 +97,7 @@ public final class FmaPeak {
     /**
      * {@code steps} steps of {@link #chains} in calls of at most {@link #STEPS_PER_CALL}: a method
      * called many times is compiled whole, with its vectors in registers; one long call would run
-     * in an on-stack-replacement compilation, which did not keep them there (8 GFLOP/s). The first
+     * in an on-stack-replacement compilation, which boxes them. The first
      * repetition of a configuration too large for untimed runs includes the compilation.
      */
     static float run(long steps) {
@@ -117,9 +113,8 @@ public final class FmaPeak {
      * (so nothing is dead code). Each step is {@code a ← x·y + a}, the accumulator as the addend,
      * as in a GEMM micro-kernel: x86's {@code vfmadd231ps} then updates it in place. The form
      * {@code a ← a·x + y} (the accumulator as a factor) made C2 on JDK 17 copy y into a fresh
-     * register for every FMA and, with AVX2's 16 registers, spill the accumulators to the stack:
-     * 60–80 GFLOP/s on a Zen 3 core where this form reads 93–98 and the C probe 100 (BENCHMARKS.md,
-     * round 13). A call adds at most {@link #STEPS_PER_CALL}·x·y ≈ 0.5 to each chain, so the
+     * register for every FMA and, with AVX2's 16 registers, spill the accumulators to the stack,
+     * reading about 0.7 of the core's peak. A call adds at most {@link #STEPS_PER_CALL}·x·y ≈ 0.5 to each chain, so the
      * values stay finite and normal.
      */
     static float chains(int steps) {

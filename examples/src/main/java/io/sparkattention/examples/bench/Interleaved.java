@@ -8,11 +8,9 @@ import java.util.List;
  * contender runs before repetition r + 1 of any. On a shared machine the load changes by the
  * second; interleaving exposes every contender to the same changes, so their ratios hold even
  * when the absolute times do not. Each short contender first runs untimed until its times settle
- * and the JIT compilers are quiet (JIT, first-run allocations in ONNX Runtime): after the kernel's
- * warm-up at n = 512, its first repetitions at n = 256 still took twice as long as the later ones
- * (7 ms against 3.5 ms, 21 repetitions of 16 heads on 2 threads), and one untimed run left them in
- * a median of 7; and times can settle while the compilers still hold one of two cores
- * (BENCHMARKS.md, round 12).
+ * and the JIT compilers are quiet (JIT, first-run allocations in ONNX Runtime): a contender warmed
+ * up at one length still runs its first repetitions at another up to twice as slow, and times can
+ * settle while the compilers still hold one of two cores.
  *
  * <p>Memory: the heap and resident peaks are taken over the whole round, so they cover every
  * contender's inputs at once; compare memory between runs with a single contender.

@@ -7,9 +7,6 @@ import io.sparkattention.kernel.FlashAttention;
 import io.sparkattention.kernel.RowMask;
 import io.sparkattention.kernel.TileOps;
 
-import java.lang.management.ManagementFactory;
-import java.lang.management.MemoryPoolMXBean;
-import java.lang.management.MemoryType;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.Iterator;
@@ -101,7 +98,7 @@ public final class KernelBenchmark {
 
             @Override
             public BenchResult result(double[] wallMs, double[] cpuMs) {
-                checkFinite(problem.out);
+                UniformInputs.requireFinite(problem.out, "benchmark");
                 return new BenchResult("kernel", n, d, bh, spec.causal(), threads, wallMs, flops, Blas.name())
                     .withCpuTimes(cpuMs, flops)
                     .with("tile_ops", kernel.ops().name())
@@ -155,7 +152,7 @@ public final class KernelBenchmark {
         /**
          * Settled by run times and by the JIT compilers' CPU time (where {@code /proc} tells it):
          * times can settle while the compilers still hold one of two cores, and the runs then go
-         * at half speed (BENCHMARKS.md, round 12).
+         * at half speed.
          */
         static Settling withQuietCompilers() {
             return new Settling(CompilerClock.threadMillis() >= 0);
@@ -236,46 +233,20 @@ public final class KernelBenchmark {
         public Problem(int n, int d, int bh, long seed) {
             shape = AttentionShape.self(n, bh, d);
             SplittableRandom random = new SplittableRandom(seed);
-            q = random(shape.querySize(), random);
-            k = random(shape.keySize(), random);
-            v = random(shape.valueSize(), random);
+            q = UniformInputs.uniform(shape.querySize(), random);
+            k = UniformInputs.uniform(shape.keySize(), random);
+            v = UniformInputs.uniform(shape.valueSize(), random);
             out = new float[shape.outputSize()];
-        }
-
-        private static float[] random(int size, SplittableRandom random) {
-            float[] x = new float[size];
-            for (int i = 0; i < size; i++) {
-                x[i] = (float) (random.nextDouble() * 2 - 1);
-            }
-            return x;
-        }
-    }
-
-    private static void checkFinite(float[] out) {
-        for (float x : out) {
-            if (!Float.isFinite(x)) {
-                throw new IllegalStateException("benchmark produced a non-finite output");
-            }
         }
     }
 
     static void resetPeakHeap() {
         System.gc();
-        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
-            if (pool.getType() == MemoryType.HEAP) {
-                pool.resetPeakUsage();
-            }
-        }
+        HeapPools.resetPeaks();
     }
 
     /** Sum of the heap pools' peaks since the last reset (an upper bound of the live peak). */
     static long peakHeapMb() {
-        long bytes = 0;
-        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
-            if (pool.getType() == MemoryType.HEAP) {
-                bytes += pool.getPeakUsage().getUsed();
-            }
-        }
-        return bytes >> 20;
+        return HeapPools.peakBytes() >> 20;
     }
 }

@@ -43,9 +43,9 @@ public final class OrtBenchmark implements AutoCloseable {
             options.setIntraOpNumThreads(threads);
             options.setInterOpNumThreads(1);
             // ORT's intra-op threads spin-wait for work after each run by default. In a round-robin
-            // run they kept spinning into the next contender's repetition on this 2-core machine and
-            // slowed the kernel 1.3–2.2× at n = 256…1024, while ORT's own times did not change
-            // without spinning (BENCHMARKS.md, round 4). One op per run: nothing to spin for.
+            // run they would keep spinning into the next contender's repetition and slow it (1.3–2.2×
+            // on 2 cores), while ORT's own times are the same without spinning. One op per run:
+            // nothing to spin for.
             options.addConfigEntry("session.intra_op.allow_spinning", "0");
             options.setOptimizationLevel(OrtSession.SessionOptions.OptLevel.ALL_OPT);
             session = env.createSession(modelBytes(model), options);
@@ -141,10 +141,7 @@ public final class OrtBenchmark implements AutoCloseable {
             SplittableRandom random = new SplittableRandom(seqLen);
             try {
                 for (String name : session.getInputInfo().keySet()) {
-                    float[] x = new float[size];
-                    for (int i = 0; i < size; i++) {
-                        x[i] = (float) (random.nextDouble() * 2 - 1);
-                    }
+                    float[] x = UniformInputs.uniform(size, random);
                     OnnxTensor t = OnnxTensor.createTensor(env, FloatBuffer.wrap(x), shape);
                     tensors.add(t);
                     feed.put(name, t);

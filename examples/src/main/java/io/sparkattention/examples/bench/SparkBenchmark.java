@@ -106,8 +106,7 @@ public final class SparkBenchmark {
             DoubleSupplier job = planned != null ? () -> once(planned) : () -> once(checksums(input, batchHeads));
             // Untimed repetitions until settled: the Spark JVM goes on compiling its job machinery
             // (task serialization, closure cleaning, scheduling) long after the kernel has
-            // settled; after one warm-up run the n = 512 repetitions of round 3 still went 4.2,
-            // 4.6, 4.0, 3.3, 3.5, 3.6, 2.6 s (BENCHMARKS.md).
+            // settled, so one warm-up run leaves the first timed repetitions slower.
             Warmup warmup = new Warmup(job);
             Trial stage = new StageTrial(job, seqLen, headDim, batchHeads, warmup);
             if (kernel == null) {
@@ -129,9 +128,9 @@ public final class SparkBenchmark {
     /**
      * Untimed repetitions until five in a row are within 1.25× of the fastest, or
      * {@link #MAX_SETTLING_RUNS} or 60 s, with the JIT compilers' time during each. That time
-     * does not settle as fast: at n = 512, 64 rows in 8 partitions, the compilers still took
-     * 8–188 ms in each of the 51st to 60th 0.8–1.0 s repetitions, and they share the cores with
-     * the tasks (BENCHMARKS.md, round 9).
+     * does not settle as fast (Spark's own code is still being compiled after dozens of
+     * repetitions) and the compilers share the cores with the tasks, so it is reported rather
+     * than waited for.
      */
     private static final class Warmup {
         final double[] wallMs;
@@ -252,8 +251,8 @@ public final class SparkBenchmark {
      * The stage over {@code input}, each row's output reduced to its checksum. A Dataset keeps
      * its planned RDD, so with the batch strategy every repetition over one of these is one job
      * over the same plan, as in a batch job that transforms a large table once. Planning the
-     * stage again for every 64 rows was a per-repetition cost no such job pays: the driver's
-     * analysis and planning, 2.4% of the process's CPU samples at n = 512 (BENCHMARKS.md, round 9).
+     * stage again for every repetition would add a cost no such job pays (the driver's analysis
+     * and planning).
      */
     private Dataset<Double> checksums(Dataset<Row> input, int bh) {
         ScaledDotProductAttention stage = new ScaledDotProductAttention().setKeyCol("key").setValueCol("value")

@@ -23,7 +23,9 @@ import java.util.concurrent.Callable;
         + "(and gc: the JVM's garbage collectors).",
         "gflops counts 4·L·S·d·BH (causal: 2·L·(L+1)·d·BH) over the median time.",
         "With --peer ort, ONNX Runtime's MultiHeadAttention runs the same shapes in the same JVM (mode \"ort\").",
-        "Several contenders (--tile-ops a,b and --peer) run round-robin, repetition by repetition, on the same data."})
+        "Several contenders (--peer) run round-robin, repetition by repetition, on the same data.",
+        "The lab's own flags (--tile-ops, --block-q, --block-k, --compare-causal, --compare-kernel) are hidden here "
+            + "and documented in BENCHMARKS.md."})
 final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--seq-len", split = ",", required = true, paramLabel = "N",
@@ -40,7 +42,7 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--causal", description = "Causal (top-left) mask; masked tiles are skipped.")
     boolean causal;
 
-    @Option(names = "--compare-causal",
+    @Option(names = "--compare-causal", hidden = true,
         description = "Time every contender both without and with the causal mask, round-robin in one run "
             + "(for the causal / non-causal time ratio on the same machine state).")
     boolean compareCausal;
@@ -55,13 +57,13 @@ final class BenchCommand implements Callable<Integer> {
     @picocli.CommandLine.Mixin
     SparkBenchOptions sparkOptions = new SparkBenchOptions();
 
-    @Option(names = "--block-q", paramLabel = "BQ", description = "Query rows per tile (default: the kernel's).")
+    @Option(names = "--block-q", hidden = true, paramLabel = "BQ", description = "Query rows per tile (default: the kernel's).")
     Integer blockQ;
 
-    @Option(names = "--block-k", paramLabel = "BK", description = "Keys per tile (default: the kernel's).")
+    @Option(names = "--block-k", hidden = true, paramLabel = "BK", description = "Keys per tile (default: the kernel's).")
     Integer blockK;
 
-    @Option(names = "--tile-ops", split = ",", paramLabel = "OPS",
+    @Option(names = "--tile-ops", split = ",", hidden = true, paramLabel = "OPS",
         description = "Tile arithmetic to time side by side: vector, blas, blas-scalar, auto "
             + "(default: the JVM's choice, system property sparkattention.tileops).")
     List<String> tileOps;
@@ -69,9 +71,8 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--peer", split = ",", paramLabel = "PEER",
         description = "Also time a peer on the same shapes in this JVM, after the kernel at each length: ort "
             + "(ONNX Runtime's MultiHeadAttention, mha.onnx or mha_causal.onnx; needs --head-dim 64 and "
-            + "--batch-heads a multiple of 16); fma (the machine's fp32 FMA rate: independent vector FMAs on "
-            + "--threads threads of its own, the configuration's non-causal flops per repetition, timed round-robin "
-            + "with the others: the ceiling in the same seconds; mode \"fma\"; needs the Vector API). Not with --spark.")
+            + "--batch-heads a multiple of 16); fma (the machine's fp32 FMA rate in the same seconds, mode \"fma\"; "
+            + "needs the Vector API). Not with --spark.")
     List<String> peers = new ArrayList<>();
 
     @Override

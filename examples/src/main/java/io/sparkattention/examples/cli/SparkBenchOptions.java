@@ -50,7 +50,7 @@ final class SparkBenchOptions {
         description = "With --spark: the Spark master (default local[*]; e.g. spark://127.0.0.1:7077).")
     String master;
 
-    @Option(names = "--compare-kernel", description = {"With --spark and a local master: also time the raw kernel "
+    @Option(names = "--compare-kernel", hidden = true, description = {"With --spark and a local master: also time the raw kernel "
         + "on the same R·BH heads in this JVM, on as many threads as Spark's default parallelism (a local master's "
         + "cores), round-robin with the stage's repetitions (a kernel line follows each stage line). The stage's line "
         + "gets throughput_vs_kernel: the kernel's median time over the stage's."})

@@ -1,5 +1,8 @@
 package io.sparkattention.examples.scaling;
 
+import io.sparkattention.io.AtomicFiles;
+
+import javax.imageio.ImageIO;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Font;
@@ -106,7 +109,12 @@ public final class ScalingChart {
      * @throws IOException if it cannot be written
      */
     public void writePng(Path file) throws IOException {
-        PngFile.write(render(), file);
+        BufferedImage image = render();
+        AtomicFiles.write(file, out -> {
+            if (!ImageIO.write(image, "png", out)) {
+                throw new IOException("no PNG writer in this JVM");
+            }
+        });
     }
 
     /**

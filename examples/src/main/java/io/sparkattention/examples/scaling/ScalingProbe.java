@@ -2,12 +2,12 @@ package io.sparkattention.examples.scaling;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.sparkattention.examples.bench.HeapPools;
+import io.sparkattention.examples.bench.UniformInputs;
 import io.sparkattention.kernel.Blas;
 
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
-import java.lang.management.MemoryPoolMXBean;
-import java.lang.management.MemoryType;
 import java.util.Arrays;
 import java.util.SplittableRandom;
 
@@ -37,8 +37,8 @@ public final class ScalingProbe {
     static final int SETTLED_PASSES = 20;
     /**
      * And no compilation finished for this long: with the Java tiles (AVX-512's default) the
-     * allocation of C1's vector code can stay flat for 20 passes before C2 replaces it (a measured
-     * n = 1024 pass then allocated 21 MiB instead of 1.4).
+     * allocation of C1's vector code can stay flat for 20 passes before C2 replaces it, and a
+     * measured pass in C1's code allocates over ten times what the kernel itself does.
      */
     static final long QUIET_MILLIS = 500;
     /** Longest warm-up, whatever the allocations do. */
@@ -48,7 +48,7 @@ public final class ScalingProbe {
      * Sequence length of the warm-up problem: large enough to reach every code path, quick to run.
      * Four key tiles per query block at the kernel's 256×256 tiles, so each pass calls the softmax
      * update 16 times, with and without a rescale: at 256 (one tile, one call) its short per-group
-     * loops were still in C1's allocating code when the allocation already looked settled.
+     * loops can still be in C1's allocating code when the allocation already looks settled.
      */
     static final int WARMUP_N = 1024;
 
@@ -97,10 +97,10 @@ public final class ScalingProbe {
             warmUp(impl, d, warmupMillis);
             // The first query of the memory beans creates them (about 0.2 MiB of short-lived objects):
             // done here, before the GC, so that garbage does not inflate the baseline.
-            heapUsed();
-            peakHeap();
+            HeapPools.usedBytes();
+            HeapPools.peakBytes();
             System.gc();
-            long baseline = heapUsed();
+            long baseline = HeapPools.usedBytes();
             float[] q = random(n * d, 1), k = random(n * d, 2), v = random(n * d, 3);
 
             // (0) One untimed pass at this size: code paths that only this shape takes (edge strips,
@@ -110,14 +110,14 @@ public final class ScalingProbe {
             // (1) Memory of one pass, which is also the first timed pass.
             double[] ms = new double[repeat];
             System.gc();
-            resetPeaks();
+            HeapPools.resetPeaks();
             long allocatedBefore = allocatedBytes();
             long t0 = System.nanoTime();
             float[] out = impl.run(n, d, q, k, v);
             ms[0] = (System.nanoTime() - t0) / 1e6;
             long allocated = allocatedBytes() - allocatedBefore;
-            long peak = peakHeap() - baseline;
-            checkFinite(out);
+            long peak = HeapPools.peakBytes() - baseline;
+            UniformInputs.requireFinite(out, "attention");
             out = null;
 
             // (2) The other timed passes, each after a GC so none pays for another's garbage.
@@ -178,49 +178,7 @@ public final class ScalingProbe {
     }
 
     private static float[] random(int size, long seed) {
-        SplittableRandom random = new SplittableRandom(seed);
-        float[] x = new float[size];
-        for (int i = 0; i < size; i++) {
-            x[i] = (float) (random.nextDouble() * 2 - 1);
-        }
-        return x;
-    }
-
-    private static void checkFinite(float[] out) {
-        for (float x : out) {
-            if (!Float.isFinite(x)) {
-                throw new IllegalStateException("attention produced a non-finite output");
-            }
-        }
-    }
-
-    private static long heapUsed() {
-        long used = 0;
-        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
-            if (pool.getType() == MemoryType.HEAP) {
-                used += pool.getUsage().getUsed();
-            }
-        }
-        return used;
-    }
-
-    private static void resetPeaks() {
-        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
-            if (pool.getType() == MemoryType.HEAP) {
-                pool.resetPeakUsage();
-            }
-        }
-    }
-
-    /** Sum of the heap pools' peaks since the reset. */
-    private static long peakHeap() {
-        long peak = 0;
-        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
-            if (pool.getType() == MemoryType.HEAP) {
-                peak += pool.getPeakUsage().getUsed();
-            }
-        }
-        return peak;
+        return UniformInputs.uniform(size, new SplittableRandom(seed));
     }
 
     private static long allocatedBytes() {

@@ -26,8 +26,7 @@ class SettlingTest {
     }
 
     @Test
-    @DisplayName("with quiet compilers: settled times are not enough until the compiler threads were watched "
-        + "for half a second")
+    @DisplayName("with quiet compilers: settled times count only after half a second of watching the compilers")
     void quietCompilersNeedTheirWindow() throws InterruptedException {
         assumeTrue(CompilerClock.threadMillis() >= 0, "no per-thread CPU times in /proc here");
         KernelBenchmark.Settling settling = KernelBenchmark.Settling.withQuietCompilers();

@@ -41,8 +41,7 @@ class BenchCommandTest {
     }
 
     @Test
-    @DisplayName("--peer fma: the FMA rate as a contender after the kernel at each length, on the same "
-        + "configuration and threads, with the same work per repetition")
+    @DisplayName("--peer fma: a line after the kernel's at each length, with the same threads and work per repetition")
     void fmaPeerBesideTheKernel() throws Exception {
         CommandLineRun run = CommandLineRun.of("bench", "--seq-len", "256", "--head-dim", "32", "--batch-heads", "4",
             "--repeat", "3", "--threads", "2", "--peer", "fma");
@@ -103,6 +102,25 @@ class BenchCommandTest {
     }
 
     @Test
+    @DisplayName("--help shows the user's flags and hides the lab's, which BENCHMARKS.md documents")
+    void helpHidesLabFlags() {
+        CommandLineRun help = CommandLineRun.of("bench", "--help");
+        assertEquals(0, help.exitCode, help.err);
+        for (String flag : new String[] {"--seq-len", "--threads", "--peer", "--spark", "--rows", "--master"}) {
+            assertTrue(listsOption(help.out, flag), flag + " in\n" + help.out);
+        }
+        for (String flag : new String[] {"--tile-ops", "--block-q", "--block-k", "--compare-causal", "--compare-kernel"}) {
+            assertFalse(listsOption(help.out, flag), flag + " in\n" + help.out);
+        }
+        assertTrue(help.out.contains("BENCHMARKS.md"), help.out);
+    }
+
+    /** Whether a usage text has an option line for {@code flag} (picocli: indented, then "--flag" or "--flag=..."). */
+    private static boolean listsOption(String usage, String flag) {
+        return usage.lines().anyMatch(line -> line.matches("\\s+(-\\w, )?" + flag + "([=\\s].*)?"));
+    }
+
+    @Test
     @DisplayName("bad options end with exit code 2 and one line naming the option")
     void badOptions() {
         CommandLineRun run = CommandLineRun.of("bench", "--spark", "--rows", "0", "--seq-len", "64");
@@ -125,8 +143,7 @@ class BenchCommandTest {
     }
 
     @Test
-    @DisplayName("spark mode with --compare-kernel: the raw kernel on the same R·BH heads follows each stage line, "
-        + "which gives the throughput ratio")
+    @DisplayName("--compare-kernel: each stage line is followed by the kernel's on the same R·BH heads, with their ratio")
     void sparkBesideTheKernel() throws Exception {
         List<JsonNode> lines = sparkLines("2", "--repeat", "3", "--compare-kernel");
         assertEquals(2, lines.size(), lines.toString());

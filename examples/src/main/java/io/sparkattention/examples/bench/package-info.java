@@ -1,0 +1,24 @@
+/**
+ * The lab: the instruments behind {@code spark-attention bench} and BENCHMARKS.md, kept apart
+ * from the user's commands ({@code apply}, {@code sdpa}, {@code demo}, {@code heatmap},
+ * {@code scaling} in {@code io.sparkattention.examples.cli}).
+ *
+ * <ul>
+ *   <li>Contenders timed round-robin on the same data ({@link
+ *       io.sparkattention.examples.bench.Interleaved}): the kernel ({@link
+ *       io.sparkattention.examples.bench.KernelBenchmark}), ONNX Runtime's attention and its bundled
+ *       models ({@link io.sparkattention.examples.bench.OrtBenchmark}), the machine's FMA ceiling
+ *       ({@link io.sparkattention.examples.bench.FmaPeak}), and the Spark stage ({@link
+ *       io.sparkattention.examples.bench.SparkBenchmark}).</li>
+ *   <li>The settling logic: untimed runs until times settle and the JIT compilers are quiet
+ *       ({@link io.sparkattention.examples.bench.CompilerClock}).</li>
+ *   <li>Process and heap figures ({@link io.sparkattention.examples.bench.ProcessMemory}, {@link
+ *       io.sparkattention.examples.bench.HeapPools}, {@link
+ *       io.sparkattention.examples.bench.ExecutorPeakHeap}), also used by the scaling probe.</li>
+ * </ul>
+ *
+ * <p>The lab measures the library through its public API and never holds a copy of library
+ * code: a variant to compare is a change to the library, measured before and after. What the lab
+ * measures, on which machines, and the lab-only flags of {@code bench} are in BENCHMARKS.md.
+ */
+package io.sparkattention.examples.bench;
