@@ -47,6 +47,11 @@ final class BlockPolicy {
         return tiles.scratchFloats(headDim, valueDim);
     }
 
+    /** The resolved blocks' backward scratch bound ({@link AttentionSpec#backwardScratchFloats}). */
+    long backwardScratchFloats(int headDim, int valueDim) {
+        return tiles.backwardScratchFloats(headDim, valueDim);
+    }
+
     /**
      * Query rows per block for one call on {@code shape}: {@link #queryBlock}, or, when the spec
      * left it open, halved while the call would have fewer than {@link #MIN_UNITS} (head, query

@@ -45,6 +45,15 @@ final class Checks {
         }
     }
 
+    /** An output array must not be one of the call's other arrays: the pass reads them while it writes it. */
+    static void distinct(String what, float[] written, float[]... others) {
+        for (float[] other : others) {
+            if (written == other) {
+                throw new IllegalArgumentException(what + " is the same array as another argument of the call");
+            }
+        }
+    }
+
     static void length(String what, boolean[] a, int expected) {
         if (a.length != expected) {
             throw new IllegalArgumentException(what + " has " + a.length + " values, expected " + expected);

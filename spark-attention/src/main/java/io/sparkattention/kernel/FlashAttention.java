@@ -246,6 +246,131 @@ public final class FlashAttention implements Serializable {
         }
     }
 
+    /**
+     * Gradients of one sequence's attention (FlashAttention-2's backward pass, {@link BackwardPass}),
+     * from the forward pass's output and log-sum-exp: P is recomputed tile by tile over the same
+     * tiles as the forward (masked ones skipped), never materialised. Extra memory is one
+     * {@link Workspace} of at most {@link #backwardScratchFloats} floats, whatever L and S. A fully
+     * masked query row (lse = −∞) contributes nothing and gets dQ = 0, never NaN.
+     *
+     * @param shape L, S, H, Hkv, d, dv
+     * @param q     L×(H·d), as given to the forward
+     * @param k     S×(Hkv·d)
+     * @param v     S×(Hkv·dv)
+     * @param mask  the forward's mask
+     * @param out   L×(H·dv), the forward's output
+     * @param lse   H×L, the forward's log-sum-exp
+     * @param dOut  L×(H·dv), the gradient of the loss with respect to the output
+     * @param dq    L×(H·d), written
+     * @param dk    S×(Hkv·d), written: a grouped key/value head gets the sum over its query heads,
+     *              in head order
+     * @param dv    S×(Hkv·dv), written, summed like dk
+     * @param dBias as long as {@code mask.bias()}, written: L×S summed over heads (in head order) or
+     *              H×L×S per head; null to skip, and null when the mask has no bias
+     * @param ws    scratch, reused across calls of one thread
+     */
+    public void backward(AttentionShape shape, float[] q, float[] k, float[] v, RowMask mask,
+                         float[] out, float[] lse, float[] dOut,
+                         float[] dq, float[] dk, float[] dv, float[] dBias, Workspace ws) {
+        checkBackward(shape, q, k, v, mask, out, lse, dOut, dq, dk, dv, dBias);
+        Objects.requireNonNull(ws, "ws");
+        KeyBand band = zeroGradients(shape, mask, dk, dv, dBias);
+        ws.ensureBackward(Math.min(blocks.queryBlock(), shape.queryLength()), blocks.keyBlock(), shape.headDim(),
+            shape.valueDim());
+        for (int h = 0; h < shape.numHeads(); h++) {
+            backwardHead(shape, h, band, q, k, v, mask, out, lse, dOut, dq, dk, dv, dBias, ws);
+        }
+    }
+
+    /**
+     * The same as {@link #backward(AttentionShape, float[], float[], float[], RowMask, float[], float[], float[],
+     * float[], float[], float[], float[], Workspace)}, with one unit per key/value head spread over
+     * {@code pool}'s threads: a unit runs its query heads in head order and owns their dQ columns
+     * and its dK and dV columns (and their dBias planes when per head), so the result is bitwise
+     * identical to the sequential call whatever the thread count. A shared L×S dBias is one sum
+     * over all heads in head order: with it the units run one after another.
+     */
+    public void backward(AttentionShape shape, float[] q, float[] k, float[] v, RowMask mask,
+                         float[] out, float[] lse, float[] dOut,
+                         float[] dq, float[] dk, float[] dv, float[] dBias, ForkJoinPool pool) {
+        checkBackward(shape, q, k, v, mask, out, lse, dOut, dq, dk, dv, dBias);
+        Objects.requireNonNull(pool, "pool");
+        KeyBand band = zeroGradients(shape, mask, dk, dv, dBias);
+        int H = shape.numHeads();
+        boolean sharedBias = dBias != null && H > 1 && dBias.length != H * shape.queryLength() * shape.keyLength();
+        int units = sharedBias ? 1 : shape.numKvHeads();
+        int headsPerUnit = H / units;
+        ParallelUnits.run(pool, units,
+            ws -> ws.ensureBackward(Math.min(blocks.queryBlock(), shape.queryLength()), blocks.keyBlock(),
+                shape.headDim(), shape.valueDim()),
+            (unit, ws) -> {
+                for (int h = unit * headsPerUnit; h < (unit + 1) * headsPerUnit; h++) {
+                    backwardHead(shape, h, band, q, k, v, mask, out, lse, dOut, dq, dk, dv, dBias, ws);
+                }
+            });
+    }
+
+    /**
+     * Extra floats of one backward call's {@link Workspace}, whatever L and S: at most
+     * {@link AttentionSpec#backwardScratchFloats} of the blocks in use.
+     */
+    public long backwardScratchFloats(int headDim, int valueDim) {
+        return blocks.backwardScratchFloats(headDim, valueDim);
+    }
+
+    private static void checkBackward(AttentionShape shape, float[] q, float[] k, float[] v, RowMask mask,
+                                      float[] out, float[] lse, float[] dOut,
+                                      float[] dq, float[] dk, float[] dv, float[] dBias) {
+        Checks.inputs(shape, q, k, v, true, mask);
+        Checks.length("output", out, shape.outputSize());
+        Checks.lseLength(shape, lse);
+        Checks.length("output gradient", dOut, shape.outputSize());
+        Checks.length("query gradient", dq, shape.querySize());
+        Checks.length("key gradient", dk, shape.keySize());
+        Checks.length("value gradient", dv, shape.valueSize());
+        Checks.distinct("query gradient", dq, q, k, v, out, lse, dOut);
+        Checks.distinct("key gradient", dk, q, k, v, out, lse, dOut, dq);
+        Checks.distinct("value gradient", dv, q, k, v, out, lse, dOut, dq, dk);
+        if (dBias != null) {
+            if (mask.bias() == null) {
+                throw new IllegalArgumentException("bias gradient given, but the mask has no additive bias");
+            }
+            Checks.length("bias gradient", dBias, mask.bias().length);
+            Checks.distinct("bias gradient", dBias, q, k, v, out, lse, dOut, dq, dk, dv, mask.bias());
+        }
+    }
+
+    /** Zeroes what the heads add into, and answers the call's band. */
+    private KeyBand zeroGradients(AttentionShape shape, RowMask mask, float[] dk, float[] dv, float[] dBias) {
+        Arrays.fill(dk, 0f);
+        Arrays.fill(dv, 0f);
+        if (dBias != null) {
+            Arrays.fill(dBias, 0f);
+        }
+        return new KeyBand(spec, shape.queryLength(), shape.keyLength(), mask.validKeys());
+    }
+
+    /** Head {@code h}'s gradients: dQ columns written, dK/dV columns and dBias added into. */
+    private void backwardHead(AttentionShape shape, int h, KeyBand band, float[] q, float[] k, float[] v,
+                              RowMask mask, float[] out, float[] lse, float[] dOut,
+                              float[] dq, float[] dk, float[] dv, float[] dBias, Workspace ws) {
+        int L = shape.queryLength(), S = shape.keyLength(), H = shape.numHeads(), Hkv = shape.numKvHeads();
+        int d = shape.headDim(), dvh = shape.valueDim(), kv = shape.kvHeadOf(h);
+        BackwardPass pass = new BackwardPass(ops, ws, band, spec.scaleFor(d), d, dvh,
+            MatrixView.headColumns(q, 0, H, d, h),
+            MatrixView.headColumns(k, 0, Hkv, d, kv),
+            MatrixView.headColumns(v, 0, Hkv, dvh, kv),
+            MaskView.headPlane(mask.allowed(), h, L, S, 0),
+            MatrixView.headPlane(mask.bias(), h, L, S, 0),
+            MatrixView.headColumns(out, 0, H, dvh, h), lse, h * L,
+            MatrixView.headColumns(dOut, 0, H, dvh, h),
+            MatrixView.headColumns(dq, 0, H, d, h),
+            MatrixView.headColumns(dk, 0, Hkv, d, kv),
+            MatrixView.headColumns(dv, 0, Hkv, dvh, kv),
+            MatrixView.headPlane(dBias, h, L, S, 0));
+        TileWalk.run(ops, band, blocks.queryBlock(), blocks.keyBlock(), L, S, 0, 0, pass);
+    }
+
     /** A kernel travels as its spec ({@link SerializedKernel}). */
     private Object writeReplace() {
         return new SerializedKernel(spec);

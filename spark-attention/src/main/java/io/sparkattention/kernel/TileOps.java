@@ -115,6 +115,16 @@ public abstract class TileOps {
     abstract void accumulate(int w, int nk, int dv, float[] p, int lds, float[] v, int vOff, int ldv, float[] acc,
                              int accOff, int ldacc);
 
+    /**
+     * Accumulates a key-major strip's transpose times a block of query rows, the backward pass's
+     * key-side products ({@code dV += Pᵀ·dO}, {@code dK += scale·dSᵀ·Q}):
+     * {@code c[cOff + i·ldc + t] += alpha·Σ_{r<w} p[i·lds + r]·b[bOff + r·ldb + t]} for key
+     * {@code i < nk} and column {@code t < n}. Shapes: p nk×w key-major (the strip layout,
+     * {@code lds = scoreStride(w)}), b w×n row-major, c nk×n row-major.
+     */
+    abstract void accumulateKeys(int w, int nk, int n, float alpha, float[] p, int lds, float[] b, int bOff, int ldb,
+                                 float[] c, int cOff, int ldc);
+
     /** The softmax passes that go with these products. */
     final OnlineSoftmax softmax() {
         return softmax;

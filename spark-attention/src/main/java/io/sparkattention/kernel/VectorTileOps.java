@@ -146,6 +146,13 @@ final class VectorTileOps extends TileOps {
         }
     }
 
+    /** See {@link VectorKeyProducts}. */
+    @Override
+    void accumulateKeys(int w, int nk, int n, float alpha, float[] p, int lds, float[] b, int bOff, int ldb,
+                        float[] c, int cOff, int ldc) {
+        VectorKeyProducts.accumulateKeys(w, nk, n, alpha, p, lds, b, bOff, ldb, c, cOff, ldc);
+    }
+
     @Override
     public String name() {
         return "vector:" + SPECIES.vectorBitSize() + "-bit+" + softmax().name();

@@ -4,8 +4,10 @@ package io.sparkattention.kernel;
  * Scratch memory of one kernel call: the Bq×Bk score tile (keys {@link #scoreStride} apart), the running max, sum and rescale factor
  * (Bq each), the unnormalised Bq×dv output accumulator, the packed Bq×d query block (in the tile
  * implementation's layout) and, for implementations that want them, contiguous copies of one key tile (Bk rows of
- * {@link #keyRow} floats) and value tile (Bk×dv). This is all the extra memory the kernel uses, and
- * it does not depend on L or S. Not thread-safe: one per thread; reusing it across calls avoids
+ * {@link #keyRow} floats) and value tile (Bk×dv). A backward call adds a second score tile (dP),
+ * the packed Bq×dv block of dO and the Bq×d dQ accumulator, and reuses the running max and sum as
+ * the block's log-sum-exp shift and its D = rowsum(dO∘O). This is all the extra memory the kernel
+ * uses, and it does not depend on L or S. Not thread-safe: one per thread; reusing it across calls avoids
  * garbage in tight loops.
  */
 public final class Workspace {
@@ -28,6 +30,10 @@ public final class Workspace {
     float[] queries = new float[0];
     float[] keys = new float[0];
     float[] values = new float[0];
+    /** Backward pass only: the dP tile (as {@link #scores}), the packed dO block (Bq×dv), the dQ accumulator (Bq×d). */
+    float[] gradScores = new float[0];
+    float[] gradOut = new float[0];
+    float[] gradQuery = new float[0];
 
     /** Grows the buffers to fit {@code spec}'s blocks (both set), head dimension d and value dimension dv. */
     void ensure(AttentionSpec spec, int d, int dv) {
@@ -63,6 +69,28 @@ public final class Workspace {
     }
 
     /**
+     * Grows the buffers to fit a backward call's blocks ({@link AttentionSpec#backwardScratchFloats}):
+     * the forward's, a value tile with rows {@link #keyRow}{@code (dv)} apart, and the backward-only
+     * buffers.
+     */
+    void ensureBackward(int bq, int bk, int d, int dv) {
+        ensure(bq, bk, d, dv);
+        if (values.length < bk * keyRow(dv)) {
+            values = new float[bk * keyRow(dv)];
+        }
+        int tile = scoreStride(bq) * bk;
+        if (gradScores.length < tile) {
+            gradScores = new float[tile];
+        }
+        if (gradOut.length < bq * dv) {
+            gradOut = new float[bq * dv];
+        }
+        if (gradQuery.length < bq * d) {
+            gradQuery = new float[bq * d];
+        }
+    }
+
+    /**
      * Distance between two keys' rows in the packed key tile: {@code d}, padded up to
      * {@link #KEY_ROW} when shorter, because the Vector score kernel is fastest when the rows are
      * exactly that far apart.
@@ -94,6 +122,6 @@ public final class Workspace {
     /** Floats held right now (for memory accounting in benchmarks and tests). */
     public long floats() {
         return (long) scores.length + rowMax.length + rowSum.length + rowScale.length + acc.length + queries.length
-            + keys.length + values.length;
+            + keys.length + values.length + gradScores.length + gradOut.length + gradQuery.length;
     }
 }

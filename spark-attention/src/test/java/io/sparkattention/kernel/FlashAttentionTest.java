@@ -31,9 +31,13 @@ class FlashAttentionTest {
         final AttentionShape shape;
         final RowMask mask;
         final float[] q, k, v;
+        /** True when Q and K were drawn 8 times as large as usual (nearly one-hot rows). */
+        final boolean largeLogits;
 
-        Case(String label, AttentionSpec spec, AttentionShape shape, RowMask mask, float[] q, float[] k, float[] v) {
+        Case(String label, AttentionSpec spec, AttentionShape shape, RowMask mask, float[] q, float[] k, float[] v,
+             boolean largeLogits) {
             this.label = label;
+            this.largeLogits = largeLogits;
             this.spec = spec;
             this.shape = shape;
             this.mask = mask;
@@ -88,7 +92,7 @@ class FlashAttentionTest {
             return new Case("seed " + seed + ": " + shape + ", " + spec + ", keyLength=" + mask.validKeys()
                 + ", boolMask=" + (mask.allowed() != null) + ", bias=" + (mask.bias() != null) + ", x" + inputScale,
                 spec, shape, mask, rnd.normal(shape.querySize(), inputScale), rnd.normal(shape.keySize(), inputScale),
-                rnd.normal(shape.valueSize(), 1.0));
+                rnd.normal(shape.valueSize(), 1.0), inputScale > 1);
         }
     }
 
@@ -570,6 +574,12 @@ class FlashAttentionTest {
         void accumulate(int w, int nk, int dv, float[] p, int lds, float[] v, int vOff, int ldv, float[] acc,
                         int accOff, int ldacc) {
             inner.accumulate(w, nk, dv, p, lds, v, vOff, ldv, acc, accOff, ldacc);
+        }
+
+        @Override
+        void accumulateKeys(int w, int nk, int n, float alpha, float[] p, int lds, float[] b, int bOff, int ldb,
+                            float[] c, int cOff, int ldc) {
+            inner.accumulateKeys(w, nk, n, alpha, p, lds, b, bOff, ldb, c, cOff, ldc);
         }
 
         @Override
