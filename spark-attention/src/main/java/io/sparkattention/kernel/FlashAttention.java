@@ -116,7 +116,7 @@ public final class FlashAttention implements Serializable {
      */
     public void forward(AttentionShape shape, float[] q, float[] k, float[] v, RowMask mask,
                         float[] out, float[] lse, Workspace ws) {
-        Checks.inputs(shape, q, k, v, true, mask);
+        Checks.inputs(shape, q, k, v, mask);
         Checks.forwardOutputs(shape, out, lse);
         KeyBand band = new KeyBand(spec, shape.queryLength(), shape.keyLength(), mask.validKeys());
         int Bq = queryBlockFor(shape);
@@ -135,7 +135,7 @@ public final class FlashAttention implements Serializable {
      */
     public void forward(AttentionShape shape, float[] q, float[] k, float[] v, RowMask mask,
                         float[] out, float[] lse, ForkJoinPool pool) {
-        Checks.inputs(shape, q, k, v, true, mask);
+        Checks.inputs(shape, q, k, v, mask);
         Checks.forwardOutputs(shape, out, lse);
         Objects.requireNonNull(pool, "pool");
         int L = shape.queryLength(), H = shape.numHeads(), Bq = queryBlockFor(shape);
@@ -221,7 +221,7 @@ public final class FlashAttention implements Serializable {
      */
     public void weights(AttentionShape shape, float[] q, float[] k, RowMask mask, float[] lse,
                         boolean perHead, float[] weights, Workspace ws) {
-        Checks.inputs(shape, q, k, null, false, mask);
+        Checks.scores(shape, q, k, mask);
         Checks.lseLength(shape, lse);
         int L = shape.queryLength(), S = shape.keyLength(), H = shape.numHeads(), Hkv = shape.numKvHeads();
         int d = shape.headDim();
@@ -321,7 +321,7 @@ public final class FlashAttention implements Serializable {
     private static void checkBackward(AttentionShape shape, float[] q, float[] k, float[] v, RowMask mask,
                                       float[] out, float[] lse, float[] dOut,
                                       float[] dq, float[] dk, float[] dv, float[] dBias) {
-        Checks.inputs(shape, q, k, v, true, mask);
+        Checks.inputs(shape, q, k, v, mask);
         Checks.length("output", out, shape.outputSize());
         Checks.lseLength(shape, lse);
         Checks.length("output gradient", dOut, shape.outputSize());
