@@ -15,16 +15,20 @@ import java.util.concurrent.ForkJoinPool;
  * {@code m}, a running sum {@code ℓ} and an unnormalised accumulator {@code O} that is rescaled by
  * {@code exp(m_old − m_new)} whenever the max grows (the online softmax). At the end
  * {@code O /= ℓ} and the log-sum-exp {@code m + log ℓ} is kept. Key blocks outside the causal /
- * window / padding band are never visited, so causal attention does about half the work.
+ * window / padding band are never visited, so causal attention does about half the work. The
+ * attention weights and the gradients ({@link #backward}) are recomputed from that log-sum-exp
+ * over the same tiles.
  *
- * <p>Extra memory is one {@link Workspace}: {@link #scratchFloats} floats, whatever L and S.
+ * <p>Extra memory is one {@link Workspace}: {@link #scratchFloats} floats ({@link #backwardScratchFloats}
+ * for the backward pass), whatever L and S.
  * A query row that can see no key gets output 0 and log-sum-exp −∞ (never NaN), as PyTorch ≥ 2.5,
  * FlashAttention and ONNX do. NaN or ±∞ in the inputs propagate to the rows they touch.
  *
  * <p>The public methods check every argument ({@link Checks}); the passes behind them do not.
  * Where things are: the blocks a call cuts in {@link BlockPolicy}, the tile iteration in
- * {@link TileWalk}, the passes in {@link ForwardPass} and {@link WeightsPass}, the masks in
- * {@link Masking}, the parallel scheduler in {@link ParallelUnits}.
+ * {@link TileWalk}, the passes in {@link ForwardPass}, {@link WeightsPass} and
+ * {@link BackwardPass}, the masks in {@link Masking}, the parallel scheduler in
+ * {@link ParallelUnits}.
  */
 public final class FlashAttention implements Serializable {
 
