@@ -90,7 +90,7 @@ class ClassifierFixturesTest {
         }
     }
 
-    /** ‖got − ref‖ / ‖ref‖ ≤ tolerance. */
+    /** ‖got − ref‖ / ‖ref‖ ≤ tolerance; ‖got‖ ≤ tolerance where the reference is exactly 0. */
     static void assertRelative(String what, double[] ref, double[] got, double tolerance) {
         assertEquals(ref.length, got.length, what + ": length");
         double diff = 0, norm = 0;
@@ -98,7 +98,7 @@ class ClassifierFixturesTest {
             diff += (got[i] - ref[i]) * (got[i] - ref[i]);
             norm += ref[i] * ref[i];
         }
-        double relative = Math.sqrt(diff / norm);
+        double relative = Math.sqrt(norm == 0 ? diff : diff / norm);
         assertTrue(relative <= tolerance, String.format("%s: relative error %.3g > %.1g (ref %s, got %s)", what,
             relative, tolerance, Arrays.toString(Arrays.copyOf(ref, Math.min(6, ref.length))),
             Arrays.toString(Arrays.copyOf(got, Math.min(6, got.length)))));
