@@ -1,5 +1,7 @@
 package io.sparkattention.nn;
 
+import io.sparkattention.kernel.RowMask;
+import io.sparkattention.kernel.Workspace;
 import io.sparkattention.testing.RandomTensors;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -79,6 +81,33 @@ class AttentionClassifierNetworkTest {
         assertArrayEquals(Arrays.copyOfRange(theta, inB + E, inB + 2 * E), w.kBias());
         assertArrayEquals(net.parameter("attention.out_proj.bias").slice(theta), w.outBias());
         assertEquals(2, w.numHeads());
+    }
+
+    @Test
+    @DisplayName("the attention part, as a MultiHeadAttentionLayer, gives the classifier's logits through pooling and the head")
+    void attentionWeightsDriveTheInferenceLayer() {
+        AttentionClassifierNetwork causal = new AttentionClassifierNetwork(E, 2, K, true, true, Pooling.MEAN);
+        RandomTensors random = new RandomTensors(13);
+        float[] theta = random.normal(causal.parameterCount(), 0.3f);
+        int n = 5;
+        float[] x = random.normal(n * E, 1);
+        MultiHeadAttentionLayer layer = new MultiHeadAttentionLayer(causal.attentionWeights(theta), causal.kernel());
+        float[] a = layer.forward(x, x, x, RowMask.NONE, WeightsMode.NONE, new Workspace()).values();
+        double[] expected = new double[K];
+        int clsW = causal.parameter("classifier.weight").offset(), clsB = causal.parameter("classifier.bias").offset();
+        for (int c = 0; c < K; c++) {
+            expected[c] = theta[clsB + c];
+            for (int i = 0; i < E; i++) {
+                double pooled = 0;
+                for (int t = 0; t < n; t++) {
+                    pooled += (x[t * E + i] + a[t * E + i]) / n;
+                }
+                expected[c] += theta[clsW + c * E + i] * pooled;
+            }
+        }
+        float[] logits = new float[K];
+        causal.bind(theta).logits(x, n, logits);
+        ClassifierFixturesTest.assertRelative("logits", expected, ClassifierFixturesTest.toDouble(logits), 1e-6);
     }
 
     @Test
