@@ -305,36 +305,6 @@ public final class FlashAttention implements Serializable {
         }
     }
 
-    /**
-     * Gradients of one sequence's attention from the forward's output and log-sum-exp.
-     *
-     * @param out   L×(H·dv) and {@code lse} H×L, from {@link #forward}
-     * @param dOut  L×(H·dv), the gradient of the output
-     * @param dq    L×(H·d), overwritten
-     * @param dk    S×(Hkv·d), overwritten (grouped heads summed into their key/value head)
-     * @param dv    S×(Hkv·dv), overwritten
-     * @param dBias the bias's shape, overwritten; null when the mask has no bias
-     * @param ws    scratch of the calling thread
-     */
-    public void backward(AttentionShape shape, float[] q, float[] k, float[] v, RowMask mask,
-                         float[] out, float[] lse, float[] dOut,
-                         float[] dq, float[] dk, float[] dv, float[] dBias, Workspace ws) {
-        checkInputs(shape, q, k, v, mask);
-        checkLength("output", out, shape.outputSize());
-        checkLength("log-sum-exp", lse, shape.numHeads() * shape.queryLength());
-        checkLength("output gradient", dOut, shape.outputSize());
-        checkLength("query gradient", dq, shape.querySize());
-        checkLength("key gradient", dk, shape.keySize());
-        checkLength("value gradient", dv, shape.valueSize());
-        if ((dBias == null) != (mask.bias() == null)) {
-            throw new IllegalArgumentException("bias gradient must be given exactly when the mask has a bias");
-        }
-        if (dBias != null) {
-            checkLength("bias gradient", dBias, mask.bias().length);
-        }
-        NaiveBackward.run(spec, shape, q, k, v, mask, out, lse, dOut, dq, dk, dv, dBias);
-    }
-
     // ---------------------------------------------------------------------------------------
     // Tile loops. No argument checks below this line: the entry points above did them.
     // ---------------------------------------------------------------------------------------
