@@ -46,6 +46,7 @@ class AttentionClassifierNetworkTest {
         assertEquals(4 * E * E + 4 * E + K * E + K, net.parameterCount());
         assertEquals(offset, net.parameterCount());
         assertThrows(IllegalArgumentException.class, () -> net.parameter("attention.q_proj_weight"));
+        assertMessage("ends before classifier.bias", () -> net.parameter("classifier.bias").slice(new float[10]));
     }
 
     @Test
