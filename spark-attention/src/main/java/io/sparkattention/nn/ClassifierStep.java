@@ -74,11 +74,11 @@ public final class ClassifierStep {
             throw new IllegalArgumentException("gradient has " + grad.length + " values, expected "
                 + rowGrad.length);
         }
+        if (weight == 0) {
+            return 0;  // the row adds nothing: skip its work
+        }
         forward(x, length);
         double loss = SoftmaxCrossEntropy.lossAndGradient(logits, logits.length, label, weight, dLogits);
-        if (weight == 0) {
-            return 0;
-        }
         backward(x, length);
         for (int i = 0; i < grad.length; i++) {
             grad[i] += rowGrad[i];

@@ -47,8 +47,16 @@ public final class ParameterTensor implements Serializable {
         return size;
     }
 
-    /** This tensor's values, copied out of a flat parameter vector. */
+    /**
+     * This tensor's values, copied out of a flat parameter vector.
+     *
+     * @throws IllegalArgumentException when the vector ends before this tensor does
+     */
     public float[] slice(float[] parameters) {
+        if (parameters.length < offset + size) {
+            throw new IllegalArgumentException("parameter vector of " + parameters.length + " values ends before "
+                + name + " (values [" + offset + ", " + (offset + size) + "))");
+        }
         return Arrays.copyOfRange(parameters, offset, offset + size);
     }
 
