@@ -44,7 +44,7 @@ class ClassifierExecutorLossIT {
     private static final int EMBED = 16;
     private static final int HEADS = 2;
     private static final int CLASSES = 3;
-    private static final int MAX_ITER = 8;
+    private static final int MAX_ITER = 6;
     private static final long DATA_SEED = 29;
     private static final long FIT_SEED = 17;
     private static final double MINI_BATCH = 0.6;

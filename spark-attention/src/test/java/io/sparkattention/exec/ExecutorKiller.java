@@ -39,6 +39,8 @@ final class ExecutorKiller extends SparkListener {
     private volatile boolean atJob;
     /** Jobs still to start before the target job; negative once it started. */
     private volatile int jobsBeforeTarget;
+    /** When {@link #armAtJob} was called: earlier jobs whose start events arrive late are not counted. */
+    private volatile long armedAtMillis;
     private volatile String targetJobName;
     private volatile String killedExecutor;
     private volatile long killedPid = -1;
@@ -61,7 +63,8 @@ final class ExecutorKiller extends SparkListener {
 
     /**
      * Kill at the first task start of the job that starts after {@code jobsToSkip} other jobs
-     * (0: the next job).
+     * (0: the next job). Jobs count from this call on (by their start time, as the listener bus
+     * may deliver an earlier job's start event late).
      */
     void armAtJob(int jobsToSkip) {
         if (jobsToSkip < 0) {
@@ -69,6 +72,7 @@ final class ExecutorKiller extends SparkListener {
         }
         targetJobStages.clear();
         jobsBeforeTarget = jobsToSkip;
+        armedAtMillis = System.currentTimeMillis();
         atJob = true;
         armed = true;
     }
@@ -109,7 +113,7 @@ final class ExecutorKiller extends SparkListener {
 
     @Override
     public void onJobStart(SparkListenerJobStart event) {
-        if (!armed || !atJob || jobsBeforeTarget < 0) {
+        if (!armed || !atJob || jobsBeforeTarget < 0 || event.time() < armedAtMillis) {
             return;
         }
         if (jobsBeforeTarget-- == 0) {
