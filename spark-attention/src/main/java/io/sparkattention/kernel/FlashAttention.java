@@ -20,7 +20,8 @@ import java.util.concurrent.ForkJoinPool;
  * over the same tiles.
  *
  * <p>Extra memory is one {@link Workspace}: {@link #scratchFloats} floats ({@link #backwardScratchFloats}
- * for the backward pass), whatever L and S.
+ * for the backward pass), whatever L and S; the parallel backward call adds the partial dQ of its
+ * key chunks, never L·S ({@link #backwardPartialFloats}).
  * A query row that can see no key gets output 0 and log-sum-exp −∞ (never NaN), as PyTorch ≥ 2.5,
  * FlashAttention and ONNX do. NaN or ±∞ in the inputs propagate to the rows they touch.
  *

@@ -8,8 +8,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The parallel scheduler of the kernel's pool variants: units of work handed out one at a time,
  * in a fixed order, to at most {@code pool.getParallelism()} workers, each with its own
- * {@link Workspace}. Units write disjoint parts of the outputs and each unit's arithmetic does not
- * depend on the thread that runs it, so a parallel call gives the bits of the sequential one.
+ * {@link Workspace}. Units write disjoint parts of the outputs (or buffers the caller combines in a
+ * fixed order afterwards, {@link BackwardUnits}) and each unit's arithmetic does not depend on the
+ * thread that runs it, so a parallel call gives the bits of the sequential one.
  *
  * <p>Balance: callers order the units largest first (a query block's cost is the number of keys
  * it can see, so causal blocks near the end of the sequence go first); the cheap units at the end
