@@ -147,7 +147,8 @@ public final class AttentionSpec implements Serializable {
     }
 
     /**
-     * Extra floats one backward call needs besides its inputs and outputs, whatever L and S:
+     * Extra floats of one backward call's workspace (one per thread of a parallel call, which also
+     * holds the partial dQ of its key chunks, {@link FlashAttention#backwardPartialFloats}), whatever L and S:
      * {@code 2·Bq'·Bk + 3·Bq + 3·Bq·dv + 3·Bq·d + Bk·(max(d, 64) + max(dv, 64))} (the forward's
      * scratch plus a second score tile for dP, the packed dO block, the dQ accumulator and row
      * copies of the Q and dO blocks; the value tile's rows are padded like the key tile's, as

@@ -8,8 +8,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The parallel scheduler of the kernel's pool variants: units of work handed out one at a time,
  * in a fixed order, to at most {@code pool.getParallelism()} workers, each with its own
- * {@link Workspace}. Units write disjoint parts of the outputs and each unit's arithmetic does not
- * depend on the thread that runs it, so a parallel call gives the bits of the sequential one.
+ * {@link Workspace}. Units write disjoint parts of the outputs (or buffers the caller combines in a
+ * fixed order afterwards, {@link BackwardUnits}) and each unit's arithmetic does not depend on the
+ * thread that runs it, so a parallel call gives the bits of the sequential one.
  *
  * <p>Balance: callers order the units largest first (a query block's cost is the number of keys
  * it can see, so causal blocks near the end of the sequence go first); the cheap units at the end
@@ -62,12 +63,19 @@ final class ParallelUnits {
      */
     static int[] blocksLargestFirst(KeyBand band, int L, int S, int Bq) {
         int blocks = (L + Bq - 1) / Bq;
-        Integer[] order = new Integer[blocks];
         long[] cost = new long[blocks];
         for (int b = 0; b < blocks; b++) {
-            order[b] = b;
             long first = (long) b * Bq, last = Math.min(L, first + Bq) - 1;
             cost[b] = Math.max(0, Math.min(S, band.hi(last) + 1) - Math.max(0, band.lo(first)));
+        }
+        return largestFirst(cost);
+    }
+
+    /** The indices of {@code cost} by decreasing cost (ties in index order). */
+    static int[] largestFirst(long[] cost) {
+        Integer[] order = new Integer[cost.length];
+        for (int i = 0; i < cost.length; i++) {
+            order[i] = i;
         }
         Arrays.sort(order, (x, y) -> Long.compare(cost[y], cost[x]));
         return Arrays.stream(order).mapToInt(Integer::intValue).toArray();

@@ -7,7 +7,8 @@ package io.sparkattention.kernel;
  * {@link #keyRow} floats) and value tile (Bk×dv). A backward call adds a second score tile (dP),
  * the packed Bq×dv block of dO, the Bq×d dQ accumulator and row copies of the Q and dO blocks,
  * and reuses the running max and sum as the block's log-sum-exp shift and its D = rowsum(dO∘O). This is all the extra memory the kernel
- * uses, and it does not depend on L or S. Not thread-safe: one per thread; reusing it across calls avoids
+ * uses (besides the partial dQ of a parallel backward call's key chunks,
+ * {@link FlashAttention#backwardPartialFloats}), and it does not depend on L or S. Not thread-safe: one per thread; reusing it across calls avoids
  * garbage in tight loops.
  */
 public final class Workspace {

@@ -132,6 +132,66 @@ class FlashAttentionBackwardTest {
         }
     }
 
+    static Stream<Arguments> keyChunkCases() {
+        List<Arguments> args = new ArrayList<>();
+        for (TileOps ops : TileOpsImplementations.all()) {
+            IntStream.range(0, 4).forEach(which -> args.add(Arguments.of(ops, which)));
+        }
+        return args.stream();
+    }
+
+    @ParameterizedTest(name = "{0} case {1}")
+    @MethodSource("keyChunkCases")
+    @DisplayName("with the keys split into chunks (lengths not multiples of a chunk, L ≠ S, L = 1, grouped heads) the "
+        + "gradients match the float64 reference, and the parallel call gives the sequential call's bits")
+    void keyChunksMatchReference(TileOps ops, int which) {
+        RandomTensors rnd = new RandomTensors(100 + which);
+        AttentionSpec spec = AttentionSpec.defaults();
+        AttentionShape shape;
+        RowMask mask;
+        switch (which) {
+            case 0 -> {  // 2 chunks of 550; causal bottom-right, padding, a boolean mask, a bias per head
+                shape = new AttentionShape(300, 1100, 2, 1, 8, 5);
+                spec = spec.withCausal(true).withAlignment(CausalAlignment.BOTTOM_RIGHT).withBlocks(32, 40);
+                mask = RowMask.keyLength(1050).withAllowed(rnd.bernoulli(300 * 1100, 0.8))
+                    .withBias(rnd.normal(2 * 300 * 1100, 1));
+            }
+            case 1 -> {  // 2 chunks of 515; causal top-left with a window, a bias, automatic blocks
+                shape = new AttentionShape(1100, 1030, 1, 1, 16, 16);
+                spec = spec.withCausal(true).withWindow(200, AttentionSpec.UNBOUNDED);
+                mask = RowMask.NONE.withBias(rnd.normal(1100 * 1030, 1));
+            }
+            case 2 -> {  // 3 chunks of 682 or 683 per key/value head, one query
+                shape = new AttentionShape(1, 2048, 3, 3, 64, 64);
+                mask = RowMask.NONE;
+            }
+            default -> {  // 3 chunks of 512 or 513; 4 heads over 1 and a bias shared by them, padding
+                shape = new AttentionShape(513, 1537, 4, 1, 16, 8);
+                spec = spec.withBlocks(64, 64);
+                mask = RowMask.keyLength(1400).withBias(rnd.normal(513 * 1537, 1));
+            }
+        }
+        FlashAttention kernel = new FlashAttention(spec, ops);
+        assertTrue(kernel.backwardPartialFloats(shape) > 0, "keys split");
+        float[] q = rnd.normal(shape.querySize(), 1), k = rnd.normal(shape.keySize(), 1);
+        float[] v = rnd.normal(shape.valueSize(), 1), dOut = rnd.normal(shape.outputSize(), 1);
+        Grads g = new Grads(kernel, shape, q, k, v, mask, dOut, true, null);
+        ForkJoinPool pool = new ForkJoinPool(3);
+        try {
+            assertBitwiseEqual(g, new Grads(kernel, shape, q, k, v, mask, dOut, true, pool), 3);
+        } finally {
+            pool.shutdown();
+        }
+        NaiveAttentionGrad.Gradients ref = new NaiveAttentionGrad(spec, shape, mask)
+            .backward(widen(q), widen(k), widen(v), widen(mask.bias()), widen(dOut));
+        assertClose("dQ", ref.query, g.dq);
+        assertClose("dK", ref.key, g.dk);
+        assertClose("dV", ref.value, g.dv);
+        if (ref.bias != null) {
+            assertClose("dBias", ref.bias, g.dBias);
+        }
+    }
+
     /**
      * ‖got − ref‖ ≤ 1e-5·‖terms‖: relative to the size of the terms summed rather than to their
      * sum, which cancels to almost nothing where large logits make a row nearly one-hot (there no
@@ -226,44 +286,56 @@ class FlashAttentionBackwardTest {
         List<Arguments> args = new ArrayList<>();
         for (TileOps ops : TileOpsImplementations.all()) {
             for (String bias : new String[] {"none", "per head", "shared"}) {
-                args.add(Arguments.of(ops, bias));
+                // 6 heads over 3 key/value heads: a unit per key/value head; 1 and 2 heads: key chunks
+                for (int[] heads : new int[][] {{6, 3}, {1, 1}, {2, 1}}) {
+                    args.add(Arguments.of(ops, bias, heads[0], heads[1]));
+                }
             }
         }
         return args.stream();
     }
 
-    @ParameterizedTest(name = "{0} bias {1}")
+    @ParameterizedTest(name = "{0} bias {1}, {2} heads over {3}")
     @MethodSource("parallelCases")
-    @DisplayName("the parallel backward is bitwise equal to the sequential one on 1, 2 and 3 threads")
-    void parallelEqualsSequential(TileOps ops, String biasKind) {
+    @DisplayName("the parallel backward is bitwise equal to the sequential one on 1 to 4 threads, with its units per "
+        + "key/value head or per key chunk, under causal bottom-right, window, padding and bias")
+    void parallelEqualsSequential(TileOps ops, String biasKind, int heads, int kvHeads) {
         RandomTensors rnd = new RandomTensors(13);
-        AttentionShape shape = new AttentionShape(97, 130, 6, 3, 16, 8);
+        boolean split = heads < 6;
+        // split: 4 chunks of 512 keys, each seen by a different run of queries (a window of 600 keys)
+        int L = split ? 1100 : 97, S = split ? 2048 : 130;
+        AttentionShape shape = new AttentionShape(L, S, heads, kvHeads, split ? 8 : 16, split ? 4 : 8);
         AttentionSpec spec = AttentionSpec.defaults().withCausal(true).withAlignment(CausalAlignment.BOTTOM_RIGHT)
-            .withBlocks(32, 24);
-        RowMask mask = RowMask.keyLength(120);
-        int plane = 97 * 130;
+            .withWindow(600, AttentionSpec.UNBOUNDED).withBlocks(32, 24);
+        RowMask mask = RowMask.keyLength(S - 37);
         if (!"none".equals(biasKind)) {
-            mask = mask.withBias(rnd.normal("shared".equals(biasKind) ? plane : 6 * plane, 1));
+            mask = mask.withBias(rnd.normal("shared".equals(biasKind) ? L * S : heads * L * S, 1));
         }
         float[] q = rnd.normal(shape.querySize(), 1), k = rnd.normal(shape.keySize(), 1);
         float[] v = rnd.normal(shape.valueSize(), 1), dOut = rnd.normal(shape.outputSize(), 1);
         FlashAttention kernel = new FlashAttention(spec, ops);
+        assertEquals(split, kernel.backwardPartialFloats(shape) > 0, "keys split");
         Grads sequential = new Grads(kernel, shape, q, k, v, mask, dOut, true, null);
-        for (int threads = 1; threads <= 3; threads++) {
+        for (int threads = 1; threads <= 4; threads++) {
             ForkJoinPool pool = new ForkJoinPool(threads);
             try {
-                Grads parallel = new Grads(kernel, shape, q, k, v, mask, dOut, true, pool);
-                assertTrue(Arrays.equals(sequential.dq, parallel.dq), "dQ, threads " + threads);
-                assertTrue(Arrays.equals(sequential.dk, parallel.dk), "dK, threads " + threads);
-                assertTrue(Arrays.equals(sequential.dv, parallel.dv), "dV, threads " + threads);
-                assertTrue(Arrays.equals(sequential.dBias, parallel.dBias), "dBias, threads " + threads);
+                assertBitwiseEqual(sequential, new Grads(kernel, shape, q, k, v, mask, dOut, true, pool), threads);
             } finally {
                 pool.shutdown();
             }
         }
-        NaiveAttentionGrad.Gradients ref = new NaiveAttentionGrad(spec, shape, mask)
-            .backward(widen(q), widen(k), widen(v), widen(mask.bias()), widen(dOut));
-        assertClose("dK", ref.key, sequential.dk);
+        if (!split) {  // keyChunksMatchReference holds split keys to the reference
+            NaiveAttentionGrad.Gradients ref = new NaiveAttentionGrad(spec, shape, mask)
+                .backward(widen(q), widen(k), widen(v), widen(mask.bias()), widen(dOut));
+            assertClose("dK", ref.key, sequential.dk);
+        }
+    }
+
+    private static void assertBitwiseEqual(Grads sequential, Grads parallel, int threads) {
+        assertTrue(Arrays.equals(sequential.dq, parallel.dq), "dQ, threads " + threads);
+        assertTrue(Arrays.equals(sequential.dk, parallel.dk), "dK, threads " + threads);
+        assertTrue(Arrays.equals(sequential.dv, parallel.dv), "dV, threads " + threads);
+        assertTrue(Arrays.equals(sequential.dBias, parallel.dBias), "dBias, threads " + threads);
     }
 
     @Test
