@@ -8,6 +8,8 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 
 import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
@@ -49,7 +51,7 @@ final class AttentionRun {
         OutputGuard guard = OutputGuard.of("--output", options.output, options.outputKind())
             .overwrite(options.overwrite).input("--input", options.input);
         otherInputs.forEach(guard::input);
-        java.nio.file.Path local = guard.check();
+        Path local = guard.check();
         otherInputs.forEach(AttentionRun::checkFileExists);
         boolean json = InputFiles.inspect(options.input);
         QuietLogs quiet = QuietLogs.unless(options.verbose);
@@ -87,7 +89,7 @@ final class AttentionRun {
         if (OutputGuard.isRemote(path)) {
             return;
         }
-        java.nio.file.Path file = java.nio.file.Paths.get(path);
+        Path file = Paths.get(path);
         if (!Files.isRegularFile(file)) {
             throw new BadInputException(option + ": " + path + (Files.isDirectory(file) ? " is a directory, not a file"
                 : ": no such file"));
