@@ -1,12 +1,20 @@
 package io.sparkattention.examples.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.io.compress.BZip2Codec;
+import org.apache.hadoop.io.compress.CompressionCodec;
+import org.apache.hadoop.io.compress.DefaultCodec;
+import org.apache.hadoop.util.ReflectionUtils;
 import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import javax.imageio.ImageIO;
 import java.awt.image.BufferedImage;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -111,7 +119,7 @@ class HeatmapCommandTest {
             "--input", in, "--row", "0", "--output", out, "--html", dir.resolve("p.html").toString(),
             "--text-column", "tokens");
         assertBadInput("--row must be >= 0, got -1", "--input", in, "--row", "-1", "--output", out);
-        assertBadInput("--scale must be 'shared' or 'per-panel', got 'log'",
+        assertBadInput("--scale: expected one of shared, per-panel, got 'log'",
             "--input", in, "--row", "0", "--output", out, "--scale", "log");
         Path csv = Files.writeString(dir.resolve("rows.csv"), "a,b\n");
         assertBadInput(csv + ": unknown input format", "--input", csv.toString(), "--row", "0", "--output", out);
@@ -119,6 +127,57 @@ class HeatmapCommandTest {
         assertBadInput(broken + ": cannot read", "--input", broken.toString(), "--row", "0", "--output", out);
         assertFalse(Files.exists(png), "no picture for bad input");
         assertFalse(Files.exists(dir.resolve("p.html")), "no page for bad input");
+    }
+
+    @Test
+    @DisplayName("JSON lines compressed with bzip2 or deflate are read like plain ones")
+    void readsCompressedJsonLines(@TempDir Path dir) throws Exception {
+        for (Class<? extends CompressionCodec> codecClass : List.of(BZip2Codec.class, DefaultCodec.class)) {
+            CompressionCodec codec = ReflectionUtils.newInstance(codecClass, new Configuration());
+            Path input = dir.resolve("rows.jsonl" + codec.getDefaultExtension());
+            try (OutputStream out = codec.createOutputStream(Files.newOutputStream(input))) {
+                out.write((line(0, 2, 3) + "\n" + line(1, 2, 4) + "\n").getBytes(StandardCharsets.UTF_8));
+            }
+            Path png = dir.resolve("p" + codec.getDefaultExtension() + ".png");
+            CommandLineRun run = heatmap("--input", input.toString(), "--row", "1", "--output", png.toString());
+            assertEquals(0, run.exitCode, run.err);
+            assertTrue(run.out.contains("2 heads + average, L=4, S=4"), run.out);
+        }
+    }
+
+    @Test
+    @DisplayName("pictures and pages are replaced only with --overwrite and only when spark-attention wrote them; "
+        + "the input and the PNG are never overwritten by the page")
+    void overwritesOnlyItsOwnFiles(@TempDir Path dir) throws Exception {
+        Path input = dir.resolve("rows.jsonl");
+        Files.write(input, List.of(line(0, 1, 3)));
+        Path png = dir.resolve("p.png"), html = dir.resolve("p.html");
+        String in = input.toString();
+        assertEquals(0, heatmap("--input", in, "--row", "0", "--output", png.toString(), "--html", html.toString())
+            .exitCode);
+        assertTrue(PngMark.isMarked(Files.readAllBytes(png)), "the picture is marked");
+        assertTrue(Files.readString(html).contains("<meta name=\"generator\" content=\"spark-attention\">"));
+        assertBadInput("--output " + png + " already exists (--overwrite replaces an earlier output of spark-attention)",
+            "--input", in, "--row", "0", "--output", png.toString());
+        CommandLineRun again = heatmap("--input", in, "--row", "0", "--output", png.toString(), "--html",
+            html.toString(), "--overwrite");
+        assertEquals(0, again.exitCode, again.err);
+
+        Path photo = Files.write(dir.resolve("photo.png"), new byte[] {(byte) 0x89, 'P', 'N', 'G', 1, 2, 3});
+        assertBadInput("--output " + photo + " exists and is not replaced: it is not a PNG written by spark-attention",
+            "--input", in, "--row", "0", "--output", photo.toString(), "--overwrite");
+        Path page = Files.writeString(dir.resolve("page.html"), "<!DOCTYPE html><p>mine</p>");
+        assertBadInput("--html " + page + " exists and is not replaced: it is not an HTML page written by "
+            + "spark-attention", "--input", in, "--row", "0", "--output", png.toString(), "--html", page.toString(),
+            "--overwrite");
+        assertBadInput("--output " + input + " is the input (--input " + input + ")",
+            "--input", in, "--row", "0", "--output", in, "--overwrite");
+        assertBadInput("--html " + dir.resolve("q.png") + " is the same file as --output " + dir.resolve("q.png"),
+            "--input", in, "--row", "0", "--output", dir.resolve("q.png").toString(), "--html",
+            dir.resolve("q.png").toString());
+        assertEquals(List.of("p.html", "p.png", "page.html", "photo.png", "rows.jsonl"), Cli.listNames(dir),
+            "no temporary file left, nothing else written");
+        assertEquals("<!DOCTYPE html><p>mine</p>", Files.readString(page));
     }
 
     private static void assertBadInput(String expected, String... args) {
