@@ -2,6 +2,7 @@ package io.sparkattention.exec;
 
 import io.sparkattention.kernel.AttentionShape;
 import io.sparkattention.kernel.AttentionSpec;
+import io.sparkattention.kernel.KeyBand;
 import io.sparkattention.nn.PreparedSequence;
 import scala.Tuple2;
 
@@ -35,7 +36,7 @@ final class BlockSplitter implements Splitter {
     private final class Units implements Iterator<Tuple2<UnitKey, Object>> {
         private final RowKey row;
         private final PreparedSequence p;
-        private final VisibleKeys visible;
+        private final KeyBand visible;
         private final int heads, queryLength, keyLength, queryBlocks, keyBlocks;
         private int head, qb, kb = -1, ordinal;
         private boolean ready;
@@ -49,7 +50,7 @@ final class BlockSplitter implements Splitter {
             this.keyLength = s.keyLength();
             this.queryBlocks = (queryLength + blockRows - 1) / blockRows;
             this.keyBlocks = (keyLength + blockRows - 1) / blockRows;
-            this.visible = new VisibleKeys(spec, queryLength, keyLength, p.mask().validKeys());
+            this.visible = new KeyBand(spec, queryLength, keyLength, p.mask().validKeys());
         }
 
         /** Moves (head, qb, kb) to the next visible pair; false when there is none. */

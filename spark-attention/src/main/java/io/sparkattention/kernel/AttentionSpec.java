@@ -141,12 +141,31 @@ public final class AttentionSpec implements Serializable {
      * @throws IllegalStateException when a block is {@link #AUTO_BLOCK}
      */
     public long scratchFloats(int headDim, int valueDim) {
+        requireBlocks();
+        return (long) Workspace.scoreStride(queryBlock) * keyBlock + 3L * queryBlock + (long) queryBlock * valueDim
+            + (long) queryBlock * headDim + (long) keyBlock * (Workspace.keyRow(headDim) + valueDim);
+    }
+
+    /**
+     * Extra floats one backward call needs besides its inputs and outputs, whatever L and S:
+     * {@code 2·Bq'·Bk + 3·Bq + 2·Bq·dv + 2·Bq·d + Bk·(max(d, 64) + max(dv, 64))} (the forward's
+     * scratch plus a second score tile for dP, the packed dO block and the dQ accumulator; the
+     * value tile's rows are padded like the key tile's, as dP = dO·Vᵀ reads them like keys).
+     *
+     * @throws IllegalStateException when a block is {@link #AUTO_BLOCK}
+     */
+    public long backwardScratchFloats(int headDim, int valueDim) {
+        requireBlocks();
+        return 2L * Workspace.scoreStride(queryBlock) * keyBlock + 3L * queryBlock
+            + 2L * queryBlock * valueDim + 2L * queryBlock * headDim
+            + (long) keyBlock * (Workspace.keyRow(headDim) + Workspace.keyRow(valueDim));
+    }
+
+    private void requireBlocks() {
         if (!blocksSet()) {
             throw new IllegalStateException("blocks " + queryBlock + "×" + keyBlock
                 + " are left to the tile implementation: FlashAttention.scratchFloats knows them");
         }
-        return (long) Workspace.scoreStride(queryBlock) * keyBlock + 3L * queryBlock + (long) queryBlock * valueDim
-            + (long) queryBlock * headDim + (long) keyBlock * (Workspace.keyRow(headDim) + valueDim);
     }
 
     private static void checkWindowSide(String what, int side) {

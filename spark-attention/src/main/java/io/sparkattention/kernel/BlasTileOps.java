@@ -100,6 +100,14 @@ final class BlasTileOps extends TileOps {
     }
 
     @Override
+    void accumulateKeys(int w, int nk, int n, float alpha, float[] p, int lds, float[] b, int bOff, int ldb,
+                        float[] c, int cOff, int ldc) {
+        // Column-major view: Cᵀ(n×nk, ld ldc) += alpha·Bᵀ(n×w)·Pᵀ(w×nk). B row-major reads as Bᵀ
+        // ("N"); the key-major strip reads as Pᵀ(w×nk, ld lds), so "N" too.
+        blas.sgemm("N", "N", n, nk, w, alpha, b, bOff, ldb, p, 0, lds, 1f, c, cOff, ldc);
+    }
+
+    @Override
     public String name() {
         return "blas:" + blas.getClass().getSimpleName() + "+" + softmax().name();
     }

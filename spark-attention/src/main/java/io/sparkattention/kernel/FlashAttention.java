@@ -6,11 +6,9 @@ import java.io.Serializable;
 import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.ForkJoinPool;
-import java.util.concurrent.ForkJoinTask;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Tiled (FlashAttention-style) forward attention for one sequence, in float32.
+ * Tiled (FlashAttention-style) attention for one sequence, in float32: the public entry points.
  *
  * <p>For each block of Bq queries the keys are visited in blocks of Bk. A tile's scores
  * {@code S = scale·Qᵢ·Kⱼᵀ + bias} are masked in place, then folded into a running row max
@@ -23,33 +21,21 @@ import java.util.concurrent.atomic.AtomicInteger;
  * A query row that can see no key gets output 0 and log-sum-exp −∞ (never NaN), as PyTorch ≥ 2.5,
  * FlashAttention and ONNX do. NaN or ±∞ in the inputs propagate to the rows they touch.
  *
- * <p>The public methods check every argument; the tile loops below them do not.
+ * <p>The public methods check every argument ({@link Checks}); the passes behind them do not.
+ * Where things are: the blocks a call cuts in {@link BlockPolicy}, the tile iteration in
+ * {@link TileWalk}, the passes in {@link ForwardPass} and {@link WeightsPass}, the masks in
+ * {@link Masking}, the parallel scheduler in {@link ParallelUnits}.
  */
 public final class FlashAttention implements Serializable {
 
     private static final long serialVersionUID = 1L;
 
-    /** One scratch per pool thread for the parallel forward. */
-    private static final ThreadLocal<Workspace> WORKSPACES = ThreadLocal.withInitial(Workspace::new);
-
-    /**
-     * A call with blocks left to the tile implementation has at least this many (head, query
-     * block) units, or query blocks of {@link #MIN_AUTO_QUERY_BLOCK} rows: large default blocks
-     * (1024 rows with AVX-512) would otherwise leave a parallel call's threads idle on few heads
-     * (one head of 1024 tokens would be one unit). Eight keeps up to 8 threads busy, or 2 threads
-     * balanced when the units' costs differ (causal). Sequential calls cut the same blocks, so
-     * that both give the same bits.
-     */
-    static final int MIN_UNITS = 8;
-    /** The smallest query block {@link #MIN_UNITS} shrinks an automatic block to. */
-    static final int MIN_AUTO_QUERY_BLOCK = 256;
-
     /** As given: blocks may be left to the tile implementation. */
     private final AttentionSpec spec;
     /** Not serialized: each JVM runs the tile implementation it chose for itself (see {@link #writeReplace}). */
     private final transient TileOps ops;
-    /** {@link #spec} with the tile implementation's blocks where it left them open. */
-    private final transient AttentionSpec tiles;
+    /** The blocks in use. */
+    private final transient BlockPolicy blocks;
 
     /** A kernel with the JVM's chosen {@link TileOps}. */
     public FlashAttention(AttentionSpec spec) {
@@ -60,9 +46,7 @@ public final class FlashAttention implements Serializable {
     public FlashAttention(AttentionSpec spec, TileOps ops) {
         this.spec = Objects.requireNonNull(spec, "spec");
         this.ops = Objects.requireNonNull(ops, "ops");
-        this.tiles = spec.withBlocks(
-            spec.queryBlock() == AttentionSpec.AUTO_BLOCK ? ops.defaultQueryBlock() : spec.queryBlock(),
-            spec.keyBlock() == AttentionSpec.AUTO_BLOCK ? ops.defaultKeyBlock() : spec.keyBlock());
+        this.blocks = new BlockPolicy(spec, ops);
     }
 
     public AttentionSpec spec() {
@@ -76,21 +60,21 @@ public final class FlashAttention implements Serializable {
 
     /** Query rows per tile in use: the spec's, or the tile implementation's when the spec left it open. */
     public int queryBlock() {
-        return tiles.queryBlock();
+        return blocks.queryBlock();
     }
 
     /** Keys per tile in use: the spec's, or the tile implementation's when the spec left it open. */
     public int keyBlock() {
-        return tiles.keyBlock();
+        return blocks.keyBlock();
     }
 
     /**
-     * Extra floats of one call's {@link Workspace}, whatever L and S: at most {@link AttentionSpec#scratchFloats}
-     * of the blocks in use (a call with fewer queries than a block, or whose block {@link #queryBlockFor}
-     * shrinks, needs less).
+     * Extra floats of one forward call's {@link Workspace}, whatever L and S: at most
+     * {@link AttentionSpec#scratchFloats} of the blocks in use (a call with fewer queries than a
+     * block, or whose block {@link #queryBlockFor} shrinks, needs less).
      */
     public long scratchFloats(int headDim, int valueDim) {
-        return tiles.scratchFloats(headDim, valueDim);
+        return blocks.scratchFloats(headDim, valueDim);
     }
 
     /**
@@ -99,25 +83,18 @@ public final class FlashAttention implements Serializable {
      * one-head call would otherwise shrink an automatic block further.
      */
     public FlashAttention withBlocksOf(AttentionShape whole) {
-        return new FlashAttention(spec.withBlocks(queryBlockFor(whole), tiles.keyBlock()), ops);
+        return new FlashAttention(blocks.fixedFor(whole), ops);
     }
 
     /**
      * Query rows per block for one call of {@link #forward}: the blocks in use, or, when the spec
      * left them to the tile implementation, halved while the call would have fewer than
-     * {@link #MIN_UNITS} (head, query block) units, down to {@link #MIN_AUTO_QUERY_BLOCK}. A
-     * function of the shape alone, so the sequential and the parallel calls cut the same blocks.
+     * {@value BlockPolicy#MIN_UNITS} (head, query block) units, down to
+     * {@value BlockPolicy#MIN_AUTO_QUERY_BLOCK}. A function of the shape alone, so the sequential
+     * and the parallel calls cut the same blocks.
      */
     public int queryBlockFor(AttentionShape shape) {
-        int bq = tiles.queryBlock();
-        if (spec.queryBlock() != AttentionSpec.AUTO_BLOCK) {
-            return bq;
-        }
-        int L = shape.queryLength(), H = shape.numHeads();
-        while (bq > MIN_AUTO_QUERY_BLOCK && (long) H * ((L + bq - 1) / bq) < MIN_UNITS) {
-            bq = Math.max(MIN_AUTO_QUERY_BLOCK, bq / 2);
-        }
-        return bq;
+        return blocks.queryBlockFor(shape);
     }
 
     /** {@link #forward(AttentionShape, float[], float[], float[], RowMask, float[], float[], Workspace)} with fresh scratch. */
@@ -139,14 +116,11 @@ public final class FlashAttention implements Serializable {
      */
     public void forward(AttentionShape shape, float[] q, float[] k, float[] v, RowMask mask,
                         float[] out, float[] lse, Workspace ws) {
-        checkInputs(shape, q, k, v, mask);
-        checkLength("output", out, shape.outputSize());
-        if (lse != null) {
-            checkLength("log-sum-exp", lse, shape.numHeads() * shape.queryLength());
-        }
-        KeyBand band = new KeyBand(spec, shape.queryLength(), shape.keyLength(), mask.validKeys(shape.keyLength()));
+        Checks.inputs(shape, q, k, v, true, mask);
+        Checks.forwardOutputs(shape, out, lse);
+        KeyBand band = new KeyBand(spec, shape.queryLength(), shape.keyLength(), mask.validKeys());
         int Bq = queryBlockFor(shape);
-        ws.ensure(Math.min(Bq, shape.queryLength()), tiles.keyBlock(), shape.headDim(), shape.valueDim());
+        ws.ensure(Math.min(Bq, shape.queryLength()), blocks.keyBlock(), shape.headDim(), shape.valueDim());
         for (int h = 0; h < shape.numHeads(); h++) {
             forwardRows(shape, h, 0, shape.queryLength(), Bq, band, q, k, v, mask, out, lse, ws);
         }
@@ -154,71 +128,41 @@ public final class FlashAttention implements Serializable {
 
     /**
      * The same as {@link #forward(AttentionShape, float[], float[], float[], RowMask, float[], float[], Workspace)},
-     * with (head, query block) units spread over {@code pool}'s threads. Units write disjoint parts
-     * of {@code out} and {@code lse}, and each unit's arithmetic is the same as in the sequential
-     * call, so the result is bitwise identical to it whatever the thread count.
-     *
-     * <p>Balance: units are handed out one at a time, largest first (a unit's cost is the number
-     * of keys its block can see, so causal blocks near the end of the sequence go first). The
-     * cheap units at the end fill the gaps, and no thread waits long for another.
+     * with (head, query block) units spread over {@code pool}'s threads, largest first
+     * ({@link ParallelUnits}). Units write disjoint parts of {@code out} and {@code lse}, and each
+     * unit's arithmetic is the same as in the sequential call, so the result is bitwise identical
+     * to it whatever the thread count.
      */
     public void forward(AttentionShape shape, float[] q, float[] k, float[] v, RowMask mask,
                         float[] out, float[] lse, ForkJoinPool pool) {
-        checkInputs(shape, q, k, v, mask);
-        checkLength("output", out, shape.outputSize());
-        if (lse != null) {
-            checkLength("log-sum-exp", lse, shape.numHeads() * shape.queryLength());
-        }
+        Checks.inputs(shape, q, k, v, true, mask);
+        Checks.forwardOutputs(shape, out, lse);
         Objects.requireNonNull(pool, "pool");
-        KeyBand band = new KeyBand(spec, shape.queryLength(), shape.keyLength(), mask.validKeys(shape.keyLength()));
-        int L = shape.queryLength(), Bq = queryBlockFor(shape);
-        int blocksPerHead = (L + Bq - 1) / Bq;
-        // Blocks by decreasing cost; every head has the same order.
-        Integer[] blocks = new Integer[blocksPerHead];
-        long[] cost = new long[blocksPerHead];
-        for (int b = 0; b < blocksPerHead; b++) {
-            blocks[b] = b;
-            long first = (long) b * Bq, last = Math.min(L, first + Bq) - 1;
-            cost[b] = Math.max(0, Math.min(shape.keyLength(), band.hi(last) + 1) - Math.max(0, band.lo(first)));
-        }
-        Arrays.sort(blocks, (x, y) -> Long.compare(cost[y], cost[x]));
-        int units = shape.numHeads() * blocksPerHead;
-        AtomicInteger next = new AtomicInteger();
-        Runnable worker = () -> {
-            Workspace ws = WORKSPACES.get();
-            ws.ensure(Math.min(Bq, L), tiles.keyBlock(), shape.headDim(), shape.valueDim());
-            for (int unit; (unit = next.getAndIncrement()) < units; ) {
-                int h = unit % shape.numHeads();
-                int r0 = blocks[unit / shape.numHeads()] * Bq;
-                forwardRows(shape, h, r0, Math.min(L, r0 + Bq), Bq, band, q, k, v, mask, out, lse, ws);
-            }
-        };
-        int workers = Math.max(1, Math.min(pool.getParallelism(), units));
-        ForkJoinTask<?>[] tasks = new ForkJoinTask<?>[workers];
-        for (int i = 0; i < workers; i++) {
-            tasks[i] = pool.submit(worker);
-        }
-        for (ForkJoinTask<?> task : tasks) {
-            task.join();
-        }
+        int L = shape.queryLength(), H = shape.numHeads(), Bq = queryBlockFor(shape);
+        KeyBand band = new KeyBand(spec, L, shape.keyLength(), mask.validKeys());
+        // every head has the same block order
+        int[] order = ParallelUnits.blocksLargestFirst(band, L, shape.keyLength(), Bq);
+        ParallelUnits.run(pool, H * order.length,
+            ws -> ws.ensure(Math.min(Bq, L), blocks.keyBlock(), shape.headDim(), shape.valueDim()),
+            (unit, ws) -> {
+                int r0 = order[unit / H] * Bq;
+                forwardRows(shape, unit % H, r0, Math.min(L, r0 + Bq), Bq, band, q, k, v, mask, out, lse, ws);
+            });
     }
 
     /** Queries {@code [r0, r1)} of head {@code h}, in blocks of {@code Bq}. */
     private void forwardRows(AttentionShape shape, int h, int r0, int r1, int Bq, KeyBand band, float[] q, float[] k,
                              float[] v, RowMask mask, float[] out, float[] lse, Workspace ws) {
         int L = shape.queryLength(), S = shape.keyLength(), H = shape.numHeads(), Hkv = shape.numKvHeads();
-        int d = shape.headDim(), dv = shape.valueDim();
-        int kv = shape.kvHeadOf(h);
-        boolean[] allowed = mask.allowed();
-        float[] bias = mask.bias();
-        attendHead(ws, spec.scaleFor(d), Bq, band, r1 - r0, S, d, dv, r0, 0,
-            q, r0 * H * d + h * d, H * d,
-            k, kv * d, Hkv * d,
-            v, kv * dv, Hkv * dv,
-            allowed, allowed == null ? 0 : RowMask.headOffset(allowed.length, h, L, S) + r0 * S, S,
-            bias, bias == null ? 0 : RowMask.headOffset(bias.length, h, L, S) + r0 * S, S,
-            out, r0 * H * dv + h * dv, H * dv,
-            lse, h * L + r0);
+        int d = shape.headDim(), dv = shape.valueDim(), kv = shape.kvHeadOf(h);
+        ForwardPass pass = new ForwardPass(ops, ws, band, spec.scaleFor(d), d, dv, r0, 0,
+            MatrixView.headColumns(q, r0, H, d, h),
+            MatrixView.headColumns(k, 0, Hkv, d, kv),
+            MatrixView.headColumns(v, 0, Hkv, dv, kv),
+            MaskView.headPlane(mask.allowed(), h, L, S, r0),
+            MatrixView.headPlane(mask.bias(), h, L, S, r0),
+            MatrixView.headColumns(out, r0, H, dv, h), lse, h * L + r0);
+        TileWalk.run(ops, band, Bq, blocks.keyBlock(), r1 - r0, S, r0, 0, pass);
     }
 
     /**
@@ -246,22 +190,24 @@ public final class FlashAttention implements Serializable {
             throw new IllegalArgumentException("block [" + pos.queryStart() + "+" + rows + ") × [" + pos.keyStart()
                 + "+" + keys + ") exceeds the sequence's " + pos.totalQueries() + "×" + pos.totalKeys());
         }
-        checkLength("query block", q, rows * d);
-        checkLength("key block", k, keys * d);
-        checkLength("value block", v, keys * dv);
-        checkLength("output block", out, rows * dv);
-        checkLength("log-sum-exp block", lse, rows);
+        Checks.length("query block", q, rows * d);
+        Checks.length("key block", k, keys * d);
+        Checks.length("value block", v, keys * dv);
+        Checks.length("output block", out, rows * dv);
+        Checks.length("log-sum-exp block", lse, rows);
         if (allowed != null) {
-            checkLength("boolean mask block", allowed, rows * keys);
+            Checks.length("boolean mask block", allowed, rows * keys);
         }
         if (bias != null) {
-            checkLength("bias block", bias, rows * keys);
+            Checks.length("bias block", bias, rows * keys);
         }
-        int validKeys = pos.validKeys() < 0 ? pos.totalKeys() : pos.validKeys();
-        KeyBand band = new KeyBand(spec, pos.totalQueries(), pos.totalKeys(), validKeys);
-        ws.ensure(Math.min(tiles.queryBlock(), rows), tiles.keyBlock(), d, dv);
-        attendHead(ws, spec.scaleFor(d), tiles.queryBlock(), band, rows, keys, d, dv, pos.queryStart(), pos.keyStart(),
-            q, 0, d, k, 0, d, v, 0, dv, allowed, 0, keys, bias, 0, keys, out, 0, dv, lse, 0);
+        KeyBand band = new KeyBand(spec, pos.totalQueries(), pos.totalKeys(), pos.validKeys());
+        ws.ensure(Math.min(blocks.queryBlock(), rows), blocks.keyBlock(), d, dv);
+        ForwardPass pass = new ForwardPass(ops, ws, band, spec.scaleFor(d), d, dv, pos.queryStart(), pos.keyStart(),
+            new MatrixView(q, 0, d), new MatrixView(k, 0, d), new MatrixView(v, 0, dv),
+            new MaskView(allowed, 0, keys), new MatrixView(bias, 0, keys), new MatrixView(out, 0, dv), lse, 0);
+        TileWalk.run(ops, band, blocks.queryBlock(), blocks.keyBlock(), rows, keys, pos.queryStart(), pos.keyStart(),
+            pass);
     }
 
     /**
@@ -275,11 +221,8 @@ public final class FlashAttention implements Serializable {
      */
     public void weights(AttentionShape shape, float[] q, float[] k, RowMask mask, float[] lse,
                         boolean perHead, float[] weights, Workspace ws) {
-        checkLength("query", q, shape.querySize());
-        checkLength("key", k, shape.keySize());
-        Objects.requireNonNull(mask, "mask");
-        mask.check(shape.numHeads(), shape.queryLength(), shape.keyLength());
-        checkLength("log-sum-exp", lse, shape.numHeads() * shape.queryLength());
+        Checks.inputs(shape, q, k, null, false, mask);
+        Checks.lseLength(shape, lse);
         int L = shape.queryLength(), S = shape.keyLength(), H = shape.numHeads(), Hkv = shape.numKvHeads();
         int d = shape.headDim();
         long plane = (long) L * S;
@@ -287,308 +230,153 @@ public final class FlashAttention implements Serializable {
         if (size > Integer.MAX_VALUE - 8) {
             throw new IllegalArgumentException("attention weights of " + shape + " do not fit one Java array");
         }
-        checkLength("attention weights", weights, (int) size);
+        Checks.length("attention weights", weights, (int) size);
         Arrays.fill(weights, 0f);
         float scale = spec.scaleFor(d);
         float factor = perHead ? 1f : 1f / H;
-        KeyBand band = new KeyBand(spec, L, S, mask.validKeys(S));
-        ws.ensure(Math.min(tiles.queryBlock(), L), tiles.keyBlock(), d, 1);
+        KeyBand band = new KeyBand(spec, L, S, mask.validKeys());
+        ws.ensure(Math.min(blocks.queryBlock(), L), blocks.keyBlock(), d, 1);
         for (int h = 0; h < H; h++) {
             int kv = shape.kvHeadOf(h);
-            boolean[] allowed = mask.allowed();
-            float[] bias = mask.bias();
-            weightsHead(ws, scale, band, L, S, d,
-                q, h * d, H * d, k, kv * d, Hkv * d,
-                allowed, allowed == null ? 0 : RowMask.headOffset(allowed.length, h, L, S),
-                bias, bias == null ? 0 : RowMask.headOffset(bias.length, h, L, S),
-                lse, h * L, weights, perHead ? (int) (h * plane) : 0, factor);
+            WeightsPass pass = new WeightsPass(ops, ws, band, scale, d,
+                MatrixView.headColumns(q, 0, H, d, h), MatrixView.headColumns(k, 0, Hkv, d, kv),
+                MaskView.headPlane(mask.allowed(), h, L, S, 0), MatrixView.headPlane(mask.bias(), h, L, S, 0),
+                lse, h * L, new MatrixView(weights, perHead ? (int) (h * plane) : 0, S), factor);
+            TileWalk.run(ops, band, blocks.queryBlock(), blocks.keyBlock(), L, S, 0, 0, pass);
         }
     }
 
-    // ---------------------------------------------------------------------------------------
-    // Tile loops. No argument checks below this line: the entry points above did them.
-    // ---------------------------------------------------------------------------------------
-
     /**
-     * One head, {@code rows} queries against {@code keys} keys, all strided views.
-     * Shapes: q rows×d (ldq), k keys×d (ldk), v keys×dv (ldv), out rows×dv (ldo), lse rows;
-     * allowed/bias rows×keys (ld given), or null. q0/k0: global positions of row 0 and key 0.
+     * Gradients of one sequence's attention (FlashAttention-2's backward pass, {@link BackwardPass}),
+     * from the forward pass's output and log-sum-exp: P is recomputed tile by tile over the same
+     * tiles as the forward (masked ones skipped), never materialised. Extra memory is one
+     * {@link Workspace} of at most {@link #backwardScratchFloats} floats, whatever L and S. A fully
+     * masked query row (lse = −∞) contributes nothing and gets dQ = 0, never NaN.
      *
-     * <p>Loops: query blocks of Bq, key tiles of Bk, and inside a tile the block's strips (see
-     * {@link TileOps}): each strip clips the tile to the keys its own queries can see, so a causal
-     * diagonal tile costs about half a tile when strips are narrow.
+     * @param shape L, S, H, Hkv, d, dv
+     * @param q     L×(H·d), as given to the forward
+     * @param k     S×(Hkv·d)
+     * @param v     S×(Hkv·dv)
+     * @param mask  the forward's mask
+     * @param out   L×(H·dv), the forward's output
+     * @param lse   H×L, the forward's log-sum-exp
+     * @param dOut  L×(H·dv), the gradient of the loss with respect to the output
+     * @param dq    L×(H·d), written
+     * @param dk    S×(Hkv·d), written: a grouped key/value head gets the sum over its query heads,
+     *              in head order
+     * @param dv    S×(Hkv·dv), written, summed like dk
+     * @param dBias as long as {@code mask.bias()}, written: L×S summed over heads (in head order) or
+     *              H×L×S per head; null to skip, and null when the mask has no bias
+     * @param ws    scratch, reused across calls of one thread
      */
-    private void attendHead(Workspace ws, float scale, int Bq, KeyBand band, int rows, int keys, int d, int dv,
-                            long q0, long k0,
-                            float[] q, int qOff, int ldq,
-                            float[] k, int kOff, int ldk,
-                            float[] v, int vOff, int ldv,
-                            boolean[] allowed, int allowedOff, int ldAllowed,
-                            float[] bias, int biasOff, int ldBias,
-                            float[] out, int outOff, int ldo,
-                            float[] lse, int lseOff) {
-        final int Bk = tiles.keyBlock();
-        final float[] s = ws.scores, m = ws.rowMax, l = ws.rowSum, acc = ws.acc, qp = ws.queries;
-        final OnlineSoftmax softmax = ops.softmax();
-        final boolean packed = ops.packsKeyValues();
-        final int accQs = ops.accQueryStride(dv);
-
-        for (int i0 = 0; i0 < rows; i0 += Bq) {
-            final int bq = Math.min(Bq, rows - i0);
-            final long first = q0 + i0, last = first + bq - 1;
-            // (1) keys any query of this block can see: the band's corners, in view coordinates.
-            final int jlo = (int) Math.max(0, band.lo(first) - k0);
-            final int jhi = (int) Math.min(keys, band.hi(last) - k0 + 1);
-
-            Arrays.fill(m, 0, bq, Float.NEGATIVE_INFINITY);
-            Arrays.fill(l, 0, bq, 0f);
-            Arrays.fill(acc, 0, bq * dv, 0f);
-            final float alpha = jlo < jhi ? ops.packQueries(bq, d, scale, q, qOff + i0 * ldq, ldq, qp) : 1f;
-
-            for (int j0 = jlo; j0 < jhi; j0 += Bk) {
-                final int j1 = Math.min(j0 + Bk, jhi);
-                // (2) the tile's K and V rows, contiguous when the products want them so
-                final float[] kt, vt;
-                final int ktOff, ldkt, vtOff, ldvt;
-                if (packed) {
-                    ldkt = Workspace.keyRow(d);
-                    packRows(j1 - j0, d, k, kOff + j0 * ldk, ldk, ws.keys, ldkt);
-                    packRows(j1 - j0, dv, v, vOff + j0 * ldv, ldv, ws.values, dv);
-                    kt = ws.keys;
-                    ktOff = -j0 * ldkt;
-                    vt = ws.values;
-                    vtOff = -j0 * dv;
-                    ldvt = dv;
-                } else {
-                    kt = k;
-                    ktOff = kOff;
-                    ldkt = ldk;
-                    vt = v;
-                    vtOff = vOff;
-                    ldvt = ldv;
-                }
-                final boolean edge = band.lo(last) > k0 + j0 || band.hi(first) < k0 + j1 - 1;
-                for (int r0 = 0, w; r0 < bq; r0 += w) {
-                    w = ops.strip(bq - r0, edge);
-                    final long sFirst = first + r0, sLast = sFirst + w - 1;
-                    // (3) the strip's keys in this tile: [c0, c1) in view coordinates
-                    final int c0 = (int) Math.max(j0, band.lo(sFirst) - k0);
-                    final int c1 = (int) Math.min(j1, band.hi(sLast) - k0 + 1);
-                    if (c0 >= c1) {
-                        continue;  // no query of the strip sees these keys
-                    }
-                    final int nk = c1 - c0, lds = ops.scoreStride(w);
-                    // (4) S = (scale·Q)·Kᵀ   (nk×w, key-major, keys lds apart)
-                    ops.scores(w, nk, d, alpha, qp, r0 * d, kt, ktOff + c0 * ldkt, ldkt, s, lds);
-                    // (5) bias and masks
-                    applyMasks(s, w, lds, nk, band, sFirst, k0 + c0, allowed,
-                        allowedOff + (i0 + r0) * ldAllowed + c0, ldAllowed, bias, biasOff + (i0 + r0) * ldBias + c0,
-                        ldBias);
-                    // (6) online softmax: P = exp(S − m_new), ℓ and O rescaled by exp(m_old − m_new)
-                    final int accOff = ops.accOffset(r0, bq, dv), accCs = ops.accColumnStride(w, bq);
-                    softmax.update(w, lds, nk, s, m, l, ws.rowScale, r0, acc, accOff, accQs, accCs, dv);
-                    // (7) O += P·Vⱼ   (w×dv)
-                    ops.accumulate(w, nk, dv, s, lds, vt, vtOff + c0 * ldvt, ldvt, acc, accOff, accCs);
-                }
-            }
-
-            // (8) O /= ℓ, lse = m + log ℓ; rows that saw no key: 0 and −∞.
-            for (int r0 = 0, w; r0 < bq; r0 += w) {
-                w = ops.strip(bq - r0, false);
-                final int a = ops.accOffset(r0, bq, dv), accCs = ops.accColumnStride(w, bq);
-                for (int r = 0; r < w; r++) {
-                    final int row = i0 + r0 + r;
-                    final int o = outOff + row * ldo;
-                    final float sum = l[r0 + r];
-                    if (sum == 0f) {
-                        Arrays.fill(out, o, o + dv, 0f);
-                        if (lse != null) {
-                            lse[lseOff + row] = Float.NEGATIVE_INFINITY;
-                        }
-                        continue;
-                    }
-                    final float inv = 1f / sum;
-                    final int ar = a + r * accQs;
-                    if (accCs == 1) {  // a row per query: a loop C2 vectorises
-                        for (int t = 0; t < dv; t++) {
-                            out[o + t] = acc[ar + t] * inv;
-                        }
-                    } else {
-                        for (int t = 0; t < dv; t++) {
-                            out[o + t] = acc[ar + t * accCs] * inv;
-                        }
-                    }
-                    if (lse != null) {
-                        lse[lseOff + row] = m[r0 + r] + (float) Math.log(sum);
-                    }
-                }
-            }
-        }
-    }
-
-    /** Weights of one head: {@code w += factor · exp(S − lse)} over the band's tiles. */
-    private void weightsHead(Workspace ws, float scale, KeyBand band, int L, int S, int d,
-                             float[] q, int qOff, int ldq, float[] k, int kOff, int ldk,
-                             boolean[] allowed, int allowedOff, float[] bias, int biasOff,
-                             float[] lse, int lseOff, float[] weights, int wOff, float factor) {
-        final int Bq = tiles.queryBlock(), Bk = tiles.keyBlock();
-        final float[] s = ws.scores, qp = ws.queries;
-        for (int i0 = 0; i0 < L; i0 += Bq) {
-            final int bq = Math.min(Bq, L - i0);
-            final int jlo = (int) Math.max(0, band.lo(i0));
-            final int jhi = (int) Math.min(S, band.hi(i0 + bq - 1) + 1);
-            if (jlo >= jhi) {
-                continue;
-            }
-            final float alpha = ops.packQueries(bq, d, scale, q, qOff + i0 * ldq, ldq, qp);
-            for (int j0 = jlo; j0 < jhi; j0 += Bk) {
-                final int j1 = Math.min(j0 + Bk, jhi);
-                final boolean edge = band.lo(i0 + bq - 1) > j0 || band.hi(i0) < j1 - 1;
-                for (int r0 = 0, w; r0 < bq; r0 += w) {
-                    w = ops.strip(bq - r0, edge);
-                    final int sFirst = i0 + r0;
-                    final int c0 = (int) Math.max(j0, band.lo(sFirst));
-                    final int c1 = (int) Math.min(j1, band.hi(sFirst + w - 1) + 1);
-                    if (c0 >= c1) {
-                        continue;
-                    }
-                    final int nk = c1 - c0, lds = ops.scoreStride(w);
-                    ops.scores(w, nk, d, alpha, qp, r0 * d, k, kOff + c0 * ldk, ldk, s, lds);
-                    applyMasks(s, w, lds, nk, band, sFirst, c0, allowed, allowedOff + sFirst * S + c0, S,
-                        bias, biasOff + sFirst * S + c0, S);
-                    ops.softmax().expMinus(w, lds, nk, s, lse, lseOff + sFirst);
-                    for (int r = 0; r < w; r++) {
-                        if (lse[lseOff + sFirst + r] == Float.NEGATIVE_INFINITY) {
-                            continue;  // fully masked row: weights stay 0
-                        }
-                        final int dst = wOff + (sFirst + r) * S + c0;
-                        for (int c = 0; c < nk; c++) {
-                            weights[dst + c] += factor * s[c * lds + r];
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    /** Copies {@code rows} rows of {@code cols} floats from a strided view into {@code dst}, {@code ldDst} apart. */
-    private static void packRows(int rows, int cols, float[] src, int off, int ld, float[] dst, int ldDst) {
-        for (int r = 0; r < rows; r++) {
-            System.arraycopy(src, off + r * ld, dst, r * ldDst, cols);
+    public void backward(AttentionShape shape, float[] q, float[] k, float[] v, RowMask mask,
+                         float[] out, float[] lse, float[] dOut,
+                         float[] dq, float[] dk, float[] dv, float[] dBias, Workspace ws) {
+        checkBackward(shape, q, k, v, mask, out, lse, dOut, dq, dk, dv, dBias);
+        Objects.requireNonNull(ws, "ws");
+        KeyBand band = zeroGradients(shape, mask, dk, dv, dBias);
+        ws.ensureBackward(Math.min(blocks.queryBlock(), shape.queryLength()), blocks.keyBlock(), shape.headDim(),
+            shape.valueDim());
+        for (int h = 0; h < shape.numHeads(); h++) {
+            backwardHead(shape, h, band, q, k, v, mask, out, lse, dOut, dq, dk, dv, dBias, ws);
         }
     }
 
     /**
-     * Adds the bias and applies the band and the boolean mask to a strip's key-major scores
-     * {@code s[c·lds + r]}. {@code qFirst}/{@code kFirst}: global positions of the strip's first
-     * query and key; bias and allowed are row-major views (query rows, ld given) of the strip's
-     * corner, or null.
+     * The same as {@link #backward(AttentionShape, float[], float[], float[], RowMask, float[], float[], float[],
+     * float[], float[], float[], float[], Workspace)}, with one unit per key/value head spread over
+     * {@code pool}'s threads: a unit runs its query heads in head order and owns their dQ columns
+     * and its dK and dV columns (and their dBias planes when per head), so the result is bitwise
+     * identical to the sequential call whatever the thread count. A shared L×S dBias is one sum
+     * over all heads in head order: with it the units run one after another.
      */
-    private static void applyMasks(float[] s, int w, int lds, int nk, KeyBand band, long qFirst, long kFirst,
-                                   boolean[] allowed, int allowedOff, int ldAllowed,
-                                   float[] bias, int biasOff, int ldBias) {
-        if (bias != null) {
-            for (int r = 0; r < w; r++) {
-                final int b = biasOff + r * ldBias;
-                for (int c = 0; c < nk; c++) {
-                    s[c * lds + r] += bias[b + c];
+    public void backward(AttentionShape shape, float[] q, float[] k, float[] v, RowMask mask,
+                         float[] out, float[] lse, float[] dOut,
+                         float[] dq, float[] dk, float[] dv, float[] dBias, ForkJoinPool pool) {
+        checkBackward(shape, q, k, v, mask, out, lse, dOut, dq, dk, dv, dBias);
+        Objects.requireNonNull(pool, "pool");
+        KeyBand band = zeroGradients(shape, mask, dk, dv, dBias);
+        int H = shape.numHeads();
+        boolean sharedBias = dBias != null && H > 1 && dBias.length != H * shape.queryLength() * shape.keyLength();
+        int units = sharedBias ? 1 : shape.numKvHeads();
+        int headsPerUnit = H / units;
+        ParallelUnits.run(pool, units,
+            ws -> ws.ensureBackward(Math.min(blocks.queryBlock(), shape.queryLength()), blocks.keyBlock(),
+                shape.headDim(), shape.valueDim()),
+            (unit, ws) -> {
+                for (int h = unit * headsPerUnit; h < (unit + 1) * headsPerUnit; h++) {
+                    backwardHead(shape, h, band, q, k, v, mask, out, lse, dOut, dq, dk, dv, dBias, ws);
                 }
-            }
-        }
-        // The band: key j is visible to queries [firstQuery(j), lastQuery(j)], a contiguous run
-        // of each key row. Strips wholly inside the band skip this.
-        if (band.cuts(qFirst, qFirst + w - 1, kFirst, kFirst + nk - 1)) {
-            final long qLast = qFirst + w - 1;
-            // Keys [lo(qLast), hi(qFirst)] are seen by every query of the strip (both bounds are
-            // non-decreasing): only the keys either side of that run are walked. On a causal
-            // diagonal that is the strip's last w − 1 keys, not all of the tile's.
-            final int seenFrom = (int) Math.min(nk, Math.max(0, band.lo(qLast) - kFirst));
-            final int seenTo = (int) Math.min(nk, Math.max(seenFrom, band.hi(qFirst) - kFirst + 1));
-            maskKeys(s, w, lds, band, qFirst, kFirst, 0, seenFrom);
-            maskKeys(s, w, lds, band, qFirst, kFirst, seenTo, nk);
-        }
-        if (allowed != null) {
-            for (int r = 0; r < w; r++) {
-                final int a = allowedOff + r * ldAllowed;
-                for (int c = 0; c < nk; c++) {
-                    if (!allowed[a + c]) {
-                        s[c * lds + r] = Float.NEGATIVE_INFINITY;
-                    }
-                }
-            }
-        }
+            });
     }
 
     /**
-     * The band on keys {@code [c0, c1)} of a strip's scores: key j is visible to queries
-     * {@code [firstQuery(j), lastQuery(j)]}, a contiguous run of its row; the rest become −∞.
+     * Extra floats of one backward call's {@link Workspace}, whatever L and S: at most
+     * {@link AttentionSpec#backwardScratchFloats} of the blocks in use.
      */
-    private static void maskKeys(float[] s, int w, int lds, KeyBand band, long qFirst, long kFirst, int c0, int c1) {
-        final long qLast = qFirst + w - 1;
-        for (int c = c0; c < c1; c++) {
-            final long j = kFirst + c;
-            final long firstVisible = band.firstQuery(j);
-            final int from = firstVisible <= qFirst ? 0 : (int) Math.min(w, firstVisible - qFirst);
-            final long lastVisible = band.lastQuery(j);
-            final int to = lastVisible >= qLast ? w : (int) Math.max(0, lastVisible - qFirst + 1);
-            final int row = c * lds;
-            if (from >= to) {
-                Arrays.fill(s, row, row + w, Float.NEGATIVE_INFINITY);
-            } else {
-                Arrays.fill(s, row, row + from, Float.NEGATIVE_INFINITY);
-                Arrays.fill(s, row + to, row + w, Float.NEGATIVE_INFINITY);
+    public long backwardScratchFloats(int headDim, int valueDim) {
+        return blocks.backwardScratchFloats(headDim, valueDim);
+    }
+
+    private static void checkBackward(AttentionShape shape, float[] q, float[] k, float[] v, RowMask mask,
+                                      float[] out, float[] lse, float[] dOut,
+                                      float[] dq, float[] dk, float[] dv, float[] dBias) {
+        Checks.inputs(shape, q, k, v, true, mask);
+        Checks.length("output", out, shape.outputSize());
+        Checks.lseLength(shape, lse);
+        Checks.length("output gradient", dOut, shape.outputSize());
+        Checks.length("query gradient", dq, shape.querySize());
+        Checks.length("key gradient", dk, shape.keySize());
+        Checks.length("value gradient", dv, shape.valueSize());
+        Checks.distinct("query gradient", dq, q, k, v, out, lse, dOut);
+        Checks.distinct("key gradient", dk, q, k, v, out, lse, dOut, dq);
+        Checks.distinct("value gradient", dv, q, k, v, out, lse, dOut, dq, dk);
+        if (dBias != null) {
+            if (mask.bias() == null) {
+                throw new IllegalArgumentException("bias gradient given, but the mask has no additive bias");
             }
+            Checks.length("bias gradient", dBias, mask.bias().length);
+            Checks.distinct("bias gradient", dBias, q, k, v, out, lse, dOut, dq, dk, dv, mask.bias());
         }
     }
 
-    private static void checkInputs(AttentionShape shape, float[] q, float[] k, float[] v, RowMask mask) {
-        Objects.requireNonNull(shape, "shape");
-        checkLength("query", q, shape.querySize());
-        checkLength("key", k, shape.keySize());
-        checkLength("value", v, shape.valueSize());
-        Objects.requireNonNull(mask, "mask (use RowMask.NONE)");
-        mask.check(shape.numHeads(), shape.queryLength(), shape.keyLength());
+    /** Zeroes what the heads add into, and answers the call's band. */
+    private KeyBand zeroGradients(AttentionShape shape, RowMask mask, float[] dk, float[] dv, float[] dBias) {
+        Arrays.fill(dk, 0f);
+        Arrays.fill(dv, 0f);
+        if (dBias != null) {
+            Arrays.fill(dBias, 0f);
+        }
+        return new KeyBand(spec, shape.queryLength(), shape.keyLength(), mask.validKeys());
     }
 
-    private static void checkLength(String what, float[] a, int expected) {
-        if (a == null) {
-            throw new IllegalArgumentException(what + " is null, expected " + expected + " values");
-        }
-        if (a.length != expected) {
-            throw new IllegalArgumentException(what + " has " + a.length + " values, expected " + expected);
-        }
+    /** Head {@code h}'s gradients: dQ columns written, dK/dV columns and dBias added into. */
+    private void backwardHead(AttentionShape shape, int h, KeyBand band, float[] q, float[] k, float[] v,
+                              RowMask mask, float[] out, float[] lse, float[] dOut,
+                              float[] dq, float[] dk, float[] dv, float[] dBias, Workspace ws) {
+        int L = shape.queryLength(), S = shape.keyLength(), H = shape.numHeads(), Hkv = shape.numKvHeads();
+        int d = shape.headDim(), dvh = shape.valueDim(), kv = shape.kvHeadOf(h);
+        BackwardPass pass = new BackwardPass(ops, ws, band, spec.scaleFor(d), d, dvh,
+            MatrixView.headColumns(q, 0, H, d, h),
+            MatrixView.headColumns(k, 0, Hkv, d, kv),
+            MatrixView.headColumns(v, 0, Hkv, dvh, kv),
+            MaskView.headPlane(mask.allowed(), h, L, S, 0),
+            MatrixView.headPlane(mask.bias(), h, L, S, 0),
+            MatrixView.headColumns(out, 0, H, dvh, h), lse, h * L,
+            MatrixView.headColumns(dOut, 0, H, dvh, h),
+            MatrixView.headColumns(dq, 0, H, d, h),
+            MatrixView.headColumns(dk, 0, Hkv, d, kv),
+            MatrixView.headColumns(dv, 0, Hkv, dvh, kv),
+            MatrixView.headPlane(dBias, h, L, S, 0));
+        TileWalk.run(ops, band, blocks.queryBlock(), blocks.keyBlock(), L, S, 0, 0, pass);
     }
 
-    private static void checkLength(String what, boolean[] a, int expected) {
-        if (a.length != expected) {
-            throw new IllegalArgumentException(what + " has " + a.length + " values, expected " + expected);
-        }
-    }
-
-    /**
-     * A kernel travels (to Spark executors) as its spec alone and is rebuilt there with that JVM's
-     * own {@link TileOps} choice: the implementations depend on the machine (native BLAS, vector
-     * width), and the spec is all that defines the numbers.
-     */
+    /** A kernel travels as its spec ({@link SerializedKernel}). */
     private Object writeReplace() {
-        return new SerializedForm(spec);
+        return new SerializedKernel(spec);
     }
 
     private void readObject(ObjectInputStream in) throws InvalidObjectException {
-        throw new InvalidObjectException("FlashAttention is serialized through its SerializedForm");
-    }
-
-    /** The serialized form: the spec. */
-    private static final class SerializedForm implements Serializable {
-        private static final long serialVersionUID = 1L;
-        private final AttentionSpec spec;
-
-        SerializedForm(AttentionSpec spec) {
-            this.spec = spec;
-        }
-
-        private Object readResolve() {
-            return new FlashAttention(spec);
-        }
+        throw new InvalidObjectException("FlashAttention is serialized through its SerializedKernel");
     }
 }

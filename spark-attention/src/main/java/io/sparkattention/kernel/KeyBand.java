@@ -7,9 +7,11 @@ package io.sparkattention.kernel;
  * non-decreasing in {@code i}, so a query block's reachable keys are {@code [lo(first), hi(last)]}
  * and a tile is wholly inside the band when {@code lo(last) ≤ j0} and {@code hi(first) ≥ j1 − 1}.
  * That is what lets the kernel skip masked tiles and mask only the tiles that straddle the band's
- * edge, without ever building an L×S mask.
+ * edge, without ever building an L×S mask, and what lets the sequence strategy emit no unit for a
+ * (query block, key block) pair that is masked entirely ({@link #any}). A boolean mask or bias may
+ * mask more; the band does not know them.
  */
-final class KeyBand {
+public final class KeyBand {
 
     private final long diagonal;
     private final long left;   // < 0: unbounded
@@ -20,23 +22,23 @@ final class KeyBand {
      * @param spec          causal flag, alignment and window
      * @param queryLength   total L of the sequence (for the bottom-right alignment)
      * @param keyLength     total S of the sequence
-     * @param validKeys     keys at positions ≥ this are padding ({@code keyLength} for none)
+     * @param validKeys     keys at positions ≥ this are padding (−1 for none, as in {@link RowMask#validKeys})
      */
-    KeyBand(AttentionSpec spec, int queryLength, int keyLength, int validKeys) {
+    public KeyBand(AttentionSpec spec, int queryLength, int keyLength, int validKeys) {
         this.diagonal = spec.alignment().diagonalOffset(queryLength, keyLength);
         this.left = spec.windowLeft();
         long r = spec.windowRight();
         this.right = spec.causal() ? 0 : r;
-        this.keyLimit = Math.min(keyLength, validKeys);
+        this.keyLimit = validKeys < 0 ? keyLength : Math.min(keyLength, validKeys);
     }
 
     /** First key query {@code i} may see (may exceed {@link #hi} when the row is fully masked). */
-    long lo(long i) {
+    public long lo(long i) {
         return left < 0 ? 0 : Math.max(0, i + diagonal - left);
     }
 
     /** Last key query {@code i} may see (−1 or less when none). */
-    long hi(long i) {
+    public long hi(long i) {
         long h = keyLimit - 1;
         return right < 0 ? h : Math.min(h, i + diagonal + right);
     }
@@ -65,8 +67,11 @@ final class KeyBand {
         return lo(qLast) > kFirst || hi(qFirst) < kLast;
     }
 
-    /** True when the band limits nothing in the key range [0, keyLimit) beyond the key limit. */
-    boolean isFull(int queryLength) {
-        return queryLength == 0 || (lo(queryLength - 1) == 0 && hi(0) >= keyLimit - 1);
+    /** True when some query of {@code [q0, q1)} may see some key of {@code [k0, k1)}. */
+    public boolean any(long q0, long q1, long k0, long k1) {
+        if (q0 >= q1 || k0 >= k1) {
+            return false;
+        }
+        return Math.max(lo(q0), k0) <= Math.min(hi(q1 - 1), k1 - 1);
     }
 }

@@ -8,10 +8,9 @@ import java.util.Objects;
  * Finds NaN and ±∞ in float arrays: the check every input matrix gets under
  * {@code handleInvalid=error}, so it runs over every value a stage reads.
  *
- * <p>With the Vector API visible it is {@link VectorNonFinite}'s branch-free scan, 4.1× the
- * speed of a {@link Float#isFinite} loop on 2 MiB (48 against 199 µs; C2 vectorises none of the
- * scalar forms) and a fifth of its samples inside the Spark stage (BENCHMARKS.md, round 9);
- * otherwise that loop. The choice is made once and logged at debug level.
+ * <p>With the Vector API visible it is {@link VectorNonFinite}'s branch-free scan (C2 vectorises
+ * none of the scalar forms, and the scan runs over every value a stage reads); otherwise a
+ * {@link Float#isFinite} loop. The choice is made once and logged at debug level.
  */
 public final class NonFinite {
 

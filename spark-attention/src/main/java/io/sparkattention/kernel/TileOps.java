@@ -40,12 +40,8 @@ public abstract class TileOps {
      * ({@link AttentionSpec#AUTO_BLOCK}): 256. A query block's rows share every key tile they load
      * (the Java tiles copy each K and V tile once per block, a BLAS packs them once per call), so
      * larger blocks cut K/V traffic and per-call costs; a block is also the unit of parallel work
-     * (see {@link FlashAttention}). Measured on Zen 3 (AVX2, 32 KiB L1d, 512 KiB L2), 2 threads,
-     * 16 heads of 64, every configuration round-robin in one JVM (BENCHMARKS.md, round 7): 256×256
-     * tiles ran 1.04–1.12× as fast as 128×128 at n = 512…4096 on the BLAS path and 1.09–1.10× on
-     * the Java micro-kernels at 1024–2048; causal 0.96× at n = 256–512 and 1.02–1.05× at
-     * 1024–2048. On Zen 4 (round 11) 1024 rows ran 0.95× as fast as 256 on the BLAS path at n = 1024
-     * and 1.02× at 4096 (one run), so the BLAS path keeps 256.
+     * (see {@link BlockPolicy}). 256×256 tiles run 1.04–1.12× as fast as 128×128 at n = 512…4096
+     * (Zen 3, 2 threads, 16 heads of 64); 1024 rows bring the BLAS path nothing.
      */
     int defaultQueryBlock() {
         return 256;
@@ -57,8 +53,7 @@ public abstract class TileOps {
      * strip of it (16 queries × 256 keys with AVX2, 16 KiB) stays in L1 for the Java kernels. Each
      * per-tile BLAS call is 2·Bq·Bk·d flops (8.4 MFLOP at d = 64), so its fixed costs (the JNI
      * call, packing the shared operand) weigh half as much as at 128×128, and a query row is
-     * rescaled half as often. Bk = 128 and 512 with Bq = 256 measured within ±5% of 256, neither
-     * ahead at every n (round 7).
+     * rescaled half as often; Bk = 128 and 512 are no faster.
      */
     int defaultKeyBlock() {
         return 256;
@@ -119,6 +114,16 @@ public abstract class TileOps {
      */
     abstract void accumulate(int w, int nk, int dv, float[] p, int lds, float[] v, int vOff, int ldv, float[] acc,
                              int accOff, int ldacc);
+
+    /**
+     * Accumulates a key-major strip's transpose times a block of query rows, the backward pass's
+     * key-side products ({@code dV += Pᵀ·dO}, {@code dK += scale·dSᵀ·Q}):
+     * {@code c[cOff + i·ldc + t] += alpha·Σ_{r<w} p[i·lds + r]·b[bOff + r·ldb + t]} for key
+     * {@code i < nk} and column {@code t < n}. Shapes: p nk×w key-major (the strip layout,
+     * {@code lds = scoreStride(w)}), b w×n row-major, c nk×n row-major.
+     */
+    abstract void accumulateKeys(int w, int nk, int n, float alpha, float[] p, int lds, float[] b, int bOff, int ldb,
+                                 float[] c, int cOff, int ldc);
 
     /** The softmax passes that go with these products. */
     final OnlineSoftmax softmax() {

@@ -13,11 +13,10 @@ import java.util.Locale;
  *   <li>{@code auto} (default): {@code vector} when the Vector API is visible and either the
  *       BLAS is not native ({@link Blas#isNative()}) or the vectors are 512 bits wide
  *       ({@link TileOps#preferredOverNativeBlas}); else {@code blas} (with the vectorised softmax
- *       when the Vector API is visible, else {@code blas-scalar}). Measured (BENCHMARKS.md): with
- *       AVX2 (Zen 3) per-tile native OpenBLAS calls were 1.05–1.10× as fast as the Java
- *       micro-kernels (round 10); with AVX-512 (Zen 4) the Java micro-kernels were 1.01–1.20× as
- *       fast at n ≥ 512 (round 11); and they are several times faster than netlib's VectorBLAS,
- *       the Java fallback BLAS;</li>
+ *       when the Vector API is visible, else {@code blas-scalar}). With AVX2 per-tile native
+ *       OpenBLAS calls are ahead of the Java micro-kernels; with AVX-512 the micro-kernels are
+ *       ahead; and they are several times faster than netlib's VectorBLAS, the Java fallback
+ *       BLAS (BENCHMARKS.md has the figures);</li>
  *   <li>{@code vector}: the Java Vector API micro-kernels ({@link VectorTileOps});</li>
  *   <li>{@code blas}: {@code sgemm} from {@link Blas} with the vectorised softmax when possible;</li>
  *   <li>{@code blas-scalar}: {@code sgemm} with the plain-Java softmax ({@link Math#exp}).</li>

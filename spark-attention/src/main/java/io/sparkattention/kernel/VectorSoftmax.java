@@ -5,11 +5,11 @@ import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
- * {@link OnlineSoftmax} on the Vector API: {@code L} queries per vector (L = 8 with AVX2, 16 with
+ * {@link OnlineSoftmax} on the Vector API: {@code LANES} queries per vector (LANES = 8 with AVX2, 16 with
  * AVX-512), each pass one vector load per key, {@link VectorExp} instead of {@link Math#exp}.
  * Queries past the last whole vector take the scalar lane path.
  *
- * <p>The update runs group by group, a group being {@link #G} = 2·L queries (64 bytes of each key's
+ * <p>The update runs group by group, a group being {@link #G} = 2·LANES queries (64 bytes of each key's
  * scores with AVX2), and finishes every pass for a group before the next: the new max (old max
  * kept in α's array; two vectors, keys split even and odd, so four independent compare chains),
  * α = exp(m_old − m_new), the rescaling of ℓ and O by α, and P = exp(s − m_new) with its sum
@@ -24,9 +24,9 @@ import jdk.incubator.vector.VectorSpecies;
 final class VectorSoftmax extends OnlineSoftmax {
 
     private static final VectorSpecies<Float> SPECIES = FloatVector.SPECIES_PREFERRED;
-    private static final int L = SPECIES.length();
+    private static final int LANES = SPECIES.length();
     /** Queries per group: two vectors. */
-    private static final int G = 2 * L;
+    private static final int G = 2 * LANES;
 
     @Override
     void update(int w, int lds, int nk, float[] s, float[] m, float[] l, float[] alpha, int off, float[] acc,
@@ -36,9 +36,9 @@ final class VectorSoftmax extends OnlineSoftmax {
             groupMax(r, lds, nk, s, m, alpha, off);
             fold(r, G, lds, nk, s, m, l, alpha, off, acc, accOff, accQs, accCs, dv);
         }
-        for (; r + L <= w; r += L) {
+        for (; r + LANES <= w; r += LANES) {
             vectorMax(r, lds, nk, s, m, alpha, off);
-            fold(r, L, lds, nk, s, m, l, alpha, off, acc, accOff, accQs, accCs, dv);
+            fold(r, LANES, lds, nk, s, m, l, alpha, off, acc, accOff, accQs, accCs, dv);
         }
         for (; r < w; r++) {
             updateLane(r, lds, nk, s, m, l, off, acc, accOff, accQs, accCs, dv);
@@ -63,30 +63,30 @@ final class VectorSoftmax extends OnlineSoftmax {
      */
     private static void groupMax(int r, int lds, int nk, float[] s, float[] m, float[] alpha, int off) {
         final int j = off + r;
-        FloatVector a0 = FloatVector.fromArray(SPECIES, m, j), a1 = FloatVector.fromArray(SPECIES, m, j + L);
+        FloatVector a0 = FloatVector.fromArray(SPECIES, m, j), a1 = FloatVector.fromArray(SPECIES, m, j + LANES);
         a0.intoArray(alpha, j);
-        a1.intoArray(alpha, j + L);
+        a1.intoArray(alpha, j + LANES);
         FloatVector b0 = a0, b1 = a1;
         int c = 0, i = r;
         for (; c + 1 < nk; c += 2, i += 2 * lds) {
-            final FloatVector x0 = FloatVector.fromArray(SPECIES, s, i), x1 = FloatVector.fromArray(SPECIES, s, i + L);
+            final FloatVector x0 = FloatVector.fromArray(SPECIES, s, i), x1 = FloatVector.fromArray(SPECIES, s, i + LANES);
             final FloatVector y0 = FloatVector.fromArray(SPECIES, s, i + lds);
-            final FloatVector y1 = FloatVector.fromArray(SPECIES, s, i + lds + L);
+            final FloatVector y1 = FloatVector.fromArray(SPECIES, s, i + lds + LANES);
             a0 = a0.blend(x0, x0.compare(VectorOperators.GT, a0));
             a1 = a1.blend(x1, x1.compare(VectorOperators.GT, a1));
             b0 = b0.blend(y0, y0.compare(VectorOperators.GT, b0));
             b1 = b1.blend(y1, y1.compare(VectorOperators.GT, b1));
         }
         if (c < nk) {
-            final FloatVector x0 = FloatVector.fromArray(SPECIES, s, i), x1 = FloatVector.fromArray(SPECIES, s, i + L);
+            final FloatVector x0 = FloatVector.fromArray(SPECIES, s, i), x1 = FloatVector.fromArray(SPECIES, s, i + LANES);
             a0 = a0.blend(x0, x0.compare(VectorOperators.GT, a0));
             a1 = a1.blend(x1, x1.compare(VectorOperators.GT, a1));
         }
         a0.blend(b0, b0.compare(VectorOperators.GT, a0)).intoArray(m, j);
-        a1.blend(b1, b1.compare(VectorOperators.GT, a1)).intoArray(m, j + L);
+        a1.blend(b1, b1.compare(VectorOperators.GT, a1)).intoArray(m, j + LANES);
     }
 
-    /** {@link #groupMax} for the one vector of queries {@code [r, r + L)}. */
+    /** {@link #groupMax} for the one vector of queries {@code [r, r + LANES)}. */
     private static void vectorMax(int r, int lds, int nk, float[] s, float[] m, float[] alpha, int off) {
         FloatVector mx = FloatVector.fromArray(SPECIES, m, off + r);
         mx.intoArray(alpha, off + r);
@@ -103,7 +103,7 @@ final class VectorSoftmax extends OnlineSoftmax {
      */
     private static void rescaleAcross(int r, int lanes, float[] l, float[] alpha, int off, float[] acc, int a,
                                       int accCs, int dv) {
-        for (int j = 0; j < lanes; j += L) {
+        for (int j = 0; j < lanes; j += LANES) {
             final FloatVector f = FloatVector.fromArray(SPECIES, alpha, off + r + j);
             FloatVector.fromArray(SPECIES, l, off + r + j).mul(f).intoArray(l, off + r + j);
             if (f.compare(VectorOperators.NE, 1f).anyTrue()) {
@@ -121,7 +121,7 @@ final class VectorSoftmax extends OnlineSoftmax {
     private static void rescaleAlong(int r, int lanes, float[] l, float[] alpha, int off, float[] acc, int a,
                                      int accQs, int dv) {
         final int whole = SPECIES.loopBound(dv);
-        for (int j = 0; j < lanes; j += L) {
+        for (int j = 0; j < lanes; j += LANES) {
             FloatVector.fromArray(SPECIES, l, off + r + j).mul(FloatVector.fromArray(SPECIES, alpha, off + r + j))
                 .intoArray(l, off + r + j);
         }
@@ -131,7 +131,7 @@ final class VectorSoftmax extends OnlineSoftmax {
                 continue;
             }
             int t = 0;
-            for (; t < whole; t += L) {
+            for (; t < whole; t += LANES) {
                 FloatVector.fromArray(SPECIES, acc, row + t).mul(f).intoArray(acc, row + t);
             }
             for (; t < dv; t++) {

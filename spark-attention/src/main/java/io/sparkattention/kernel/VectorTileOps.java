@@ -6,7 +6,7 @@ import jdk.incubator.vector.VectorSpecies;
 /**
  * Tile products as register-blocked Java Vector API micro-kernels, no BLAS.
  *
- * <p>Strips are {@code W = 2·L} queries wide (L lanes: 16 queries with AVX2, 32 with AVX-512),
+ * <p>Strips are {@code W = 2·LANES} queries wide (LANES floats per vector: 16 queries with AVX2, 32 with AVX-512),
  * then one vector, then a scalar tail. Both products have the same shape: a block of rows of
  * accumulators, each row {@code W} queries wide (two vectors), fed per step by one broadcast
  * scalar per row and two vector loads shared by all rows:
@@ -25,24 +25,21 @@ import jdk.incubator.vector.VectorSpecies;
 final class VectorTileOps extends TileOps {
 
     private static final VectorSpecies<Float> SPECIES = FloatVector.SPECIES_PREFERRED;
-    private static final int L = SPECIES.length();
+    private static final int LANES = SPECIES.length();
     /** Queries per full strip: two vectors. */
-    private static final int W = 2 * L;
+    private static final int W = 2 * LANES;
     /** Keys per scores block: 6 × 2 accumulators + 3 operands = 15 of AVX2's 16 vector registers. */
     static final int KEYS = 6;
     /** Value columns per accumulate block: 6 × 2 accumulators, like {@link #KEYS}; dv = 64 ends with one block of 4. */
     static final int COLUMNS = 6;
     /**
-     * Value columns per accumulate block with AVX-512's 32 registers. The P·V kernel alone, one
-     * 32-query strip × 256 keys on one Zen 4 core: 108.1 and 111.2 GFLOP/s against 100.3 and
-     * 102.2 with 6 columns (medians of 25, two runs); the whole kernel on one thread 1.00–1.04×
-     * (n = 512…4096, causal or not), bitwise the same output (BENCHMARKS.md, round 12). The score
-     * kernel with 8 keys was not faster (106.6 and 108.5 against 107.3 and 112.8), so
-     * {@link #KEYS} stays 6.
+     * Value columns per accumulate block with AVX-512's 32 registers: each loaded P vector feeds
+     * 8 FMAs instead of 6 (the P·V kernel alone runs 1.08× as fast on Zen 4), with the same bits.
+     * The score kernel gains nothing from 8 keys, so {@link #KEYS} stays 6.
      */
     static final int WIDE_COLUMNS_AVX512 = 8;
     /** Whether {@link #accumulate2} starts with {@value #WIDE_COLUMNS_AVX512}-column blocks: with 32 vector registers. */
-    private static final boolean WIDE_COLUMNS = L >= 16;
+    private static final boolean WIDE_COLUMNS = LANES >= 16;
     /** Query rows per block with AVX-512 ({@link #defaultQueryBlock}). */
     static final int WIDE_QUERY_BLOCK = 1024;
     /** Distance between key rows on the score kernel's fast path: see {@link Workspace#KEY_ROW}. */
@@ -53,39 +50,32 @@ final class VectorTileOps extends TileOps {
     }
 
     /**
-     * With AVX-512 (16-lane vectors, 32 registers): the micro-kernels run the products at 104–111
-     * (scores) and 97–106 (P·V) GFLOP/s on one Zen 4 core against a 116 GFLOP/s FMA peak (one
-     * 32-query strip against 256 keys in a loop, BENCHMARKS.md round 11), and need no packing of
-     * their operands beyond the tile copies, which a BLAS repeats in every call. The whole kernel,
-     * both on 256×256 tiles, round-robin in one JVM (round 11, 2 threads, 16 heads of 64): 0.95× the BLAS
-     * path at n = 256, 1.10–1.20× at 512…4096 in the round (1.01–1.10× in two other A/Bs at 1024
-     * and 4096), 1.04–1.15× causal. With AVX2 (Zen 3) the BLAS path was ahead (1.05–1.10× at
-     * 256…4096, not causal, round 10), so narrower vectors keep the BLAS.
+     * With AVX-512 (16-lane vectors, 32 registers) the micro-kernels run the products near the
+     * FMA peak and need no packing of their operands beyond the tile copies, which a BLAS repeats
+     * in every call: the whole kernel is ahead of the native BLAS path from n = 512 on. With AVX2
+     * the BLAS path is ahead, so narrower vectors keep the BLAS (BENCHMARKS.md has the figures).
      */
     @Override
     boolean preferredOverNativeBlas() {
-        return L >= 16;
+        return LANES >= 16;
     }
 
     /**
      * With AVX-512, {@value #WIDE_QUERY_BLOCK} query rows per block: every strip of the block reads
      * the key tile the block copied (scratch, K and V rows 4 KiB apart in the input), so the copies
      * happen a quarter as often as with 256 rows, and the strip's own working set (its packed
-     * queries, accumulator and scores) does not grow. Measured on Zen 4, 2 threads, 16 heads of 64,
-     * round-robin in one JVM (BENCHMARKS.md, round 11): 1024×256 tiles against 256×256, 1.04× at
-     * n = 512, 1.05–1.07× at 1024, 1.05–1.18× at 4096 (three runs); with 1024 rows, Bk = 128 and 512
-     * were within −4% and +6% of 256, neither ahead in every run.
-     * With AVX2 (16-query strips) the round-7 choice of 256 stands: 1024 was not measured there.
+     * queries, accumulator and scores) does not grow: 1024×256 tiles run 1.04–1.18× as fast as
+     * 256×256 at n = 512…4096 on Zen 4. With AVX2 (16-query strips) the blocks stay at 256.
      */
     @Override
     int defaultQueryBlock() {
-        return L >= 16 ? WIDE_QUERY_BLOCK : super.defaultQueryBlock();
+        return LANES >= 16 ? WIDE_QUERY_BLOCK : super.defaultQueryBlock();
     }
 
     /** Strips are already narrow: the same on edge tiles (the packed queries are laid out per strip). */
     @Override
     int strip(int remaining, boolean edge) {
-        return remaining >= W ? W : remaining >= L ? L : remaining;
+        return remaining >= W ? W : remaining >= LANES ? LANES : remaining;
     }
 
     /** A strip's scores are one or two vectors per key: contiguous lines already. */
@@ -136,7 +126,7 @@ final class VectorTileOps extends TileOps {
                 int lds) {
         if (w == W) {
             scores2(nk, d, qp, qpOff, k, kOff, ldk, s);
-        } else if (w == L) {
+        } else if (w == LANES) {
             scores1(nk, d, qp, qpOff, k, kOff, ldk, s);
         } else {
             scoresScalar(w, nk, d, qp, qpOff, k, kOff, ldk, s);
@@ -149,11 +139,18 @@ final class VectorTileOps extends TileOps {
                     int ldacc) {
         if (w == W) {
             accumulate2(nk, dv, p, v, vOff, ldv, acc, accOff);
-        } else if (w == L) {
+        } else if (w == LANES) {
             accumulate1(nk, dv, p, v, vOff, ldv, acc, accOff);
         } else {
             accumulateScalar(w, nk, dv, p, v, vOff, ldv, acc, accOff);
         }
+    }
+
+    /** See {@link VectorKeyProducts}. */
+    @Override
+    void accumulateKeys(int w, int nk, int n, float alpha, float[] p, int lds, float[] b, int bOff, int ldb,
+                        float[] c, int cOff, int ldc) {
+        VectorKeyProducts.accumulateKeys(w, nk, n, alpha, p, lds, b, bOff, ldb, c, cOff, ldc);
     }
 
     @Override
@@ -174,7 +171,7 @@ final class VectorTileOps extends TileOps {
             FloatVector a30 = a00, a31 = a00, a40 = a00, a41 = a00, a50 = a00, a51 = a00;
             for (int t = 0, q = qpOff; t < d; t++, q += W) {
                 final FloatVector b0 = FloatVector.fromArray(SPECIES, qp, q);
-                final FloatVector b1 = FloatVector.fromArray(SPECIES, qp, q + L);
+                final FloatVector b1 = FloatVector.fromArray(SPECIES, qp, q + LANES);
                 FloatVector x = FloatVector.broadcast(SPECIES, k[k0 + t]);
                 a00 = x.fma(b0, a00);
                 a01 = x.fma(b1, a01);
@@ -196,24 +193,24 @@ final class VectorTileOps extends TileOps {
             }
             int o = c * W;
             a00.intoArray(s, o);
-            a01.intoArray(s, o + L);
+            a01.intoArray(s, o + LANES);
             a10.intoArray(s, o + W);
-            a11.intoArray(s, o + W + L);
+            a11.intoArray(s, o + W + LANES);
             a20.intoArray(s, o + 2 * W);
-            a21.intoArray(s, o + 2 * W + L);
+            a21.intoArray(s, o + 2 * W + LANES);
             a30.intoArray(s, o + 3 * W);
-            a31.intoArray(s, o + 3 * W + L);
+            a31.intoArray(s, o + 3 * W + LANES);
             a40.intoArray(s, o + 4 * W);
-            a41.intoArray(s, o + 4 * W + L);
+            a41.intoArray(s, o + 4 * W + LANES);
             a50.intoArray(s, o + 5 * W);
-            a51.intoArray(s, o + 5 * W + L);
+            a51.intoArray(s, o + 5 * W + LANES);
         }
         for (; c + 2 <= nk; c += 2) {
             final int k0 = kOff + c * ldk, k1 = k0 + ldk;
             FloatVector a00 = FloatVector.zero(SPECIES), a01 = a00, a10 = a00, a11 = a00;
             for (int t = 0, q = qpOff; t < d; t++, q += W) {
                 final FloatVector b0 = FloatVector.fromArray(SPECIES, qp, q);
-                final FloatVector b1 = FloatVector.fromArray(SPECIES, qp, q + L);
+                final FloatVector b1 = FloatVector.fromArray(SPECIES, qp, q + LANES);
                 FloatVector x = FloatVector.broadcast(SPECIES, k[k0 + t]);
                 a00 = x.fma(b0, a00);
                 a01 = x.fma(b1, a01);
@@ -222,9 +219,9 @@ final class VectorTileOps extends TileOps {
                 a11 = x.fma(b1, a11);
             }
             a00.intoArray(s, c * W);
-            a01.intoArray(s, c * W + L);
+            a01.intoArray(s, c * W + LANES);
             a10.intoArray(s, c * W + W);
-            a11.intoArray(s, c * W + W + L);
+            a11.intoArray(s, c * W + W + LANES);
         }
         if (c < nk) {
             final int k0 = kOff + c * ldk;
@@ -232,10 +229,10 @@ final class VectorTileOps extends TileOps {
             for (int t = 0, q = qpOff; t < d; t++, q += W) {
                 FloatVector x = FloatVector.broadcast(SPECIES, k[k0 + t]);
                 a0 = x.fma(FloatVector.fromArray(SPECIES, qp, q), a0);
-                a1 = x.fma(FloatVector.fromArray(SPECIES, qp, q + L), a1);
+                a1 = x.fma(FloatVector.fromArray(SPECIES, qp, q + LANES), a1);
             }
             a0.intoArray(s, c * W);
-            a1.intoArray(s, c * W + L);
+            a1.intoArray(s, c * W + LANES);
         }
     }
 
@@ -252,7 +249,7 @@ final class VectorTileOps extends TileOps {
             for (int t = 0; t < d; t++) {
                 final int i = k0 + t, q = qpOff + t * W;
                 final FloatVector b0 = FloatVector.fromArray(SPECIES, qp, q);
-                final FloatVector b1 = FloatVector.fromArray(SPECIES, qp, q + L);
+                final FloatVector b1 = FloatVector.fromArray(SPECIES, qp, q + LANES);
                 FloatVector x = FloatVector.broadcast(SPECIES, k[i]);
                 a00 = x.fma(b0, a00);
                 a01 = x.fma(b1, a01);
@@ -274,17 +271,17 @@ final class VectorTileOps extends TileOps {
             }
             final int o = c * W;
             a00.intoArray(s, o);
-            a01.intoArray(s, o + L);
+            a01.intoArray(s, o + LANES);
             a10.intoArray(s, o + W);
-            a11.intoArray(s, o + W + L);
+            a11.intoArray(s, o + W + LANES);
             a20.intoArray(s, o + 2 * W);
-            a21.intoArray(s, o + 2 * W + L);
+            a21.intoArray(s, o + 2 * W + LANES);
             a30.intoArray(s, o + 3 * W);
-            a31.intoArray(s, o + 3 * W + L);
+            a31.intoArray(s, o + 3 * W + LANES);
             a40.intoArray(s, o + 4 * W);
-            a41.intoArray(s, o + 4 * W + L);
+            a41.intoArray(s, o + 4 * W + LANES);
             a50.intoArray(s, o + 5 * W);
-            a51.intoArray(s, o + 5 * W + L);
+            a51.intoArray(s, o + 5 * W + LANES);
         }
         return c;
     }
@@ -295,7 +292,7 @@ final class VectorTileOps extends TileOps {
         for (; c + KEYS <= nk; c += KEYS) {
             final int k0 = kOff + c * ldk, k1 = k0 + ldk, k2 = k1 + ldk, k3 = k2 + ldk, k4 = k3 + ldk, k5 = k4 + ldk;
             FloatVector a0 = FloatVector.zero(SPECIES), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0;
-            for (int t = 0, q = qpOff; t < d; t++, q += L) {
+            for (int t = 0, q = qpOff; t < d; t++, q += LANES) {
                 final FloatVector b = FloatVector.fromArray(SPECIES, qp, q);
                 a0 = FloatVector.broadcast(SPECIES, k[k0 + t]).fma(b, a0);
                 a1 = FloatVector.broadcast(SPECIES, k[k1 + t]).fma(b, a1);
@@ -304,25 +301,25 @@ final class VectorTileOps extends TileOps {
                 a4 = FloatVector.broadcast(SPECIES, k[k4 + t]).fma(b, a4);
                 a5 = FloatVector.broadcast(SPECIES, k[k5 + t]).fma(b, a5);
             }
-            int o = c * L;
+            int o = c * LANES;
             a0.intoArray(s, o);
-            a1.intoArray(s, o + L);
-            a2.intoArray(s, o + 2 * L);
-            a3.intoArray(s, o + 3 * L);
-            a4.intoArray(s, o + 4 * L);
-            a5.intoArray(s, o + 5 * L);
+            a1.intoArray(s, o + LANES);
+            a2.intoArray(s, o + 2 * LANES);
+            a3.intoArray(s, o + 3 * LANES);
+            a4.intoArray(s, o + 4 * LANES);
+            a5.intoArray(s, o + 5 * LANES);
         }
         for (; c < nk; c++) {
             final int k0 = kOff + c * ldk;
             FloatVector a = FloatVector.zero(SPECIES);
-            for (int t = 0, q = qpOff; t < d; t++, q += L) {
+            for (int t = 0, q = qpOff; t < d; t++, q += LANES) {
                 a = FloatVector.broadcast(SPECIES, k[k0 + t]).fma(FloatVector.fromArray(SPECIES, qp, q), a);
             }
-            a.intoArray(s, c * L);
+            a.intoArray(s, c * LANES);
         }
     }
 
-    /** Narrow strip (w < L): plain loops. */
+    /** Narrow strip (w < LANES): plain loops. */
     private static void scoresScalar(int w, int nk, int d, float[] qp, int qpOff, float[] k, int kOff, int ldk,
                                      float[] s) {
         for (int c = 0; c < nk; c++) {
@@ -350,20 +347,20 @@ final class VectorTileOps extends TileOps {
         for (; t + COLUMNS <= dv; t += COLUMNS) {
             final int o = accOff + t * W;
             FloatVector a00 = FloatVector.fromArray(SPECIES, acc, o);
-            FloatVector a01 = FloatVector.fromArray(SPECIES, acc, o + L);
+            FloatVector a01 = FloatVector.fromArray(SPECIES, acc, o + LANES);
             FloatVector a10 = FloatVector.fromArray(SPECIES, acc, o + W);
-            FloatVector a11 = FloatVector.fromArray(SPECIES, acc, o + W + L);
+            FloatVector a11 = FloatVector.fromArray(SPECIES, acc, o + W + LANES);
             FloatVector a20 = FloatVector.fromArray(SPECIES, acc, o + 2 * W);
-            FloatVector a21 = FloatVector.fromArray(SPECIES, acc, o + 2 * W + L);
+            FloatVector a21 = FloatVector.fromArray(SPECIES, acc, o + 2 * W + LANES);
             FloatVector a30 = FloatVector.fromArray(SPECIES, acc, o + 3 * W);
-            FloatVector a31 = FloatVector.fromArray(SPECIES, acc, o + 3 * W + L);
+            FloatVector a31 = FloatVector.fromArray(SPECIES, acc, o + 3 * W + LANES);
             FloatVector a40 = FloatVector.fromArray(SPECIES, acc, o + 4 * W);
-            FloatVector a41 = FloatVector.fromArray(SPECIES, acc, o + 4 * W + L);
+            FloatVector a41 = FloatVector.fromArray(SPECIES, acc, o + 4 * W + LANES);
             FloatVector a50 = FloatVector.fromArray(SPECIES, acc, o + 5 * W);
-            FloatVector a51 = FloatVector.fromArray(SPECIES, acc, o + 5 * W + L);
+            FloatVector a51 = FloatVector.fromArray(SPECIES, acc, o + 5 * W + LANES);
             for (int c = 0, pi = 0, vi = vOff + t; c < nk; c++, pi += W, vi += ldv) {
                 final FloatVector b0 = FloatVector.fromArray(SPECIES, p, pi);
-                final FloatVector b1 = FloatVector.fromArray(SPECIES, p, pi + L);
+                final FloatVector b1 = FloatVector.fromArray(SPECIES, p, pi + LANES);
                 FloatVector x = FloatVector.broadcast(SPECIES, v[vi]);
                 a00 = x.fma(b0, a00);
                 a01 = x.fma(b1, a01);
@@ -384,31 +381,31 @@ final class VectorTileOps extends TileOps {
                 a51 = x.fma(b1, a51);
             }
             a00.intoArray(acc, o);
-            a01.intoArray(acc, o + L);
+            a01.intoArray(acc, o + LANES);
             a10.intoArray(acc, o + W);
-            a11.intoArray(acc, o + W + L);
+            a11.intoArray(acc, o + W + LANES);
             a20.intoArray(acc, o + 2 * W);
-            a21.intoArray(acc, o + 2 * W + L);
+            a21.intoArray(acc, o + 2 * W + LANES);
             a30.intoArray(acc, o + 3 * W);
-            a31.intoArray(acc, o + 3 * W + L);
+            a31.intoArray(acc, o + 3 * W + LANES);
             a40.intoArray(acc, o + 4 * W);
-            a41.intoArray(acc, o + 4 * W + L);
+            a41.intoArray(acc, o + 4 * W + LANES);
             a50.intoArray(acc, o + 5 * W);
-            a51.intoArray(acc, o + 5 * W + L);
+            a51.intoArray(acc, o + 5 * W + LANES);
         }
         if (t + 4 <= dv) {
             final int o = accOff + t * W;
             FloatVector a00 = FloatVector.fromArray(SPECIES, acc, o);
-            FloatVector a01 = FloatVector.fromArray(SPECIES, acc, o + L);
+            FloatVector a01 = FloatVector.fromArray(SPECIES, acc, o + LANES);
             FloatVector a10 = FloatVector.fromArray(SPECIES, acc, o + W);
-            FloatVector a11 = FloatVector.fromArray(SPECIES, acc, o + W + L);
+            FloatVector a11 = FloatVector.fromArray(SPECIES, acc, o + W + LANES);
             FloatVector a20 = FloatVector.fromArray(SPECIES, acc, o + 2 * W);
-            FloatVector a21 = FloatVector.fromArray(SPECIES, acc, o + 2 * W + L);
+            FloatVector a21 = FloatVector.fromArray(SPECIES, acc, o + 2 * W + LANES);
             FloatVector a30 = FloatVector.fromArray(SPECIES, acc, o + 3 * W);
-            FloatVector a31 = FloatVector.fromArray(SPECIES, acc, o + 3 * W + L);
+            FloatVector a31 = FloatVector.fromArray(SPECIES, acc, o + 3 * W + LANES);
             for (int c = 0, pi = 0, vi = vOff + t; c < nk; c++, pi += W, vi += ldv) {
                 final FloatVector b0 = FloatVector.fromArray(SPECIES, p, pi);
-                final FloatVector b1 = FloatVector.fromArray(SPECIES, p, pi + L);
+                final FloatVector b1 = FloatVector.fromArray(SPECIES, p, pi + LANES);
                 FloatVector x = FloatVector.broadcast(SPECIES, v[vi]);
                 a00 = x.fma(b0, a00);
                 a01 = x.fma(b1, a01);
@@ -423,26 +420,26 @@ final class VectorTileOps extends TileOps {
                 a31 = x.fma(b1, a31);
             }
             a00.intoArray(acc, o);
-            a01.intoArray(acc, o + L);
+            a01.intoArray(acc, o + LANES);
             a10.intoArray(acc, o + W);
-            a11.intoArray(acc, o + W + L);
+            a11.intoArray(acc, o + W + LANES);
             a20.intoArray(acc, o + 2 * W);
-            a21.intoArray(acc, o + 2 * W + L);
+            a21.intoArray(acc, o + 2 * W + LANES);
             a30.intoArray(acc, o + 3 * W);
-            a31.intoArray(acc, o + 3 * W + L);
+            a31.intoArray(acc, o + 3 * W + LANES);
             t += 4;
         }
         for (; t < dv; t++) {
             final int o = accOff + t * W;
             FloatVector a0 = FloatVector.fromArray(SPECIES, acc, o);
-            FloatVector a1 = FloatVector.fromArray(SPECIES, acc, o + L);
+            FloatVector a1 = FloatVector.fromArray(SPECIES, acc, o + LANES);
             for (int c = 0, pi = 0, vi = vOff + t; c < nk; c++, pi += W, vi += ldv) {
                 FloatVector x = FloatVector.broadcast(SPECIES, v[vi]);
                 a0 = x.fma(FloatVector.fromArray(SPECIES, p, pi), a0);
-                a1 = x.fma(FloatVector.fromArray(SPECIES, p, pi + L), a1);
+                a1 = x.fma(FloatVector.fromArray(SPECIES, p, pi + LANES), a1);
             }
             a0.intoArray(acc, o);
-            a1.intoArray(acc, o + L);
+            a1.intoArray(acc, o + LANES);
         }
     }
 
@@ -457,24 +454,24 @@ final class VectorTileOps extends TileOps {
         for (; t + WIDE_COLUMNS_AVX512 <= dv; t += WIDE_COLUMNS_AVX512) {
             final int o = accOff + t * W;
             FloatVector a00 = FloatVector.fromArray(SPECIES, acc, o);
-            FloatVector a01 = FloatVector.fromArray(SPECIES, acc, o + L);
+            FloatVector a01 = FloatVector.fromArray(SPECIES, acc, o + LANES);
             FloatVector a10 = FloatVector.fromArray(SPECIES, acc, o + W);
-            FloatVector a11 = FloatVector.fromArray(SPECIES, acc, o + W + L);
+            FloatVector a11 = FloatVector.fromArray(SPECIES, acc, o + W + LANES);
             FloatVector a20 = FloatVector.fromArray(SPECIES, acc, o + 2 * W);
-            FloatVector a21 = FloatVector.fromArray(SPECIES, acc, o + 2 * W + L);
+            FloatVector a21 = FloatVector.fromArray(SPECIES, acc, o + 2 * W + LANES);
             FloatVector a30 = FloatVector.fromArray(SPECIES, acc, o + 3 * W);
-            FloatVector a31 = FloatVector.fromArray(SPECIES, acc, o + 3 * W + L);
+            FloatVector a31 = FloatVector.fromArray(SPECIES, acc, o + 3 * W + LANES);
             FloatVector a40 = FloatVector.fromArray(SPECIES, acc, o + 4 * W);
-            FloatVector a41 = FloatVector.fromArray(SPECIES, acc, o + 4 * W + L);
+            FloatVector a41 = FloatVector.fromArray(SPECIES, acc, o + 4 * W + LANES);
             FloatVector a50 = FloatVector.fromArray(SPECIES, acc, o + 5 * W);
-            FloatVector a51 = FloatVector.fromArray(SPECIES, acc, o + 5 * W + L);
+            FloatVector a51 = FloatVector.fromArray(SPECIES, acc, o + 5 * W + LANES);
             FloatVector a60 = FloatVector.fromArray(SPECIES, acc, o + 6 * W);
-            FloatVector a61 = FloatVector.fromArray(SPECIES, acc, o + 6 * W + L);
+            FloatVector a61 = FloatVector.fromArray(SPECIES, acc, o + 6 * W + LANES);
             FloatVector a70 = FloatVector.fromArray(SPECIES, acc, o + 7 * W);
-            FloatVector a71 = FloatVector.fromArray(SPECIES, acc, o + 7 * W + L);
+            FloatVector a71 = FloatVector.fromArray(SPECIES, acc, o + 7 * W + LANES);
             for (int c = 0, pi = 0, vi = vOff + t; c < nk; c++, pi += W, vi += ldv) {
                 final FloatVector b0 = FloatVector.fromArray(SPECIES, p, pi);
-                final FloatVector b1 = FloatVector.fromArray(SPECIES, p, pi + L);
+                final FloatVector b1 = FloatVector.fromArray(SPECIES, p, pi + LANES);
                 FloatVector x = FloatVector.broadcast(SPECIES, v[vi]);
                 a00 = x.fma(b0, a00);
                 a01 = x.fma(b1, a01);
@@ -501,21 +498,21 @@ final class VectorTileOps extends TileOps {
                 a71 = x.fma(b1, a71);
             }
             a00.intoArray(acc, o);
-            a01.intoArray(acc, o + L);
+            a01.intoArray(acc, o + LANES);
             a10.intoArray(acc, o + W);
-            a11.intoArray(acc, o + W + L);
+            a11.intoArray(acc, o + W + LANES);
             a20.intoArray(acc, o + 2 * W);
-            a21.intoArray(acc, o + 2 * W + L);
+            a21.intoArray(acc, o + 2 * W + LANES);
             a30.intoArray(acc, o + 3 * W);
-            a31.intoArray(acc, o + 3 * W + L);
+            a31.intoArray(acc, o + 3 * W + LANES);
             a40.intoArray(acc, o + 4 * W);
-            a41.intoArray(acc, o + 4 * W + L);
+            a41.intoArray(acc, o + 4 * W + LANES);
             a50.intoArray(acc, o + 5 * W);
-            a51.intoArray(acc, o + 5 * W + L);
+            a51.intoArray(acc, o + 5 * W + LANES);
             a60.intoArray(acc, o + 6 * W);
-            a61.intoArray(acc, o + 6 * W + L);
+            a61.intoArray(acc, o + 6 * W + LANES);
             a70.intoArray(acc, o + 7 * W);
-            a71.intoArray(acc, o + 7 * W + L);
+            a71.intoArray(acc, o + 7 * W + LANES);
         }
         return t;
     }
@@ -524,12 +521,12 @@ final class VectorTileOps extends TileOps {
     private static void accumulate1(int nk, int dv, float[] p, float[] v, int vOff, int ldv, float[] acc, int accOff) {
         int t = 0;
         for (; t + 4 <= dv; t += 4) {
-            final int o = accOff + t * L;
+            final int o = accOff + t * LANES;
             FloatVector a0 = FloatVector.fromArray(SPECIES, acc, o);
-            FloatVector a1 = FloatVector.fromArray(SPECIES, acc, o + L);
-            FloatVector a2 = FloatVector.fromArray(SPECIES, acc, o + 2 * L);
-            FloatVector a3 = FloatVector.fromArray(SPECIES, acc, o + 3 * L);
-            for (int c = 0, pi = 0, vi = vOff + t; c < nk; c++, pi += L, vi += ldv) {
+            FloatVector a1 = FloatVector.fromArray(SPECIES, acc, o + LANES);
+            FloatVector a2 = FloatVector.fromArray(SPECIES, acc, o + 2 * LANES);
+            FloatVector a3 = FloatVector.fromArray(SPECIES, acc, o + 3 * LANES);
+            for (int c = 0, pi = 0, vi = vOff + t; c < nk; c++, pi += LANES, vi += ldv) {
                 final FloatVector b = FloatVector.fromArray(SPECIES, p, pi);
                 a0 = FloatVector.broadcast(SPECIES, v[vi]).fma(b, a0);
                 a1 = FloatVector.broadcast(SPECIES, v[vi + 1]).fma(b, a1);
@@ -537,21 +534,21 @@ final class VectorTileOps extends TileOps {
                 a3 = FloatVector.broadcast(SPECIES, v[vi + 3]).fma(b, a3);
             }
             a0.intoArray(acc, o);
-            a1.intoArray(acc, o + L);
-            a2.intoArray(acc, o + 2 * L);
-            a3.intoArray(acc, o + 3 * L);
+            a1.intoArray(acc, o + LANES);
+            a2.intoArray(acc, o + 2 * LANES);
+            a3.intoArray(acc, o + 3 * LANES);
         }
         for (; t < dv; t++) {
-            final int o = accOff + t * L;
+            final int o = accOff + t * LANES;
             FloatVector a = FloatVector.fromArray(SPECIES, acc, o);
-            for (int c = 0, pi = 0, vi = vOff + t; c < nk; c++, pi += L, vi += ldv) {
+            for (int c = 0, pi = 0, vi = vOff + t; c < nk; c++, pi += LANES, vi += ldv) {
                 a = FloatVector.broadcast(SPECIES, v[vi]).fma(FloatVector.fromArray(SPECIES, p, pi), a);
             }
             a.intoArray(acc, o);
         }
     }
 
-    /** Narrow strip (w < L): plain loops. */
+    /** Narrow strip (w < LANES): plain loops. */
     private static void accumulateScalar(int w, int nk, int dv, float[] p, float[] v, int vOff, int ldv,
                                          float[] acc, int accOff) {
         for (int c = 0; c < nk; c++) {

@@ -10,8 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class TileOpsChoiceTest {
 
     @Test
-    @DisplayName("auto: the Java tiles without a native BLAS or with 512-bit vectors, else the BLAS tiles with the "
-        + "vector softmax")
+    @DisplayName("auto picks the Java tiles without a native BLAS or with 512-bit vectors, else the BLAS tiles")
     void autoFollowsTheMachine() {
         TileOps vector = TileOpsChoice.vectorTileOps();
         TileOps auto = TileOpsChoice.create("auto");

@@ -1,4 +1,11 @@
-package io.sparkattention.kernel;
+package io.sparkattention.bench.jmh;
+
+import io.sparkattention.kernel.AttentionShape;
+import io.sparkattention.kernel.AttentionSpec;
+import io.sparkattention.kernel.FlashAttention;
+import io.sparkattention.kernel.RowMask;
+import io.sparkattention.kernel.TileOps;
+import io.sparkattention.kernel.Workspace;
 
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;

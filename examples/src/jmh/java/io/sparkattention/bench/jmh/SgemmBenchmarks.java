@@ -1,4 +1,6 @@
-package io.sparkattention.kernel;
+package io.sparkattention.bench.jmh;
+
+import io.sparkattention.kernel.Blas;
 
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;

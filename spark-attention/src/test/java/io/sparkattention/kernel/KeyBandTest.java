@@ -1,7 +1,5 @@
-package io.sparkattention.exec;
+package io.sparkattention.kernel;
 
-import io.sparkattention.kernel.AttentionSpec;
-import io.sparkattention.kernel.CausalAlignment;
 import io.sparkattention.testing.RandomTensors;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -9,11 +7,12 @@ import org.junit.jupiter.api.Test;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * The sequence strategy skips a (query block, key block) pair exactly when no query of the block
- * may see a key of the block by the mask's definition (causal, alignment, window, padding),
- * checked element by element on random settings.
+ * The band answers that a (query block, key block) pair has a visible key exactly when some query
+ * of the block may see some key of the block by the mask's definition (causal, alignment, window,
+ * padding), checked element by element on random settings. The sequence strategy skips the
+ * others, and the kernel's tile walk the key tiles outside it.
  */
-class VisibleKeysTest {
+class KeyBandTest {
 
     @Test
     @DisplayName("a block pair is skipped if and only if every (query, key) in it is masked")
@@ -26,7 +25,7 @@ class VisibleKeysTest {
             int left = rnd.uniform() < 0.5 ? -1 : rnd.between(0, 10), right = rnd.uniform() < 0.5 ? -1 : rnd.between(0, 10);
             int valid = rnd.uniform() < 0.5 ? -1 : rnd.between(0, S);
             AttentionSpec spec = AttentionSpec.defaults().withCausal(causal).withAlignment(alignment).withWindow(left, right);
-            VisibleKeys visible = new VisibleKeys(spec, L, S, valid);
+            KeyBand visible = new KeyBand(spec, L, S, valid);
             long off = alignment.diagonalOffset(L, S);
             for (int q0 = 0; q0 < L; q0 += block) {
                 for (int k0 = 0; k0 < S; k0 += block) {

@@ -1,0 +1,182 @@
+package io.sparkattention.kernel;
+
+import java.util.Arrays;
+
+/**
+ * The backward pass of one head (FlashAttention-2's, from the forward's saved log-sum-exp), as a
+ * {@link StripVisitor} of the {@link TileWalk}, so it visits exactly the forward's tiles and skips
+ * the same masked ones. Per query block: {@code D = rowsum(dO∘O)} and a zeroed dQ accumulator;
+ * per strip of w queries × nk keys:
+ * <pre>
+ *   (1) S  = scale·Q·Kᵀ + bias, masked          nk×w key-major
+ *   (2) P  = exp(S − lse)                       nk×w   (0 on rows with lse = −∞)
+ *   (3) dV += Pᵀ·dO                             nk×dv
+ *   (4) dP = dO·Vᵀ                              nk×w
+ *   (5) dS = P∘(dP − D)                         nk×w, in place of P; dBias += dS
+ *   (6) dQ += dS·K                              w×d  (the block's accumulator)
+ *   (7) dK += scale·dSᵀ·Q                       nk×d
+ * </pre>
+ * and at the block's end {@code dQ = scale·accumulator}. dK and dV are added into the caller's
+ * arrays (zeroed by the caller, summed over a key/value head's query heads in head order); dQ rows
+ * are written; dBias, when present, is added into (shared L×S) or written (per head).
+ *
+ * <p>Shapes: q, dq L×d; k, dk S×d; v, dv S×dv; out, dOut L×dv; lse L; allowed, bias, dBias L×S
+ * or absent. Scratch: {@link Workspace#ensureBackward}, already grown for the blocks.
+ */
+final class BackwardPass extends StripVisitor {
+
+    private final TileOps ops;
+    private final OnlineSoftmax softmax;
+    private final Workspace ws;
+    private final KeyBand band;
+    private final float scale;
+    private final int d, dv, accQs;
+    private final boolean packed;
+    private final MatrixView q, k, v, out, dOut, dq, dk, dV, bias, dBias;
+    private final MaskView allowed;
+    private final float[] lse;
+    private final int lseOff;
+
+    // the current block and tile
+    private int i0, bq;
+    private float alphaQ, alphaDo;
+    private float[] kt, vt;
+    private int ktOff, ldkt, vtOff, ldvt;
+
+    BackwardPass(TileOps ops, Workspace ws, KeyBand band, float scale, int d, int dv,
+                 MatrixView q, MatrixView k, MatrixView v, MaskView allowed, MatrixView bias,
+                 MatrixView out, float[] lse, int lseOff, MatrixView dOut,
+                 MatrixView dq, MatrixView dk, MatrixView dV, MatrixView dBias) {
+        this.ops = ops;
+        this.softmax = ops.softmax();
+        this.ws = ws;
+        this.band = band;
+        this.scale = scale;
+        this.d = d;
+        this.dv = dv;
+        this.accQs = ops.accQueryStride(d);
+        this.packed = ops.packsKeyValues();
+        this.q = q;
+        this.k = k;
+        this.v = v;
+        this.allowed = allowed;
+        this.bias = bias;
+        this.out = out;
+        this.lse = lse;
+        this.lseOff = lseOff;
+        this.dOut = dOut;
+        this.dq = dq;
+        this.dk = dk;
+        this.dV = dV;
+        this.dBias = dBias;
+    }
+
+    /**
+     * Packs the block's Q and dO, and per row the exp shift (lse, or +∞ on a fully masked row so
+     * that its P is 0) and {@code D = Σ_t dO·O}.
+     */
+    @Override
+    void beginBlock(int i0, int bq, boolean visible) {
+        this.i0 = i0;
+        this.bq = bq;
+        Arrays.fill(ws.gradQuery, 0, bq * d, 0f);
+        if (!visible) {
+            return;
+        }
+        alphaQ = ops.packQueries(bq, d, scale, q.data(), q.at(i0, 0), q.ld(), ws.queries);
+        alphaDo = ops.packQueries(bq, dv, 1f, dOut.data(), dOut.at(i0, 0), dOut.ld(), ws.gradOut);
+        final float[] shift = ws.rowMax, delta = ws.rowSum, o = out.data(), g = dOut.data();
+        for (int r = 0; r < bq; r++) {
+            final float x = lse[lseOff + i0 + r];
+            shift[r] = x == Float.NEGATIVE_INFINITY ? Float.POSITIVE_INFINITY : x;
+            final int oi = out.at(i0 + r, 0), gi = dOut.at(i0 + r, 0);
+            float sum = 0f;
+            for (int t = 0; t < dv; t++) {
+                sum += g[gi + t] * o[oi + t];
+            }
+            delta[r] = sum;
+        }
+    }
+
+    /** The tile's K and V rows, copied contiguous (rows {@link Workspace#keyRow} apart) when the products want them so. */
+    @Override
+    void beginTile(int j0, int j1) {
+        if (packed) {
+            ldkt = Workspace.keyRow(d);
+            ldvt = Workspace.keyRow(dv);
+            Workspace.packRows(j1 - j0, d, k.data(), k.at(j0, 0), k.ld(), ws.keys, ldkt);
+            Workspace.packRows(j1 - j0, dv, v.data(), v.at(j0, 0), v.ld(), ws.values, ldvt);
+            kt = ws.keys;
+            ktOff = -j0 * ldkt;
+            vt = ws.values;
+            vtOff = -j0 * ldvt;
+        } else {
+            kt = k.data();
+            ktOff = k.offset();
+            ldkt = k.ld();
+            vt = v.data();
+            vtOff = v.offset();
+            ldvt = v.ld();
+        }
+    }
+
+    @Override
+    void strip(int r0, int w, int c0, int c1) {
+        final int nk = c1 - c0, lds = ops.scoreStride(w), row = i0 + r0;
+        final float[] s = ws.scores, dp = ws.gradScores;
+        // (1) S = (scale·Q)·Kᵀ, bias and masks   (nk×w, key-major)
+        ops.scores(w, nk, d, alphaQ, ws.queries, r0 * d, kt, ktOff + c0 * ldkt, ldkt, s, lds);
+        Masking.apply(s, w, lds, nk, band, row, c0, allowed.data(), allowed.at(row, c0), allowed.ld(),
+            bias.data(), bias.at(row, c0), bias.ld());
+        // (2) P = exp(S − lse)
+        softmax.expMinus(w, lds, nk, s, ws.rowMax, r0);
+        // (3) dV += Pᵀ·dO   (nk×dv)
+        ops.accumulateKeys(w, nk, dv, 1f, s, lds, dOut.data(), dOut.at(row, 0), dOut.ld(),
+            dV.data(), dV.at(c0, 0), dV.ld());
+        // (4) dP = dO·Vᵀ   (nk×w, key-major)
+        ops.scores(w, nk, dv, alphaDo, ws.gradOut, r0 * dv, vt, vtOff + c0 * ldvt, ldvt, dp, lds);
+        // (5) dS = P∘(dP − D), in place of P
+        final float[] delta = ws.rowSum;
+        for (int c = 0; c < nk; c++) {
+            final int i = c * lds;
+            for (int r = 0; r < w; r++) {
+                s[i + r] *= dp[i + r] - delta[r0 + r];
+            }
+        }
+        if (dBias.present()) {
+            addBiasGradient(s, w, lds, nk, row, c0);
+        }
+        // (6) dQ += dS·K   (w×d, the block's accumulator in the tile implementation's layout)
+        ops.accumulate(w, nk, d, s, lds, kt, ktOff + c0 * ldkt, ldkt, ws.gradQuery, ops.accOffset(r0, bq, d),
+            ops.accColumnStride(w, bq));
+        // (7) dK += scale·dSᵀ·Q   (nk×d)
+        ops.accumulateKeys(w, nk, d, scale, s, lds, q.data(), q.at(row, 0), q.ld(), dk.data(), dk.at(c0, 0), dk.ld());
+    }
+
+    /** {@code dBias[row + r, c0 + c] += dS[c, r]}. */
+    private void addBiasGradient(float[] s, int w, int lds, int nk, int row, int c0) {
+        final float[] g = dBias.data();
+        for (int r = 0; r < w; r++) {
+            final int dst = dBias.at(row + r, c0);
+            for (int c = 0; c < nk; c++) {
+                g[dst + c] += s[c * lds + r];
+            }
+        }
+    }
+
+    /** dQ = scale·accumulator, for every row of the block (0 where no key is visible). */
+    @Override
+    void endBlock() {
+        final float[] g = dq.data(), acc = ws.gradQuery;
+        for (int r0 = 0, w; r0 < bq; r0 += w) {
+            w = ops.strip(bq - r0, false);
+            final int a = ops.accOffset(r0, bq, d), accCs = ops.accColumnStride(w, bq);
+            for (int r = 0; r < w; r++) {
+                final int dst = dq.at(i0 + r0 + r, 0), ar = a + r * accQs;
+                for (int t = 0; t < d; t++) {
+                    g[dst + t] = scale * acc[ar + t * accCs];
+                }
+            }
+        }
+    }
+}

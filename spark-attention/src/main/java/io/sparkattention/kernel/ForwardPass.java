@@ -1,0 +1,148 @@
+package io.sparkattention.kernel;
+
+import java.util.Arrays;
+
+/**
+ * The forward pass of one head over a view of queries and keys, as a {@link StripVisitor} of the
+ * {@link TileWalk}: per block, a running row max {@code m}, sum {@code ℓ} and unnormalised output
+ * {@code O} (the online softmax); per strip, scores, masks, the softmax update and {@code O += P·V};
+ * at the block's end {@code O /= ℓ} and {@code lse = m + log ℓ}.
+ *
+ * <p>Shapes: q rows×d, k keys×d, v keys×dv, out rows×dv, lse rows; allowed and bias rows×keys or
+ * absent. Scratch: the {@link Workspace}, already grown for the blocks.
+ */
+final class ForwardPass extends StripVisitor {
+
+    private final TileOps ops;
+    private final OnlineSoftmax softmax;
+    private final Workspace ws;
+    private final KeyBand band;
+    private final float scale;
+    private final int d, dv, accQs;
+    private final boolean packed;
+    private final long q0, k0;
+    private final MatrixView q, k, v, out, bias;
+    private final MaskView allowed;
+    private final float[] lse;
+    private final int lseOff;
+
+    // the current block and tile
+    private int i0, bq;
+    private float alpha;
+    private float[] kt, vt;
+    private int ktOff, ldkt, vtOff, ldvt;
+
+    /**
+     * @param q0  global position of the view's first query
+     * @param k0  global position of the view's first key
+     * @param lse log-sum-exp per query at {@code lse[lseOff + row]}, written; null to skip
+     */
+    ForwardPass(TileOps ops, Workspace ws, KeyBand band, float scale, int d, int dv, long q0, long k0,
+                MatrixView q, MatrixView k, MatrixView v, MaskView allowed, MatrixView bias,
+                MatrixView out, float[] lse, int lseOff) {
+        this.ops = ops;
+        this.softmax = ops.softmax();
+        this.ws = ws;
+        this.band = band;
+        this.scale = scale;
+        this.d = d;
+        this.dv = dv;
+        this.accQs = ops.accQueryStride(dv);
+        this.packed = ops.packsKeyValues();
+        this.q0 = q0;
+        this.k0 = k0;
+        this.q = q;
+        this.k = k;
+        this.v = v;
+        this.allowed = allowed;
+        this.bias = bias;
+        this.out = out;
+        this.lse = lse;
+        this.lseOff = lseOff;
+    }
+
+    @Override
+    void beginBlock(int i0, int bq, boolean visible) {
+        this.i0 = i0;
+        this.bq = bq;
+        Arrays.fill(ws.rowMax, 0, bq, Float.NEGATIVE_INFINITY);
+        Arrays.fill(ws.rowSum, 0, bq, 0f);
+        Arrays.fill(ws.acc, 0, bq * dv, 0f);
+        alpha = visible ? ops.packQueries(bq, d, scale, q.data(), q.at(i0, 0), q.ld(), ws.queries) : 1f;
+    }
+
+    /** The tile's K and V rows, copied contiguous when the products want them so. */
+    @Override
+    void beginTile(int j0, int j1) {
+        if (packed) {
+            ldkt = Workspace.keyRow(d);
+            Workspace.packRows(j1 - j0, d, k.data(), k.at(j0, 0), k.ld(), ws.keys, ldkt);
+            Workspace.packRows(j1 - j0, dv, v.data(), v.at(j0, 0), v.ld(), ws.values, dv);
+            kt = ws.keys;
+            ktOff = -j0 * ldkt;
+            vt = ws.values;
+            vtOff = -j0 * dv;
+            ldvt = dv;
+        } else {
+            kt = k.data();
+            ktOff = k.offset();
+            ldkt = k.ld();
+            vt = v.data();
+            vtOff = v.offset();
+            ldvt = v.ld();
+        }
+    }
+
+    @Override
+    void strip(int r0, int w, int c0, int c1) {
+        final int nk = c1 - c0, lds = ops.scoreStride(w);
+        final float[] s = ws.scores;
+        final int row = i0 + r0;
+        // (1) S = (scale·Q)·Kᵀ   (nk×w, key-major, keys lds apart)
+        ops.scores(w, nk, d, alpha, ws.queries, r0 * d, kt, ktOff + c0 * ldkt, ldkt, s, lds);
+        // (2) bias and masks
+        Masking.apply(s, w, lds, nk, band, q0 + row, k0 + c0, allowed.data(), allowed.at(row, c0), allowed.ld(),
+            bias.data(), bias.at(row, c0), bias.ld());
+        // (3) online softmax: P = exp(S − m_new), ℓ and O rescaled by exp(m_old − m_new)
+        final int accOff = ops.accOffset(r0, bq, dv), accCs = ops.accColumnStride(w, bq);
+        softmax.update(w, lds, nk, s, ws.rowMax, ws.rowSum, ws.rowScale, r0, ws.acc, accOff, accQs, accCs, dv);
+        // (4) O += P·Vⱼ   (w×dv)
+        ops.accumulate(w, nk, dv, s, lds, vt, vtOff + c0 * ldvt, ldvt, ws.acc, accOff, accCs);
+    }
+
+    /** O /= ℓ, lse = m + log ℓ; rows that saw no key: 0 and −∞. */
+    @Override
+    void endBlock() {
+        final float[] o = out.data(), acc = ws.acc, m = ws.rowMax, l = ws.rowSum;
+        for (int r0 = 0, w; r0 < bq; r0 += w) {
+            w = ops.strip(bq - r0, false);
+            final int a = ops.accOffset(r0, bq, dv), accCs = ops.accColumnStride(w, bq);
+            for (int r = 0; r < w; r++) {
+                final int row = i0 + r0 + r;
+                final int dst = out.at(row, 0);
+                final float sum = l[r0 + r];
+                if (sum == 0f) {
+                    Arrays.fill(o, dst, dst + dv, 0f);
+                    if (lse != null) {
+                        lse[lseOff + row] = Float.NEGATIVE_INFINITY;
+                    }
+                    continue;
+                }
+                final float inv = 1f / sum;
+                final int ar = a + r * accQs;
+                if (accCs == 1) {  // a row per query: a loop C2 vectorises
+                    for (int t = 0; t < dv; t++) {
+                        o[dst + t] = acc[ar + t] * inv;
+                    }
+                } else {
+                    for (int t = 0; t < dv; t++) {
+                        o[dst + t] = acc[ar + t * accCs] * inv;
+                    }
+                }
+                if (lse != null) {
+                    lse[lseOff + row] = m[r0 + r] + (float) Math.log(sum);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,44 @@
+package io.sparkattention.kernel;
+
+/**
+ * A row-major matrix inside a larger array: row {@code r} starts at {@code offset + r·ld}. One
+ * head's columns of a multi-head layout, a block of query rows or a slice of a mask are views of
+ * the caller's arrays; nothing is copied. Views are built per head or per block, never per strip.
+ *
+ * @param data   the backing array (null for an absent optional input)
+ * @param offset index of element (0, 0)
+ * @param ld     leading dimension: distance between two rows
+ */
+record MatrixView(float[] data, int offset, int ld) {
+
+    /**
+     * Head {@code head}'s {@code dim} columns of a row-major layout whose rows hold
+     * {@code heads·dim} floats (Q, K, V, the output and their gradients), from row {@code row0} on.
+     */
+    static MatrixView headColumns(float[] data, int row0, int heads, int dim, int head) {
+        int ld = heads * dim;
+        return new MatrixView(data, row0 * ld + head * dim, ld);
+    }
+
+    /**
+     * Head {@code head}'s L×S plane of an L×S (shared) or H×L×S (per head) array, from query row
+     * {@code row0} on; a view of nothing when {@code data} is null.
+     */
+    static MatrixView headPlane(float[] data, int head, int queryLength, int keyLength, int row0) {
+        if (data == null) {
+            return new MatrixView(null, 0, keyLength);
+        }
+        return new MatrixView(data, RowMask.headOffset(data.length, head, queryLength, keyLength) + row0 * keyLength,
+            keyLength);
+    }
+
+    /** Index of element (r, c). */
+    int at(int r, int c) {
+        return offset + r * ld + c;
+    }
+
+    /** True when there is a backing array (optional inputs such as a bias may be absent). */
+    boolean present() {
+        return data != null;
+    }
+}
