@@ -1,0 +1,144 @@
+package io.sparkattention.nn;
+
+import java.util.Objects;
+
+/**
+ * One {@link AttentionClassifierNetwork} at one parameter vector: logits, losses and gradients,
+ * row by row. Made by {@link AttentionClassifierNetwork#bind}; its buffers are reused across
+ * rows (remade only when a row is longer than any before, or the kernel's length changes), so a
+ * partition's rows make little garbage. Not thread-safe: one per thread.
+ *
+ * <p>Per row of n tokens (x: n×E):
+ * <pre>
+ *   forward:   a = attention(x);  h = x + a | a;  p = pool(h);  z = p·W_cᵀ + b_c
+ *   loss:      CE = logsumexp(z) − z_y
+ *   backward:  dz = w·(softmax(z) − onehot(y));  dW_c = dz pᵀ,  db_c = dz,  dp = W_cᵀ dz
+ *              dh = pool'ᵀ dp;  da = dh (the residual path carries x, which has no parameters)
+ *              attention weights' gradients from da
+ * </pre>
+ */
+public final class ClassifierStep {
+
+    private final AttentionClassifierNetwork net;
+    private final float[] theta;
+    private final TrainableSelfAttention attention;
+    private final int clsWeight;
+    private final int clsBias;
+    private final float[] pooled;
+    private final float[] logits;
+    private final float[] dLogits;
+    private final float[] dPooled;
+    private final float[] rowGrad;
+    private float[] h = new float[0];
+    private float[] dh = new float[0];
+
+    ClassifierStep(AttentionClassifierNetwork net, float[] theta) {
+        this.net = net;
+        this.theta = theta;
+        this.attention = new TrainableSelfAttention(net);
+        this.clsWeight = net.parameter(AttentionClassifierNetwork.CLASSIFIER_WEIGHT).offset();
+        this.clsBias = net.parameter(AttentionClassifierNetwork.CLASSIFIER_BIAS).offset();
+        this.pooled = new float[net.embedDim()];
+        this.logits = new float[net.numClasses()];
+        this.dLogits = new float[net.numClasses()];
+        this.dPooled = new float[net.embedDim()];
+        this.rowGrad = new float[net.parameterCount()];
+    }
+
+    public AttentionClassifierNetwork network() {
+        return net;
+    }
+
+    /**
+     * One row's contribution to a step: adds {@code weight·∂CE(logits, label)/∂θ} into
+     * {@code grad} and returns {@code weight·CE}. The caller sums over rows and divides both by
+     * Σ weight (the fixtures' loss, {@code Σ wᵢ·CEᵢ / Σ wᵢ}).
+     *
+     * @param x      the row's tokens, {@code length}×E row-major (values past them are not read)
+     * @param length n ≥ 1 valid tokens (the caller truncates at the row's key length)
+     * @param label  the class, in [0, K)
+     * @param weight the row's weight, finite and ≥ 0 (1 without weights)
+     * @param grad   {@link AttentionClassifierNetwork#parameterCount()} sums, added to
+     * @throws IllegalArgumentException naming the argument that does not fit
+     */
+    public double accumulate(float[] x, int length, int label, double weight, double[] grad) {
+        checkRow(x, length);
+        if (label < 0 || label >= net.numClasses()) {
+            throw new IllegalArgumentException("label " + label + " is not a class in [0, " + net.numClasses() + ")");
+        }
+        if (!(weight >= 0) || Double.isInfinite(weight)) {
+            throw new IllegalArgumentException("row weight must be finite and >= 0, got " + weight);
+        }
+        Objects.requireNonNull(grad, "gradient");
+        if (grad.length != rowGrad.length) {
+            throw new IllegalArgumentException("gradient has " + grad.length + " values, expected "
+                + rowGrad.length);
+        }
+        if (weight == 0) {
+            return 0;  // the row adds nothing: skip its work
+        }
+        forward(x, length);
+        double loss = SoftmaxCrossEntropy.lossAndGradient(logits, logits.length, label, weight, dLogits);
+        backward(x, length);
+        for (int i = 0; i < grad.length; i++) {
+            grad[i] += rowGrad[i];
+        }
+        return weight * loss;
+    }
+
+    /**
+     * The K raw logits of one row.
+     *
+     * @param x         {@code length}×E row-major
+     * @param logitsOut K values, written
+     */
+    public void logits(float[] x, int length, float[] logitsOut) {
+        checkRow(x, length);
+        Objects.requireNonNull(logitsOut, "logits");
+        if (logitsOut.length != logits.length) {
+            throw new IllegalArgumentException("logits array has " + logitsOut.length + " values, expected "
+                + logits.length + " classes");
+        }
+        forward(x, length);
+        System.arraycopy(logits, 0, logitsOut, 0, logits.length);
+    }
+
+    private void checkRow(float[] x, int length) {
+        Objects.requireNonNull(x, "features");
+        if (length < 1) {
+            throw new IllegalArgumentException("a row needs at least one token, got length " + length);
+        }
+        long needed = (long) length * net.embedDim();
+        if (x.length < needed) {
+            throw new IllegalArgumentException("features have " + x.length + " values, fewer than " + length
+                + " tokens × " + net.embedDim());
+        }
+    }
+
+    /** (1)–(4): attention, residual, pooling, head: fills {@link #pooled} and {@link #logits}. */
+    private void forward(float[] x, int n) {
+        int e = net.embedDim(), size = n * e;
+        if (h.length < size) {
+            h = new float[size];
+            dh = new float[size];
+        }
+        attention.forward(theta, x, n, h);
+        if (net.residual()) {
+            for (int i = 0; i < size; i++) {
+                h[i] += x[i];
+            }
+        }
+        net.pooling().pool(h, n, e, pooled);
+        Linear.forward(1, e, logits.length, pooled, 0, theta, clsWeight, theta, clsBias, logits);
+    }
+
+    /** The row's gradient into {@link #rowGrad}, from {@link #dLogits}. */
+    private void backward(float[] x, int n) {
+        int e = net.embedDim(), classes = logits.length;
+        Linear.weightGradient(1, e, classes, dLogits, pooled, 0, rowGrad, clsWeight);
+        System.arraycopy(dLogits, 0, rowGrad, clsBias, classes);
+        Linear.inputGradient(1, e, classes, dLogits, theta, clsWeight, dPooled);
+        net.pooling().backward(dPooled, n, e, dh);
+        attention.backward(theta, x, n, dh, rowGrad);
+    }
+}

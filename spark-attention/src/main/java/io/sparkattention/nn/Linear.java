@@ -1,0 +1,58 @@
+package io.sparkattention.nn;
+
+import io.sparkattention.kernel.Blas;
+import io.sparkattention.kernel.Gemm;
+
+/**
+ * A PyTorch {@code nn.Linear} on row-major views of flat arrays, forward and backward:
+ * {@code Y[m×out] = X[m×in]·Wᵀ + b} with W stored out×in. Callers pass views they have sized
+ * (the products check them through {@link Gemm}, the weight gradient does not).
+ */
+final class Linear {
+
+    private Linear() {
+    }
+
+    /**
+     * {@code y[m×out] = x[m×in]·W[out×in]ᵀ + b}.
+     *
+     * @param w    the weight at {@code wOff}, and {@code b} at {@code bOff} (null for none)
+     * @param y    written at offset 0 with leading dimension {@code out}
+     */
+    static void forward(int m, int in, int out, float[] x, int xOff, float[] w, int wOff, float[] b, int bOff,
+                        float[] y) {
+        float beta = 0f;
+        if (b != null) {
+            for (int r = 0; r < m; r++) {
+                System.arraycopy(b, bOff, y, r * out, out);
+            }
+            beta = 1f;
+        }
+        Gemm.multiplyTransposed(m, out, in, 1f, x, xOff, in, w, wOff, in, beta, y, 0, out);
+    }
+
+    /** {@code dx[m×in] = dy[m×out]·W[out×in]}, written at offset 0. */
+    static void inputGradient(int m, int in, int out, float[] dy, float[] w, int wOff, float[] dx) {
+        Gemm.multiply(m, in, out, 1f, dy, 0, out, w, wOff, in, 0f, dx, 0, in);
+    }
+
+    /**
+     * {@code dW[out×in] = dy[m×out]ᵀ·x[m×in]}, written into {@code g} at {@code gOff} (m ≥ 1).
+     * Column-major, that is {@code dWᵀ(in×out) = xᵀ(in×m)·dy(m×out)}: x row-major is xᵀ
+     * column-major as it lies, dy row-major is dyᵀ column-major, hence "N", "T".
+     */
+    static void weightGradient(int m, int in, int out, float[] dy, float[] x, int xOff, float[] g, int gOff) {
+        Blas.get().sgemm("N", "T", in, out, m, 1f, x, xOff, in, dy, 0, out, 0f, g, gOff, in);
+    }
+
+    /** {@code db[out] = Σ_rows dy[m×out]}, summed in float64, written into {@code g} at {@code gOff}. */
+    static void biasGradient(int m, int out, float[] dy, float[] g, int gOff) {
+        for (int c = 0; c < out; c++) {
+            double sum = 0;
+            for (int r = 0; r < m; r++) {
+                sum += dy[r * out + c];
+            }
+            g[gOff + c] = (float) sum;
+        }
+    }
+}

@@ -1,0 +1,67 @@
+package io.sparkattention.nn;
+
+import java.io.Serializable;
+import java.util.Arrays;
+
+/**
+ * One named tensor of a network's flat parameter vector: its state_dict name, its shape
+ * (row-major) and where its values start in the vector.
+ */
+public final class ParameterTensor implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    private final String name;
+    private final int[] shape;
+    private final int offset;
+    private final int size;
+
+    ParameterTensor(String name, int offset, int... shape) {
+        this.name = name;
+        this.shape = shape.clone();
+        this.offset = offset;
+        int n = 1;
+        for (int s : shape) {
+            n *= s;
+        }
+        this.size = n;
+    }
+
+    /** The PyTorch state_dict name, e.g. {@code attention.in_proj_weight}. */
+    public String name() {
+        return name;
+    }
+
+    /** The shape, row-major (a copy). */
+    public int[] shape() {
+        return shape.clone();
+    }
+
+    /** Index of the first value in the flat parameter vector. */
+    public int offset() {
+        return offset;
+    }
+
+    /** Number of values. */
+    public int size() {
+        return size;
+    }
+
+    /**
+     * This tensor's values, copied out of a flat parameter vector.
+     *
+     * @throws IllegalArgumentException when the vector ends before this tensor does
+     */
+    public float[] slice(float[] parameters) {
+        if (parameters.length < offset + size) {
+            throw new IllegalArgumentException("parameter vector of " + parameters.length + " values ends before "
+                + name + " (values [" + offset + ", " + (offset + size) + "))");
+        }
+        return Arrays.copyOfRange(parameters, offset, offset + size);
+    }
+
+    @Override
+    public String toString() {
+        return name + Arrays.toString(shape) + "@" + offset;
+    }
+}
