@@ -109,7 +109,7 @@ final class StageSchema {
         return type;
     }
 
-    private static StructField field(StructType schema, String column, String param) {
+    static StructField field(StructType schema, String column, String param) {
         if (!Arrays.asList(schema.fieldNames()).contains(column)) {
             throw new IllegalArgumentException("column " + column + " (" + param + ") does not exist; the input has "
                 + String.join(", ", schema.fieldNames()));
