@@ -66,7 +66,8 @@ final class AttentionParamSet implements Serializable {
             "average the weights over heads (L×S) rather than one slice per head (H×L×S)");
         numHeads = new IntParam(owner, "numHeads", "number of attention heads (>= 1)", ParamValidators.gtEq(1));
         numKvHeads = new IntParam(owner, "numKvHeads",
-            "number of key/value heads for grouped-query attention (divides numHeads); 0: numHeads",
+            "number of key/value heads for grouped-query attention (divides numHeads; query head h uses "
+                + "key/value head h / (numHeads / numKvHeads)); 0: numHeads",
             ParamValidators.gtEq(0));
         causal = new BooleanParam(owner, "causal", "mask keys after the aligned diagonal");
         causalAlignment = new Param<>(owner, "causalAlignment",

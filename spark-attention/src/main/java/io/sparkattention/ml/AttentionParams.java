@@ -309,7 +309,16 @@ public interface AttentionParams<T extends AttentionParams<T>> extends Params {
     }
 
     /**
-     * Key/value heads for grouped-query attention; 0 (default) means {@code numHeads}.
+     * Key/value heads for grouped-query attention; 0 (default) means {@code numHeads}. It must
+     * divide {@code numHeads}: query head {@code h} uses key/value head
+     * {@code h / (numHeads / numKvHeads)}, so each group of {@code numHeads / numKvHeads}
+     * consecutive query heads shares one key/value head (PyTorch's {@code enable_gqa}, which
+     * repeats each key/value head {@code numHeads / numKvHeads} times with
+     * {@code repeat_interleave}). The key and value columns then hold
+     * {@code numKvHeads · head_dim} values per row, head {@code g} in columns
+     * {@code [g·head_dim, (g+1)·head_dim)}. Only {@link ScaledDotProductAttention} takes
+     * grouped-query input; {@link MultiHeadAttention} and {@link MultiHeadAttentionModel} hold
+     * PyTorch {@code nn.MultiheadAttention} weights, which have no grouped-query form.
      *
      * @return the param
      */

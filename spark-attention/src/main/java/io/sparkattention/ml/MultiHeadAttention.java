@@ -183,6 +183,29 @@ public final class MultiHeadAttention extends Estimator<MultiHeadAttentionModel>
         return this;
     }
 
+    /**
+     * Not offered: PyTorch's {@code nn.MultiheadAttention} has as many key/value heads as query
+     * heads, so its weights have no grouped-query form. Grouped-query attention runs on projected
+     * Q, K and V with {@link ScaledDotProductAttention#setNumKvHeads}.
+     *
+     * @param value 0 (key/value heads = {@code numHeads}), the only value accepted
+     * @return this estimator
+     * @throws IllegalArgumentException for any other value
+     * @deprecated the estimator has no grouped-query form; the setter exists because every
+     *     attention stage shares {@link AttentionParams}
+     */
+    @Deprecated
+    @Override
+    public MultiHeadAttention setNumKvHeads(int value) {
+        if (value != 0) {
+            throw new IllegalArgumentException("numKvHeads (" + value + "): MultiHeadAttention has no grouped-query "
+                + "form (nn.MultiheadAttention weights have numHeads key/value heads); use "
+                + "ScaledDotProductAttention.setNumKvHeads on projected Q, K, V");
+        }
+        set(numKvHeads(), value);
+        return this;
+    }
+
     @Override
     public StructType transformSchema(StructType schema) {
         checkNoGroupedQuery(this);

@@ -27,8 +27,13 @@ public final class HeatmapPage {
 
     /** How to read the figures, shown once under the page title. */
     static final String READING_GUIDE = "Rows are queries, columns are keys: row i shows how much query token i "
-        + "attends to each key (a row sums to 1 over the keys it may see). Grey cells are masked. "
+        + "attends to each key (a row sums to 1 over the keys it may see). Keys a query may not see (a causal "
+        + "mask, a window, padding) have weight 0 and are drawn in the colour of 0; grey cells have no finite weight "
+        + "(NaN or infinite values, or cells a drawn mask forbids). "
         + "Hover over a cell to see its tokens and weight.";
+
+    /** The page's generator, in a {@code <meta name="generator">} tag: marks pages this library wrote. */
+    public static final String GENERATOR = "spark-attention";
 
     private static final String STYLE = "body{font-family:'DejaVu Sans',Verdana,sans-serif;color:#222;margin:2em;"
         + "max-width:120em}h1{font-size:1.5em}h2{font-size:1.2em;margin-top:2em}"
@@ -77,6 +82,7 @@ public final class HeatmapPage {
     public String toHtml() {
         StringBuilder html = new StringBuilder(1 << 16);
         html.append("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
+            .append("<meta name=\"generator\" content=\"").append(GENERATOR).append("\">\n")
             .append("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>")
             .append(Markup.escape(title)).append("</title>\n<style>").append(STYLE).append("</style>\n</head>\n<body>\n")
             .append("<h1>").append(Markup.escape(title)).append("</h1>\n")

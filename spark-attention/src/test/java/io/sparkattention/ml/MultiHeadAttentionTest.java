@@ -198,8 +198,12 @@ class MultiHeadAttentionTest {
         assertEquals(16, new MultiHeadAttention().setNumHeads(4).setInitialWeightsPath(path)
             .setWeightsPrefix("state_dict.").fit(df.limit(0)).weights().embedDim());
 
-        e = assertThrows(IllegalArgumentException.class,
-            () -> new MultiHeadAttention().setNumHeads(4).setNumKvHeads(2).fit(df));
+        e = assertThrows(IllegalArgumentException.class, () -> new MultiHeadAttention().setNumHeads(4).setNumKvHeads(2));
+        assertTrue(e.getMessage().startsWith("numKvHeads (2): MultiHeadAttention has no grouped-query form"),
+            e.getMessage());
+        MultiHeadAttention grouped = new MultiHeadAttention().setNumHeads(4);
+        grouped.set(grouped.numKvHeads(), 2);
+        e = assertThrows(IllegalArgumentException.class, () -> grouped.fit(df));
         assertEquals("numKvHeads (2) must be 0 or numHeads (4): nn.MultiheadAttention has no grouped-query form",
             e.getMessage());
         UncheckedIOException missing = assertThrows(UncheckedIOException.class,

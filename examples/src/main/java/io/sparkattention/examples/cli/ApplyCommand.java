@@ -6,6 +6,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.UncheckedIOException;
+import java.util.Map;
 import java.util.concurrent.Callable;
 
 /**
@@ -40,7 +41,7 @@ final class ApplyCommand implements Callable<Integer> {
         if (numHeads < 1) {
             throw new BadInputException("--num-heads must be >= 1, got " + numHeads);
         }
-        return AttentionRun.run("spark-attention apply", options, this::model);
+        return AttentionRun.run("apply", options, Map.of("--weights", weights), this::model);
     }
 
     /** The model from the weights file; a file that is missing or not a state_dict is bad input. */

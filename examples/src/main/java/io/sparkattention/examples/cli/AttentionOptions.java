@@ -2,28 +2,67 @@ package io.sparkattention.examples.cli;
 
 import picocli.CommandLine.Option;
 
+import java.util.List;
 import java.util.Locale;
 
-/** The options {@code apply} and {@code sdpa} share: input, output, masking, weights, execution. */
+/**
+ * The options {@code apply} and {@code sdpa} share: input, output, columns, masking, weights,
+ * execution. {@link #validate} checks every value before Spark starts.
+ */
 final class AttentionOptions {
 
+    /** Values of --strategy. */
+    static final List<String> STRATEGIES = List.of("auto", "batch", "head", "sequence");
+    /** Values of --output-format. */
+    static final List<String> FORMATS = List.of("json", "parquet");
+    /** Values of --causal-alignment. */
+    static final List<String> ALIGNMENTS = List.of("top-left", "bottom-right");
+    /** Default output column. */
+    static final String OUTPUT_COL = "attn_output";
+    /** Default weights column (with --need-weights). */
+    static final String WEIGHTS_COL = "attn_weights";
+
     @Option(names = "--input", required = true, paramLabel = "IN",
-        description = "JSON lines (.json, .jsonl) or Parquet (.parquet) file, or a directory of them. Columns: query; "
-            + "optional key, value, key_length, attn_mask (boolean L×S, true = may attend), attn_bias (L×S or H×L×S).")
+        description = "JSON lines (.json, .jsonl, .ndjson, optionally compressed: .gz, .bz2, .deflate, .lz4, .snappy) "
+            + "or Parquet (.parquet) file, or a directory of files of one format. Columns: query; optional key, value, "
+            + "key_length, attn_mask (boolean L×S, true = may attend), attn_bias (L×S or H×L×S).")
     String input;
 
     @Option(names = "--output", required = true, paramLabel = "OUT",
         description = "Output: every input column plus attn_output (and attn_weights). A name ending in .json or "
-            + ".jsonl is one JSON lines file; any other name is a directory of part files. Written to a temporary "
-            + "sibling and renamed when complete.")
+            + ".jsonl is one JSON lines file; any other name is a directory of part files. Never the current "
+            + "directory, an ancestor of it, the home directory or the input; its parent directory must exist. "
+            + "Written beside it and swapped in when complete.")
     String output;
 
     @Option(names = "--output-format", paramLabel = "FORMAT",
         description = "json (JSON lines) or parquet; default: parquet for an output ending in .parquet, json otherwise.")
     String outputFormat;
 
-    @Option(names = "--causal", description = "Causal mask, top-left aligned (query i sees keys j <= i).")
+    @Option(names = "--query-col", defaultValue = "query", paramLabel = "COL",
+        description = "Query column (default ${DEFAULT-VALUE}); e.g. attn_output to feed an output back in.")
+    String queryCol;
+
+    @Option(names = "--output-col", paramLabel = "COL",
+        description = "Column the result is written to (default " + OUTPUT_COL + "); must be new in the input.")
+    String outputCol;
+
+    @Option(names = "--weights-col", paramLabel = "COL",
+        description = "Column of the attention weights (default " + WEIGHTS_COL + "); implies --need-weights.")
+    String weightsCol;
+
+    @Option(names = "--causal", description = "Causal mask (query i sees keys j <= i, see --causal-alignment).")
     boolean causal;
+
+    @Option(names = "--causal-alignment", defaultValue = "top-left", paramLabel = "A",
+        description = "Diagonal of --causal and --window when L != S: top-left (query i sees keys j <= i, PyTorch's "
+            + "is_causal) or bottom-right (j <= i + S - L, decoding against a cache) (default ${DEFAULT-VALUE}).")
+    String causalAlignment;
+
+    @Option(names = "--window", paramLabel = "LEFT,RIGHT",
+        description = "Sliding window: query i sees keys from i - LEFT to i + RIGHT around the aligned diagonal; "
+            + "-1 for no bound on a side (e.g. 128,0 with --causal: the 128 previous tokens and itself).")
+    String window;
 
     @Option(names = "--need-weights", description = "Also output attn_weights (averaged over heads: L×S).")
     boolean needWeights;
@@ -36,35 +75,106 @@ final class AttentionOptions {
         description = "How work is laid out on Spark: auto, batch, head or sequence (default ${DEFAULT-VALUE}).")
     String strategy;
 
-    @Option(names = "--block-size", paramLabel = "N", description = "Kernel tile size (default: the kernel's).")
+    @Option(names = "--block-size", paramLabel = "N", description = "Kernel tile size, >= 1 (default: the kernel's).")
     Integer blockSize;
 
     @Option(names = "--master", paramLabel = "URL", description = "Spark master (default local[*]).")
     String master;
 
-    @Option(names = "--overwrite", description = "Replace an existing output.")
+    @Option(names = "--overwrite",
+        description = "Replace an existing output, only if it is an earlier output of spark-attention.")
     boolean overwrite;
 
     @Option(names = "--verbose", description = "Keep Spark's own log output on stderr.")
     boolean verbose;
+
+    private int windowLeft = -1;
+    private int windowRight = -1;
 
     /** The output format, checked: {@code json} or {@code parquet}. */
     String format() {
         if (outputFormat == null) {
             return output.toLowerCase(Locale.ROOT).endsWith(".parquet") ? "parquet" : "json";
         }
-        String f = outputFormat.trim().toLowerCase(Locale.ROOT);
-        if (!f.equals("json") && !f.equals("parquet")) {
-            throw new BadInputException("--output-format must be json or parquet, got " + outputFormat);
-        }
-        return f;
+        return Choices.check("--output-format", outputFormat, FORMATS);
+    }
+
+    /** The stage's causal alignment param value. */
+    String alignment() {
+        return Choices.check("--causal-alignment", causalAlignment, ALIGNMENTS).replace('-', '_');
+    }
+
+    /** The output column. */
+    String outputColumn() {
+        return outputCol != null ? outputCol : OUTPUT_COL;
+    }
+
+    /** The weights column, or null without weights. */
+    String weightsColumn() {
+        return weightsCol != null ? weightsCol : needWeights || perHeadWeights ? WEIGHTS_COL : null;
+    }
+
+    /** What the output is, for the output-safety rule. */
+    OutputKind outputKind() {
+        return OutputTarget.singleFile(output, format()) ? OutputKind.jsonLines(outputColumn())
+            : OutputKind.sparkDirectory();
+    }
+
+    int windowLeft() {
+        return windowLeft;
+    }
+
+    int windowRight() {
+        return windowRight;
     }
 
     /** Checks what can be checked before Spark starts. */
     void validate() {
         format();
+        alignment();
+        strategy = Choices.check("--strategy", strategy, STRATEGIES);
         if (blockSize != null && blockSize < 1) {
             throw new BadInputException("--block-size must be >= 1, got " + blockSize);
         }
+        column("--query-col", queryCol);
+        column("--output-col", outputCol);
+        column("--weights-col", weightsCol);
+        if (outputColumn().equals(weightsColumn())) {
+            throw new BadInputException("--output-col and --weights-col are both '" + outputColumn()
+                + "': give them different names");
+        }
+        if (window != null) {
+            parseWindow();
+        }
+    }
+
+    private static void column(String option, String name) {
+        if (name != null && name.isBlank()) {
+            throw new BadInputException(option + ": the column name is empty");
+        }
+    }
+
+    private void parseWindow() {
+        String[] parts = window.split(",", -1);
+        if (parts.length != 2) {
+            throw new BadInputException("--window: expected LEFT,RIGHT (two integers, -1 for no bound), got '"
+                + window + "'");
+        }
+        windowLeft = windowSide("LEFT", parts[0]);
+        windowRight = windowSide("RIGHT", parts[1]);
+    }
+
+    private int windowSide(String side, String text) {
+        int value;
+        try {
+            value = Integer.parseInt(text.strip());
+        } catch (NumberFormatException e) {
+            throw new BadInputException("--window: " + side + " must be an integer >= -1, got '" + text.strip()
+                + "' in '" + window + "'");
+        }
+        if (value < -1) {
+            throw new BadInputException("--window: " + side + " must be >= 0, or -1 for no bound, got " + value);
+        }
+        return value;
     }
 }

@@ -7,12 +7,16 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 
+import java.util.Map;
+import java.util.Set;
 import java.util.function.Supplier;
 
 /**
- * What {@code apply} and {@code sdpa} do around their stage: start Spark, refuse an existing
- * output, read the input with a row index, set the stage's columns from those the input has,
- * transform, write through a temporary path, and turn Spark's read failures into bad-input errors.
+ * What {@code apply} and {@code sdpa} do around their stage: check every option, the output
+ * location ({@link OutputGuard}) and the input's format before Spark starts; then start Spark,
+ * read the input with a row index, set the stage's columns from the options and those the input
+ * has, transform, write through a temporary path, and turn Spark's read failures into bad-input
+ * errors that never name the command's own row index column.
  */
 final class AttentionRun {
 
@@ -22,8 +26,6 @@ final class AttentionRun {
     static final String KEY_LENGTH = "key_length";
     static final String ATTN_MASK = "attn_mask";
     static final String ATTN_BIAS = "attn_bias";
-    static final String OUTPUT = "attn_output";
-    static final String WEIGHTS = "attn_weights";
 
     private AttentionRun() {
     }
@@ -31,23 +33,36 @@ final class AttentionRun {
     /**
      * Runs one command.
      *
-     * @param appName Spark's application name
-     * @param options the shared options
-     * @param stage   builds the stage once Spark runs (loading weights, for {@code apply})
+     * @param command     the command's name ({@code apply}, {@code sdpa})
+     * @param options     the shared options
+     * @param otherInputs further files the command reads, by option (e.g. {@code --weights}): the output
+     *                    must stay clear of them too
+     * @param stage       builds the stage once Spark runs (loading weights, for {@code apply})
      * @return the exit code, 0
      * @throws Exception Spark's exceptions (some checked, such as {@code SparkException}) as they come
      */
-    static <T extends Transformer & AttentionParams<T>> int run(String appName, AttentionOptions options,
+    static <T extends Transformer & AttentionParams<T>> int run(String command, AttentionOptions options,
+                                                                Map<String, String> otherInputs,
                                                                 Supplier<T> stage) throws Exception {
         options.validate();
+        OutputGuard guard = OutputGuard.of("--output", options.output, options.outputKind())
+            .overwrite(options.overwrite).input("--input", options.input);
+        otherInputs.forEach(guard::input);
+        java.nio.file.Path local = guard.check();
+        boolean json = InputFiles.inspect(options.input);
         QuietLogs quiet = QuietLogs.unless(options.verbose);
         try {
-            SparkSession spark = SparkSessions.start(appName, options.master);
-            OutputTarget target = new OutputTarget(spark, options.output, options.format(), options.overwrite);
-            target.checkWritable();
+            SparkSession spark = SparkSessions.start("spark-attention " + command, options.master);
+            OutputTarget target = new OutputTarget(spark, local != null ? local.toString() : options.output,
+                options.format(), command);
+            if (local == null) {
+                target.checkRemote(options.overwrite);
+            }
             T attention = stage.get();
+            InputTable input = null;
             try {
-                InputTable input = InputTable.read(spark, options.input);
+                input = InputTable.read(spark, options.input, json,
+                    Set.of(options.queryCol, KEY, VALUE, ATTN_BIAS));
                 if (input.isEmpty()) {
                     target.writeEmpty();
                     return 0;
@@ -57,7 +72,7 @@ final class AttentionRun {
                 target.write(out);
             } catch (Exception e) {
                 // SparkException is a checked exception that Scala code throws undeclared.
-                throw readFailure(e, options.input);
+                throw hideIndex(readFailure(e, options.input), input);
             }
             return 0;
         } finally {
@@ -66,8 +81,18 @@ final class AttentionRun {
     }
 
     private static <T extends AttentionParams<T>> void configure(T stage, InputTable input, AttentionOptions options) {
-        stage.setQueryCol("query").setOutputCol(OUTPUT).setRowIdCol(input.rowIndexColumn).setCausal(options.causal)
-            .setStrategy(options.strategy);
+        if (!input.has(options.queryCol)) {
+            throw new BadInputException("--input " + input.path + " has no column " + options.queryCol
+                + " (--query-col); its columns: " + input.columnList());
+        }
+        checkNew(input, options.outputColumn(), "--output-col", options.outputCol != null);
+        String weights = options.weightsColumn();
+        if (weights != null) {
+            checkNew(input, weights, "--weights-col", options.weightsCol != null);
+        }
+        stage.setQueryCol(options.queryCol).setOutputCol(options.outputColumn()).setRowIdCol(input.rowIndexColumn)
+            .setCausal(options.causal).setCausalAlignment(options.alignment()).setWindowLeft(options.windowLeft())
+            .setWindowRight(options.windowRight()).setStrategy(options.strategy);
         if (input.has(KEY)) {
             stage.setKeyCol(KEY);
         }
@@ -83,12 +108,35 @@ final class AttentionRun {
         if (input.has(ATTN_BIAS)) {
             stage.setAttnBiasCol(ATTN_BIAS);
         }
-        if (options.needWeights || options.perHeadWeights) {
-            stage.setWeightsCol(WEIGHTS).setAverageWeights(!options.perHeadWeights);
+        if (weights != null) {
+            stage.setWeightsCol(weights).setAverageWeights(!options.perHeadWeights);
         }
         if (options.blockSize != null) {
             stage.setBlockSize(options.blockSize);
         }
+    }
+
+    /** An added column must be new: an input that is an earlier output already has the default names. */
+    private static void checkNew(InputTable input, String column, String option, boolean explicit) {
+        if (input.has(column)) {
+            throw new BadInputException("--input " + input.path + " already has a column " + column
+                + (explicit ? "; give " + option + " a new name"
+                : " (an earlier output?); name the new column with " + option + ", e.g. " + option + " " + column + "_2"));
+        }
+    }
+
+    /** An error whose message lists the input's columns, without the command's row index column. */
+    private static Exception hideIndex(Exception e, InputTable input) {
+        if (input == null) {
+            return e;
+        }
+        for (Throwable t = e; t != null && t.getCause() != t; t = t.getCause()) {
+            String message = t.getMessage();
+            if ((t instanceof IllegalArgumentException || t instanceof BadInputException) && message != null) {
+                return message.contains(input.rowIndexColumn) ? new BadInputException(input.hideIndex(message), e) : e;
+            }
+        }
+        return e;
     }
 
     /**

@@ -9,8 +9,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.nio.file.StandardCopyOption;
-import java.util.Comparator;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 
@@ -21,15 +19,13 @@ import java.util.stream.Stream;
         + "pictures (PNG + HTML) for a few passages, and the passages nearest to one of them."})
 final class DemoCommand implements Callable<Integer> {
 
-    /** Marks a directory the demo wrote, so a rerun may replace it without --overwrite. */
-    static final String SUMMARY = "summary.json";
-
     @Option(names = "--corpus", paramLabel = "DIR",
         description = "Directory of plain-text books, one per file (default: the bundled examples/data/austen).")
     String corpus;
 
     @Option(names = "--output", paramLabel = "DIR", defaultValue = "demo-output",
-        description = "Output directory (default: ${DEFAULT-VALUE}); a previous demo output there is replaced.")
+        description = "Output directory (default: ${DEFAULT-VALUE}); its parent must exist. An existing one is "
+            + "replaced only with --overwrite, and only if spark-attention wrote it.")
     Path output;
 
     @Option(names = "--master", paramLabel = "URL", description = "Spark master (default: local[*]).")
@@ -44,44 +40,38 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--pictures", defaultValue = "3", description = "Passages drawn (default: ${DEFAULT-VALUE}).")
     int pictures;
 
-    @Option(names = "--overwrite", description = "Replace an existing output directory that is not a demo output.")
+    @Option(names = "--overwrite",
+        description = "Replace an existing output directory, only if it is an earlier output of spark-attention.")
     boolean overwrite;
 
     @Override
     public Integer call() throws IOException {
-        AttentionDemo.Settings settings = new AttentionDemo.Settings();
-        settings.corpus = corpusDir();
-        settings.output = output.toAbsolutePath().normalize();
-        settings.heads = heads;
-        settings.dim = dim;
-        settings.pictures = pictures;
         if (heads < 1 || dim < 1 || dim % heads != 0) {
             throw new BadInputException("--heads (" + heads + ") must divide --dim (" + dim + ")");
         }
         if (pictures < 0) {
             throw new BadInputException("--pictures must be >= 0, got " + pictures);
         }
-        Path parent = settings.output.getParent();
-        Files.createDirectories(parent);
-        if (!Files.isWritable(parent)) {
-            throw new BadInputException(parent + ": output directory is not writable");
-        }
-        if (Files.exists(settings.output) && !overwrite && !Files.exists(settings.output.resolve(SUMMARY))) {
-            throw new BadInputException(settings.output + ": exists and is not a demo output (use --overwrite)");
-        }
-        // Everything goes to a temporary sibling first: a failed run leaves no half-written output.
-        Path staging = parent.resolve("." + settings.output.getFileName() + ".tmp-" + ProcessHandle.current().pid());
-        Path finalOutput = settings.output;
-        settings.output = staging;
-        settings.publishedAs = finalOutput;
+        String corpusDir = corpusDir();
+        Path target = OutputGuard.of("--output", output.toString(), OutputKind.directory()).overwrite(overwrite)
+            .input("--corpus", corpusDir).check();
+        AttentionDemo.Settings settings = new AttentionDemo.Settings();
+        settings.corpus = corpusDir;
+        settings.heads = heads;
+        settings.dim = dim;
+        settings.pictures = pictures;
+        // Everything goes to a hidden sibling first, swapped in when complete: a failed run leaves
+        // the earlier output or nothing.
+        settings.output = OutputSwap.sibling(target, "tmp");
+        settings.publishedAs = target;
         SparkSession spark = SparkSessions.start("spark-attention demo", master);
         try {
             new AttentionDemo(spark, System.out).run(settings);
-            deleteRecursively(finalOutput);
-            Files.move(staging, finalOutput, StandardCopyOption.ATOMIC_MOVE);
+            OutputSwap.mark(settings.output, "demo");
+            OutputSwap.publish(settings.output, target);
             return 0;
         } finally {
-            deleteRecursively(staging);
+            OutputSwap.deleteQuietly(settings.output);
         }
     }
 
@@ -104,16 +94,5 @@ final class DemoCommand implements Callable<Integer> {
             throw new BadInputException("--corpus " + dir + ": " + e.getMessage(), e);
         }
         return dir.toAbsolutePath().toString();
-    }
-
-    static void deleteRecursively(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> walk = Files.walk(dir)) {
-            for (Path p : (Iterable<Path>) walk.sorted(Comparator.reverseOrder())::iterator) {
-                Files.delete(p);
-            }
-        }
     }
 }

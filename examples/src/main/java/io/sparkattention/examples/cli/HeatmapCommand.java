@@ -26,7 +26,8 @@ import java.util.concurrent.Callable;
         "The input is a JSON-lines file (.json, .jsonl), a Parquet file, or a directory of either, e.g. the output "
         + "of 'apply --need-weights'. Rows are numbered from 0 in file order: a directory's files in name order, "
         + "then each file's rows as stored.",
-        "Files are written to a temporary name and renamed, so no half-written picture is left behind."})
+        "Files are written to a hidden name beside the output and renamed, so no half-written picture is left "
+            + "behind. An existing file is replaced only with --overwrite, and only if spark-attention drew it."})
 final class HeatmapCommand implements Callable<Integer> {
 
     /** Column read for tokens when --tokens-column is not given (if the input has it). */
@@ -79,15 +80,26 @@ final class HeatmapCommand implements Callable<Integer> {
     @Option(names = "--master", paramLabel = "URL", description = "Spark master (default: embedded local[*]).")
     String master;
 
+    @Option(names = "--overwrite",
+        description = "Replace an existing PNG or HTML file, only if spark-attention wrote it.")
+    boolean overwrite;
+
     @Override
     public Integer call() throws IOException {
         ScaleMode mode = scaleMode(scale);
         if (row < 0) {
             throw new BadInputException("--row must be >= 0, got " + row);
         }
-        writable("--output", output);
+        Path png = OutputGuard.of("--output", output.toString(), OutputKind.png()).overwrite(overwrite)
+            .input("--input", input.toString()).check();
+        Path page = null;
         if (html != null) {
-            writable("--html", html);
+            page = OutputGuard.of("--html", html.toString(), OutputKind.html()).overwrite(overwrite)
+                .input("--input", input.toString()).check();
+            if (page.equals(png)) {
+                throw new BadInputException("--html " + html + " is the same file as --output " + output
+                    + ": give them different names");
+            }
         }
         InputRows.dataFiles(input);   // a missing or unreadable input fails before Spark starts
 
@@ -110,11 +122,25 @@ final class HeatmapCommand implements Callable<Integer> {
 
         // Everything is checked before the first file is written.
         String passage = html != null ? passage(data, keys, where) : null;
-        heatmap.writePng(output);
-        System.out.println("wrote " + output + " (" + describe(heatmap) + ")");
-        if (html != null) {
-            heatmap.writeHtml(html, passage);
-            System.out.println("wrote " + html);
+        Path stagedPng = OutputSwap.sibling(png, "tmp");
+        Path stagedPage = page == null ? null : OutputSwap.sibling(page, "tmp");
+        try {
+            heatmap.writePng(stagedPng);
+            Files.write(stagedPng, PngMark.mark(Files.readAllBytes(stagedPng)));
+            if (page != null) {
+                heatmap.writeHtml(stagedPage, passage);
+            }
+            OutputSwap.publish(stagedPng, png);
+            System.out.println("wrote " + output + " (" + describe(heatmap) + ")");
+            if (page != null) {
+                OutputSwap.publish(stagedPage, page);
+                System.out.println("wrote " + html);
+            }
+        } finally {
+            OutputSwap.deleteQuietly(stagedPng);
+            if (stagedPage != null) {
+                OutputSwap.deleteQuietly(stagedPage);
+            }
         }
         return 0;
     }
@@ -126,21 +152,7 @@ final class HeatmapCommand implements Callable<Integer> {
             case "per-panel":
                 return ScaleMode.PER_PANEL;
             default:
-                throw new BadInputException("--scale must be 'shared' or 'per-panel', got '" + name + "'");
-        }
-    }
-
-    /** The output's directory must exist and the output must not be a directory: checked before any work. */
-    private static void writable(String option, Path file) {
-        Path dir = file.toAbsolutePath().getParent();
-        if (Files.isDirectory(file)) {
-            throw new BadInputException(option + " " + file + " is a directory; give a file name");
-        }
-        if (dir == null || !Files.isDirectory(dir)) {
-            throw new BadInputException(option + " " + file + ": directory " + dir + " does not exist");
-        }
-        if (!Files.isWritable(dir)) {
-            throw new BadInputException(option + " " + file + ": directory " + dir + " is not writable");
+                throw new BadInputException("--scale: expected one of shared, per-panel, got '" + name + "'");
         }
     }
 

@@ -1,13 +1,11 @@
 package io.sparkattention.examples.cli;
 
-import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileStatus;
-import org.apache.hadoop.fs.FileSystem;
-import org.apache.hadoop.fs.Path;
 import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.functions;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.catalyst.expressions.JoinedRow;
@@ -18,11 +16,8 @@ import org.apache.spark.sql.types.IntegralType;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
-import java.io.FileNotFoundException;
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Set;
 
 /**
@@ -32,8 +27,8 @@ import java.util.Set;
  */
 final class InputTable {
 
-    /** Matrix columns whose JSON numbers may all be integers (inferred as bigint): read as double. */
-    private static final Set<String> MATRIX_COLUMNS = Set.of("query", "key", "value", "attn_bias");
+    /** Spark's column for lines that are not JSON objects. */
+    private static final String CORRUPT_RECORD = "_corrupt_record";
 
     final String path;
     final Dataset<Row> rows;
@@ -55,18 +50,37 @@ final class InputTable {
         return List.of(rows.columns()).contains(column) && !column.equals(rowIndexColumn);
     }
 
-    static InputTable read(SparkSession spark, String path) {
-        boolean json = isJson(path, spark.sparkContext().hadoopConfiguration());
+    /**
+     * Reads the input, whose format {@link InputFiles#inspect} found. Integer matrices (JSON
+     * numbers written without a fraction, Parquet int or long arrays) are read as double, the same
+     * in both formats.
+     *
+     * @param matrixColumns the columns read as matrices (query, key, value, bias)
+     */
+    static InputTable read(SparkSession spark, String path, boolean json, Set<String> matrixColumns) {
         Dataset<Row> df;
         if (json) {
             // FAILFAST: a malformed line is an error, not a row of nulls.
             df = spark.read().option("mode", "FAILFAST").json(path);
-            StructType widened = widenIntegerMatrices(df.schema());
+            if (List.of(df.columns()).contains(CORRUPT_RECORD)) {
+                throw new BadInputException("--input " + path + ": expected one JSON object per line (JSON lines); "
+                    + "a line is not a complete JSON object");
+            }
+            StructType widened = widenIntegerMatrices(df.schema(), matrixColumns);
             if (!widened.equals(df.schema())) {
                 df = spark.read().option("mode", "FAILFAST").schema(widened).json(path);
             }
         } else {
             df = spark.read().parquet(path);
+            StructType widened = widenIntegerMatrices(df.schema(), matrixColumns);
+            if (!widened.equals(df.schema())) {
+                Column[] columns = new Column[widened.size()];
+                for (int i = 0; i < columns.length; i++) {
+                    StructField f = widened.fields()[i];
+                    columns[i] = functions.col(f.name()).cast(f.dataType()).as(f.name());
+                }
+                df = df.select(columns);
+            }
         }
         String index = "__spark_attention_row";
         while (List.of(df.columns()).contains(index)) {
@@ -75,53 +89,24 @@ final class InputTable {
         return new InputTable(path, withRowIndex(spark, df, index), index);
     }
 
-    /** JSON lines or Parquet, from the file's extension or, for a directory, its files' extensions. */
-    private static boolean isJson(String path, Configuration conf) {
-        try {
-            Path p = new Path(path);
-            FileSystem fs = p.getFileSystem(conf);
-            FileStatus status;
-            try {
-                status = fs.getFileStatus(p);
-            } catch (FileNotFoundException e) {
-                throw new BadInputException("--input " + path + ": no such file or directory");
-            }
-            List<String> names = new ArrayList<>();
-            if (status.isDirectory()) {
-                for (FileStatus f : fs.listStatus(p)) {
-                    String name = f.getPath().getName();
-                    if (f.isFile() && !name.startsWith("_") && !name.startsWith(".")) {
-                        names.add(name);
-                    }
-                }
-                if (names.isEmpty()) {
-                    throw new BadInputException("--input " + path + ": the directory has no data files");
-                }
-            } else {
-                names.add(p.getName());
-            }
-            boolean allJson = names.stream().allMatch(InputTable::jsonName);
-            boolean allParquet = names.stream().allMatch(n -> n.toLowerCase(Locale.ROOT).endsWith(".parquet"));
-            if (!allJson && !allParquet) {
-                throw new BadInputException("--input " + path + ": expected JSON lines (.json, .jsonl) or Parquet "
-                    + "(.parquet) files, found " + String.join(", ", names.subList(0, Math.min(5, names.size()))));
-            }
-            return allJson;
-        } catch (IOException e) {
-            throw new BadInputException("--input " + path + ": " + e.getMessage(), e);
-        }
+    /** The input's columns, without the command's row index. */
+    String columnList() {
+        List<String> names = new ArrayList<>(List.of(rows.columns()));
+        names.remove(rowIndexColumn);
+        return names.isEmpty() ? "none" : String.join(", ", names);
     }
 
-    private static boolean jsonName(String name) {
-        String n = name.toLowerCase(Locale.ROOT);
-        return n.endsWith(".json") || n.endsWith(".jsonl") || n.endsWith(".ndjson");
+    /** A message with the command's row index column taken out of any column list in it. */
+    String hideIndex(String message) {
+        return message.replace(", " + rowIndexColumn, "").replace(rowIndexColumn + ", ", "")
+            .replace(rowIndexColumn, "");
     }
 
-    /** JSON infers bigint for matrices written with integers only; the stages take float or double. */
-    private static StructType widenIntegerMatrices(StructType schema) {
+    /** Integer matrices as double matrices: the stages take float or double. */
+    private static StructType widenIntegerMatrices(StructType schema, Set<String> matrixColumns) {
         StructType out = new StructType();
         for (StructField f : schema.fields()) {
-            DataType t = MATRIX_COLUMNS.contains(f.name()) ? widen(f.dataType()) : f.dataType();
+            DataType t = matrixColumns.contains(f.name()) ? widen(f.dataType()) : f.dataType();
             out = out.add(new StructField(f.name(), t, f.nullable(), f.metadata()));
         }
         return out;

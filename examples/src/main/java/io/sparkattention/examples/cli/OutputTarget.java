@@ -14,15 +14,19 @@ import org.apache.spark.sql.SparkSession;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.UUID;
 
 /**
- * Where the command line writes: Spark writes into a hidden temporary sibling of the output,
- * which is renamed to the output only when complete, so a failed run leaves no output behind. An
+ * Where {@code apply} and {@code sdpa} write: Spark writes into a hidden temporary sibling of the
+ * output, which is swapped in only when complete (the earlier output renamed aside, the new one
+ * renamed in, the old one deleted), so a failed run leaves the earlier output or nothing. An
  * output named {@code *.json}/{@code *.jsonl} is one JSON lines file (the part files, in order,
- * concatenated); any other name is a directory of part files.
+ * concatenated); any other name is a directory of part files with Spark's {@code _SUCCESS} and
+ * this tool's marker ({@link OutputKind}). Local outputs were checked by {@link OutputGuard}
+ * before Spark started; an output on another file system is checked here.
  */
 final class OutputTarget {
 
@@ -31,15 +35,19 @@ final class OutputTarget {
     private final SparkSession spark;
     private final Path output;
     private final String format;
-    private final boolean overwrite;
+    private final String command;
     private final FileSystem fs;
     private final Path temp;
 
-    OutputTarget(SparkSession spark, String output, String format, boolean overwrite) {
+    /**
+     * @param output  the output, as {@link OutputGuard#check} resolved it for a local path, or as given
+     * @param command the command's name, recorded in the marker
+     */
+    OutputTarget(SparkSession spark, String output, String format, String command) {
         this.spark = spark;
         this.output = new Path(output);
         this.format = format;
-        this.overwrite = overwrite;
+        this.command = command;
         try {
             FileSystem fileSystem = this.output.getFileSystem(spark.sparkContext().hadoopConfiguration());
             // The local file system's checksum layer would leave a .crc file next to a single-file output.
@@ -48,40 +56,44 @@ final class OutputTarget {
         } catch (IOException e) {
             throw new BadInputException("--output " + output + ": " + e.getMessage(), e);
         }
-        Path parent = this.output.getParent() == null ? new Path(".") : this.output.getParent();
-        this.temp = new Path(parent, "." + this.output.getName() + ".tmp-" + UUID.randomUUID());
+        this.temp = sibling("tmp");
     }
 
-    /** Refuses an existing output unless overwriting: checked before any work is done. */
-    void checkWritable() {
-        if (exists(output) && !overwrite) {
-            throw new BadInputException("--output " + output + " already exists (use --overwrite to replace it)");
-        }
-    }
-
-    private boolean singleFile() {
-        String name = output.getName().toLowerCase(Locale.ROOT);
+    /** Whether the output is one JSON lines file, as its name and format say. */
+    static boolean singleFile(String output, String format) {
+        String name = output.toLowerCase(Locale.ROOT);
         return format.equals("json") && (name.endsWith(".json") || name.endsWith(".jsonl"));
     }
 
-    /** Writes the rows; on any failure nothing is left at the output or the temporary path. */
+    private Path sibling(String what) {
+        return new Path(output.getParent(), "." + output.getName() + "." + what + "-" + UUID.randomUUID());
+    }
+
+    /**
+     * The checks of {@link OutputGuard} that a remote file system allows: an existing output only
+     * with {@code --overwrite}, and only an output directory of this tool.
+     */
+    void checkRemote(boolean overwrite) {
+        if (!exists(output)) {
+            return;
+        }
+        if (!overwrite) {
+            throw new BadInputException("--output " + output + " already exists (--overwrite replaces an earlier "
+                + "output of spark-attention)");
+        }
+        if (singleFile(output.toString(), format) || !exists(new Path(output, OutputKind.MARKER))) {
+            throw new BadInputException("--output " + output + " exists and is not replaced: it is not an output "
+                + "directory of spark-attention (no " + OutputKind.MARKER + " marker file)");
+        }
+    }
+
+    /** Writes the rows; on any failure the earlier output, or nothing, is left at the output. */
     void write(Dataset<Row> rows) {
-        Path file = new Path(temp.getParent(), temp.getName() + ".file");
+        Path file = sibling("tmp");
         boolean done = false;
         try {
             rows.write().format(format).save(temp.toString());
-            Path result = temp;
-            if (singleFile()) {
-                concatenateParts(temp, file);
-                fs.delete(temp, true);
-                result = file;
-            }
-            if (exists(output)) {
-                fs.delete(output, true);
-            }
-            if (!fs.rename(result, output)) {
-                throw new IOException("cannot rename " + result + " to " + output);
-            }
+            publish(file);
             done = true;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -92,19 +104,49 @@ final class OutputTarget {
         }
     }
 
-    /** An input without columns (an empty JSON lines file) gives an empty output. */
+    /** An input without columns (an empty JSON lines file) gives an empty output, published the same way. */
     void writeEmpty() {
+        Path file = sibling("tmp");
         try {
-            if (exists(output)) {
-                fs.delete(output, true);
-            }
-            if (singleFile()) {
-                fs.create(output, false).close();
-            } else {
-                fs.mkdirs(output);
-            }
+            fs.mkdirs(temp);
+            fs.create(new Path(temp, OutputKind.SPARK_SUCCESS), false).close();
+            publish(file);
         } catch (IOException e) {
+            delete(temp, file);
             throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Turns the written temporary directory into the output: concatenated or marked, then swapped in. */
+    private void publish(Path file) throws IOException {
+        Path result = temp;
+        if (singleFile(output.toString(), format)) {
+            concatenateParts(temp, file);
+            fs.delete(temp, true);
+            result = file;
+        } else {
+            try (FSDataOutputStream marker = fs.create(new Path(temp, OutputKind.MARKER), false)) {
+                marker.write(OutputKind.markerText(command).getBytes(StandardCharsets.UTF_8));
+            }
+        }
+        if (!exists(output)) {
+            rename(result, output);
+            return;
+        }
+        Path old = sibling("old");
+        rename(output, old);
+        try {
+            rename(result, output);
+        } catch (IOException e) {
+            rename(old, output);
+            throw e;
+        }
+        fs.delete(old, true);
+    }
+
+    private void rename(Path from, Path to) throws IOException {
+        if (!fs.rename(from, to)) {
+            throw new IOException("cannot rename " + from + " to " + to);
         }
     }
 

@@ -62,6 +62,9 @@ final class ScalingCommand implements Callable<Integer> {
         description = "JIT warm-up per point, on a small problem (default ${DEFAULT-VALUE}).")
     long warmupMillis;
 
+    @Option(names = "--overwrite", description = "Replace an existing plot, only if spark-attention drew it.")
+    boolean overwrite;
+
     @Option(names = "--impl", split = ",", paramLabel = "IMPL", defaultValue = "tiled,naive",
         description = "Implementations to measure: tiled, naive (default ${DEFAULT-VALUE}).")
     List<String> impls;
@@ -91,12 +94,8 @@ final class ScalingCommand implements Callable<Integer> {
             }
         }
         Path plot = output != null ? output : jsonOnly ? null : Paths.get(DEFAULT_OUTPUT);
-        if (plot != null) {
-            Path dir = plot.toAbsolutePath().getParent();
-            if (dir == null || !Files.isDirectory(dir) || Files.isDirectory(plot)) {
-                throw new BadInputException("--output " + plot + ": directory " + dir + " does not exist");
-            }
-        }
+        Path target = plot == null ? null
+            : OutputGuard.of("--output", plot.toString(), OutputKind.png()).overwrite(overwrite).check();
         ScalingRunner runner;
         try {
             runner = new ScalingRunner(heap, repeat, warmupMillis);
@@ -119,7 +118,14 @@ final class ScalingCommand implements Callable<Integer> {
         if (plot != null) {
             String subtitle = String.format(Locale.ROOT, "one head, d = %d, float32, single thread, BLAS %s, "
                 + "each point in its own JVM with -Xmx%s", headDim, blas == null ? "?" : blas, heap);
-            new ScalingChart(points, subtitle).writePng(plot);
+            Path staged = OutputSwap.sibling(target, "tmp");
+            try {
+                new ScalingChart(points, subtitle).writePng(staged);
+                Files.write(staged, PngMark.mark(Files.readAllBytes(staged)));
+                OutputSwap.publish(staged, target);
+            } finally {
+                OutputSwap.deleteQuietly(staged);
+            }
             if (!jsonOnly) {
                 System.err.println("scaling: wrote " + plot);
             }

@@ -5,6 +5,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
+import java.util.Map;
 import java.util.concurrent.Callable;
 
 /**
@@ -23,6 +24,11 @@ final class SdpaCommand implements Callable<Integer> {
         description = "Heads to split the last dimension into (default ${DEFAULT-VALUE}).")
     int numHeads;
 
+    @Option(names = "--num-kv-heads", paramLabel = "HKV",
+        description = "Key/value heads for grouped-query attention (default: --num-heads); must divide --num-heads. "
+            + "Query head h uses key/value head h / (H / HKV); key and value rows hold HKV·head_dim values.")
+    Integer numKvHeads;
+
     @Option(names = "--scale", paramLabel = "X", description = "Score scale (default 1/sqrt(head_dim)).")
     Double scale;
 
@@ -34,11 +40,18 @@ final class SdpaCommand implements Callable<Integer> {
         if (numHeads < 1) {
             throw new BadInputException("--num-heads must be >= 1, got " + numHeads);
         }
+        if (numKvHeads != null && (numKvHeads < 1 || numHeads % numKvHeads != 0)) {
+            throw new BadInputException("--num-kv-heads (" + numKvHeads + ") must be >= 1 and divide --num-heads ("
+                + numHeads + ")");
+        }
         if (scale != null && (scale.isNaN() || scale.isInfinite())) {
             throw new BadInputException("--scale must be a finite number, got " + scale);
         }
-        return AttentionRun.run("spark-attention sdpa", options, () -> {
+        return AttentionRun.run("sdpa", options, Map.of(), () -> {
             ScaledDotProductAttention sdpa = new ScaledDotProductAttention().setNumHeads(numHeads);
+            if (numKvHeads != null) {
+                sdpa.setNumKvHeads(numKvHeads);
+            }
             return scale == null ? sdpa : sdpa.setScale(scale);
         });
     }

@@ -181,19 +181,25 @@ class CommandErrorsTest {
     }
 
     @Test
-    @DisplayName("an existing output is refused (and kept) unless --overwrite, which replaces it")
+    @DisplayName("an existing output is refused (and kept) unless --overwrite, which replaces only an earlier output")
     void existingOutput() throws IOException {
         Path in = input("{\"query\":" + row16(1) + "}");
         Path out = dir.resolve("out.jsonl");
         Files.writeString(out, "old\n");
         Cli.Result refused = apply(in);
         assertEquals(2, refused.exitCode, refused.toString());
-        assertEquals(List.of("spark-attention apply: --output " + out + " already exists (use --overwrite to replace it)"),
-            refused.errorLines());
+        assertEquals(List.of("spark-attention apply: --output " + out + " already exists (--overwrite replaces an "
+            + "earlier output of spark-attention)"), refused.errorLines());
         assertEquals("old\n", Files.readString(out));
-        Cli.Result replaced = apply(in, "--overwrite");
+        Cli.Result notOurs = apply(in, "--overwrite");
+        assertEquals(2, notOurs.exitCode, notOurs.toString());
+        assertEquals("old\n", Files.readString(out), "a file this tool did not write is kept");
+        Files.delete(out);
+        assertEquals(0, apply(in).exitCode);
+        Cli.Result replaced = apply(input("{\"query\":" + row16(1) + "}", "{\"query\":" + row16(2) + "}"),
+            "--overwrite");
         assertEquals(0, replaced.exitCode, replaced.toString());
-        assertEquals(1, Cli.readJsonLines(out).size());
+        assertEquals(2, Cli.readJsonLines(out).size());
     }
 
     @Test

@@ -5,14 +5,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -24,37 +19,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class CommandProcessTest {
 
-    private static final String INCUBATOR_WARNING = "WARNING: Using incubator modules: jdk.incubator.vector";
-
     @TempDir
     Path dir;
 
-    /** Runs {@code SparkAttentionCli args...} in a new JVM; returns exit code and stderr lines. */
+    /** Runs {@code SparkAttentionCli args...} in a new JVM; returns stderr lines. */
     private List<String> run(int expectedExit, String... args) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-            if (arg.startsWith("--add-") || arg.startsWith("-XX:") || arg.startsWith("--enable-native-access")
-                || arg.startsWith("-Djdk.") || arg.startsWith("-Dio.netty")) {
-                command.add(arg);
-            }
-        }
-        command.add("-Xmx1g");
-        Path log4j = Path.of(System.getProperty("user.dir")).resolve("../conf/log4j2.properties").normalize();
-        command.add("-Dlog4j2.configurationFile=file:" + log4j);
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add(SparkAttentionCli.class.getName());
-        command.addAll(List.of(args));
-        ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(dir.resolve("stdout.txt").toFile())
-            .redirectError(dir.resolve("stderr.txt").toFile());
-        builder.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
-        Process process = builder.start();
-        assertTrue(process.waitFor(120, TimeUnit.SECONDS), "the command finished");
-        List<String> stderr = Files.readAllLines(dir.resolve("stderr.txt"), StandardCharsets.UTF_8).stream()
-            .filter(l -> !l.isBlank() && !l.equals(INCUBATOR_WARNING)).collect(Collectors.toList());
-        assertEquals(expectedExit, process.exitValue(), "exit code; stderr: " + stderr);
-        return stderr;
+        CliProcess.Result result = CliProcess.run(dir, dir.resolve("scratch"), List.of(), args);
+        assertEquals(expectedExit, result.exitCode, "exit code; stderr: " + result.err);
+        return result.err;
     }
 
     @Test

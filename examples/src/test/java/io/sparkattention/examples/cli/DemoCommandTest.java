@@ -69,9 +69,14 @@ class DemoCommandTest {
             assertEquals(List.of(output), siblings.collect(Collectors.toList()), "no staging directory left behind");
         }
 
-        // A rerun replaces the previous demo output without --overwrite.
+        assertTrue(Files.isRegularFile(output.resolve(OutputKind.MARKER)), "the output is marked as the tool's");
+
+        // A rerun replaces the earlier demo output with --overwrite, and only with it.
+        assertBad(List.of("demo", "--corpus", corpus.toString(), "--output", output.toString(), "--pictures", "0"),
+            "--output " + output + " already exists (--overwrite replaces an earlier output of spark-attention)");
         assertEquals(0, CommandLineRun.of("demo", "--corpus", corpus.toString(), "--output", output.toString(),
-            "--master", Cli.MASTER, "--dim", "16", "--heads", "2", "--pictures", "0").exitCode);
+            "--master", Cli.MASTER, "--dim", "16", "--heads", "2", "--pictures", "0", "--overwrite").exitCode);
+        assertFalse(Files.exists(output.resolve("pictures")), "nothing of the earlier output is left");
     }
 
     @Test
@@ -84,8 +89,16 @@ class DemoCommandTest {
         assertBad(List.of("demo", "--corpus", corpus.toString(), "--output", file.resolve("o").toString()),
             file.toString());
         Path notDemo = Files.createDirectories(out.resolve("not-a-demo"));
+        Files.writeString(notDemo.resolve("notes.txt"), "mine");
         assertBad(List.of("demo", "--corpus", corpus.toString(), "--output", notDemo.toString()),
-            notDemo + ": exists and is not a demo output (use --overwrite)");
+            "--output " + notDemo + " already exists");
+        assertBad(List.of("demo", "--corpus", corpus.toString(), "--output", notDemo.toString(), "--overwrite"),
+            "--output " + notDemo + " exists and is not replaced: spark-attention did not write it");
+        assertEquals("mine", Files.readString(notDemo.resolve("notes.txt")));
+        assertBad(List.of("demo", "--corpus", corpus.toString(), "--output", corpus.resolve("out").toString()),
+            "lies inside the input (--corpus " + corpus);
+        assertBad(List.of("demo", "--corpus", corpus.toString(), "--output", out.resolve("missing/o").toString()),
+            "directory " + out.resolve("missing") + " does not exist (create it first)");
         assertBad(List.of("demo", "--corpus", corpus.toString(), "--heads", "3", "--output", out.resolve("o").toString()),
             "--heads (3) must divide --dim (64)");
         assertFalse(Files.exists(out.resolve("o")));

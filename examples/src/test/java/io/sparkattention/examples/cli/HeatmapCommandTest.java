@@ -2,6 +2,7 @@ package io.sparkattention.examples.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -111,7 +112,7 @@ class HeatmapCommandTest {
             "--input", in, "--row", "0", "--output", out, "--html", dir.resolve("p.html").toString(),
             "--text-column", "tokens");
         assertBadInput("--row must be >= 0, got -1", "--input", in, "--row", "-1", "--output", out);
-        assertBadInput("--scale must be 'shared' or 'per-panel', got 'log'",
+        assertBadInput("--scale: expected one of shared, per-panel, got 'log'",
             "--input", in, "--row", "0", "--output", out, "--scale", "log");
         Path csv = Files.writeString(dir.resolve("rows.csv"), "a,b\n");
         assertBadInput(csv + ": unknown input format", "--input", csv.toString(), "--row", "0", "--output", out);
@@ -119,6 +120,41 @@ class HeatmapCommandTest {
         assertBadInput(broken + ": cannot read", "--input", broken.toString(), "--row", "0", "--output", out);
         assertFalse(Files.exists(png), "no picture for bad input");
         assertFalse(Files.exists(dir.resolve("p.html")), "no page for bad input");
+    }
+
+    @Test
+    @DisplayName("pictures and pages are replaced only with --overwrite and only when spark-attention wrote them; "
+        + "the input and the PNG are never overwritten by the page")
+    void overwritesOnlyItsOwnFiles(@TempDir Path dir) throws Exception {
+        Path input = dir.resolve("rows.jsonl");
+        Files.write(input, List.of(line(0, 1, 3)));
+        Path png = dir.resolve("p.png"), html = dir.resolve("p.html");
+        String in = input.toString();
+        assertEquals(0, heatmap("--input", in, "--row", "0", "--output", png.toString(), "--html", html.toString())
+            .exitCode);
+        assertTrue(PngMark.isMarked(Files.readAllBytes(png)), "the picture is marked");
+        assertTrue(Files.readString(html).contains("<meta name=\"generator\" content=\"spark-attention\">"));
+        assertBadInput("--output " + png + " already exists (--overwrite replaces an earlier output of spark-attention)",
+            "--input", in, "--row", "0", "--output", png.toString());
+        CommandLineRun again = heatmap("--input", in, "--row", "0", "--output", png.toString(), "--html",
+            html.toString(), "--overwrite");
+        assertEquals(0, again.exitCode, again.err);
+
+        Path photo = Files.write(dir.resolve("photo.png"), new byte[] {(byte) 0x89, 'P', 'N', 'G', 1, 2, 3});
+        assertBadInput("--output " + photo + " exists and is not replaced: it is not a PNG written by spark-attention",
+            "--input", in, "--row", "0", "--output", photo.toString(), "--overwrite");
+        Path page = Files.writeString(dir.resolve("page.html"), "<!DOCTYPE html><p>mine</p>");
+        assertBadInput("--html " + page + " exists and is not replaced: it is not an HTML page written by "
+            + "spark-attention", "--input", in, "--row", "0", "--output", png.toString(), "--html", page.toString(),
+            "--overwrite");
+        assertBadInput("--output " + input + " is the input (--input " + input + ")",
+            "--input", in, "--row", "0", "--output", in, "--overwrite");
+        assertBadInput("--html " + dir.resolve("q.png") + " is the same file as --output " + dir.resolve("q.png"),
+            "--input", in, "--row", "0", "--output", dir.resolve("q.png").toString(), "--html",
+            dir.resolve("q.png").toString());
+        assertEquals(List.of("p.html", "p.png", "page.html", "photo.png", "rows.jsonl"), Cli.listNames(dir),
+            "no temporary file left, nothing else written");
+        assertEquals("<!DOCTYPE html><p>mine</p>", Files.readString(page));
     }
 
     private static void assertBadInput(String expected, String... args) {

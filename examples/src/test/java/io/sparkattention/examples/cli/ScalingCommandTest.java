@@ -2,6 +2,7 @@ package io.sparkattention.examples.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -42,6 +43,7 @@ class ScalingCommandTest {
         assertTrue(naive.get("peak_heap_mb").asDouble() > tiled.get("peak_heap_mb").asDouble(), run.out);
         assertTrue(naive.get("allocated_mb").asDouble() >= 4, run.out);
         assertNotNull(ImageIO.read(png.toFile()), "plot is a PNG");
+        assertTrue(PngMark.isMarked(Files.readAllBytes(png)), "the plot is marked as spark-attention's");
     }
 
     /** Naive points that cannot fit the heap are reported, never fatal. */
@@ -73,7 +75,20 @@ class ScalingCommandTest {
         assertBadInput("--impl: unknown implementation 'fast': expected tiled or naive", "--impl", "fast");
         assertBadInput("--seq-len must be >= 1, got 0", "--seq-len", "0");
         assertBadInput("--repeat must be >= 1, got 0", "--repeat", "0");
-        assertBadInput("--output /no/such/dir/x.png: directory /no/such/dir does not exist", "--output", "/no/such/dir/x.png");
+        assertBadInput("--output /no/such/dir/x.png: directory /no/such/dir does not exist (create it first)",
+            "--output", "/no/such/dir/x.png");
+    }
+
+    @Test
+    @DisplayName("an existing picture is replaced only with --overwrite, and only one spark-attention drew")
+    void overwritesOnlyItsOwnPlot(@TempDir Path dir) throws Exception {
+        Path photo = Files.write(dir.resolve("photo.png"), new byte[] {(byte) 0x89, 'P', 'N', 'G'});
+        assertBadInput("--output " + photo + " already exists (--overwrite replaces an earlier output of "
+            + "spark-attention)", "--seq-len", "8", "--output", photo.toString());
+        assertBadInput("--output " + photo + " exists and is not replaced: it is not a PNG written by spark-attention "
+            + "(no 'Software: spark-attention' text chunk); --overwrite replaces only an earlier output of "
+            + "spark-attention", "--seq-len", "8", "--output", photo.toString(), "--overwrite");
+        assertEquals(4, Files.size(photo), "the user's file is kept");
     }
 
     private static void assertBadInput(String expected, String... args) {
