@@ -24,7 +24,10 @@ import static org.apache.spark.sql.functions.lit;
  *
  * <p>The rows are generated on the executors from their ids ({@link RandomMatrix}; label = id mod
  * {@link #NUM_CLASSES}) in as many partitions as the cluster has cores, and the fit decodes and
- * caches them once for all its steps. One fit runs {@link #WARMUP_STEPS} + R steps. Each step is
+ * caches them once for all its steps. The first length is preceded by an untimed fit of
+ * {@link #WARMUP_FIT_STEPS} steps on a few rows of the same shape, which gets the JVM's compilers
+ * through the layer's and the kernel's loops (the Vector API code runs many times slower until
+ * C2 has compiled it). The timed fit runs {@link #WARMUP_STEPS} + R steps. Each step is
  * one Spark job, and a step's time is the interval between its job's start and the next step's
  * (the last step's next job is the fit's final loss): the broadcast of the weights, the job over
  * the cached rows, the partition sums' combination and the driver's Adam update, everything a
@@ -34,6 +37,10 @@ public final class TrainBenchmark {
 
     /** Untimed steps before the timed ones (JIT, first broadcasts); the PyTorch peer's default too. */
     static final int WARMUP_STEPS = 3;
+    /** Steps of the untimed fit before the first length. */
+    static final int WARMUP_FIT_STEPS = 10;
+    /** Rows of the untimed fit, per core of the cluster (at most B). */
+    static final int WARMUP_ROWS_PER_CORE = 2;
     /** Classes of the random labels; the PyTorch peer's default too. */
     static final int NUM_CLASSES = 4;
     /** Adam's learning rate, PyTorch's default and the peer's. */
@@ -50,6 +57,7 @@ public final class TrainBenchmark {
     private final boolean causal;
     private final int repeat;
     private final ExecutorPeakHeap peakHeap = new ExecutorPeakHeap();
+    private boolean warmedUp;
 
     /**
      * @param spark       the session (local or a cluster)
@@ -75,9 +83,12 @@ public final class TrainBenchmark {
         int cores = sc.defaultParallelism();
         int partitions = Math.min(rowsPerStep, cores);
         int steps = WARMUP_STEPS + repeat;
-        AttentionClassifier classifier = new AttentionClassifier().setFeaturesCol("tokens").setLabelCol("label")
-            .setNumHeads(numHeads).setCausal(causal).setSolver("adam").setStepSize(STEP_SIZE).setMaxIter(steps)
-            .setMiniBatchFraction(1.0).setTol(0.0).setSeed(SEED);
+        if (!warmedUp) {
+            int rows = Math.min(rowsPerStep, WARMUP_ROWS_PER_CORE * cores);
+            classifier(WARMUP_FIT_STEPS).fit(input(rows, seqLen, Math.min(rows, cores)));
+            warmedUp = true;
+        }
+        AttentionClassifier classifier = classifier(steps);
         String[] machine = executorMachine();
         peakHeap.reset();
         StepClock clock = new StepClock(JOB_GROUP);
@@ -87,7 +98,7 @@ public final class TrainBenchmark {
         try {
             sc.setJobGroup(JOB_GROUP, "fit of " + steps + " steps", false);
             try {
-                model = classifier.fit(input(seqLen, partitions));
+                model = classifier.fit(input(rowsPerStep, seqLen, partitions));
             } finally {
                 sc.clearJobGroup();
             }
@@ -128,12 +139,19 @@ public final class TrainBenchmark {
             .with("executor_peak_heap_mb", peakHeap.maxMb() < 0 ? null : peakHeap.maxMb());
     }
 
+    /** The classifier: Adam on every row in every step, {@code steps} steps, no early stop. */
+    private AttentionClassifier classifier(int steps) {
+        return new AttentionClassifier().setFeaturesCol("tokens").setLabelCol("label")
+            .setNumHeads(numHeads).setCausal(causal).setSolver("adam").setStepSize(STEP_SIZE).setMaxIter(steps)
+            .setMiniBatchFraction(1.0).setTol(0.0).setSeed(SEED);
+    }
+
     /**
-     * The B rows: {@code tokens} L×E uniform in [−1, 1) and {@code label} = id mod K, declared as
-     * a K-class nominal attribute so the class count does not depend on B.
+     * {@code rows} rows: {@code tokens} L×E uniform in [−1, 1) and {@code label} = id mod K,
+     * declared as a K-class nominal attribute so the class count does not depend on the rows.
      */
-    private Dataset<Row> input(int seqLen, int partitions) {
-        return spark.range(0, rowsPerStep, 1, partitions)
+    private Dataset<Row> input(int rows, int seqLen, int partitions) {
+        return spark.range(0, rows, 1, partitions)
             .withColumn("tokens", RandomMatrix.column(col("id"), SEED, seqLen, embedDim))
             .withColumn("label", col("id").mod(lit(NUM_CLASSES)).cast(DataTypes.DoubleType)
                 .as("label", NominalAttribute.defaultAttr().withName("label").withNumValues(NUM_CLASSES).toMetadata()));
