@@ -62,7 +62,8 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--threads", defaultValue = "1", paramLabel = "T", description = "Kernel threads (default ${DEFAULT-VALUE}).")
     int threads;
 
-    @Option(names = "--repeat", defaultValue = "5", paramLabel = "R", description = "Timed repetitions (default ${DEFAULT-VALUE}).")
+    @Option(names = "--repeat", defaultValue = "5", paramLabel = "R",
+        description = "Timed repetitions; with --train, timed steps (default ${DEFAULT-VALUE}).")
     int repeat;
 
     /** {@code --spark}, {@code --strategy}, {@code --master}: the same problem through Spark. */

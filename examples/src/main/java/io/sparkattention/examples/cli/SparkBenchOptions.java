@@ -47,7 +47,7 @@ final class SparkBenchOptions {
     boolean cacheInput;
 
     @Option(names = "--master", paramLabel = "URL",
-        description = "With --spark: the Spark master (default local[*]; e.g. spark://127.0.0.1:7077).")
+        description = "With --spark or --train: the Spark master (default local[*]; e.g. spark://127.0.0.1:7077).")
     String master;
 
     @Option(names = "--compare-kernel", hidden = true, description = {"With --spark and a local master: also time the raw kernel "
