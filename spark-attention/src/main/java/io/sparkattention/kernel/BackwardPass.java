@@ -3,9 +3,9 @@ package io.sparkattention.kernel;
 import java.util.Arrays;
 
 /**
- * The backward pass of one head (FlashAttention-2's, from the forward's saved log-sum-exp), as a
- * {@link StripVisitor} of the {@link TileWalk}, so it visits exactly the forward's tiles and skips
- * the same masked ones. Per query block: {@code D = rowsum(dO∘O)} and a zeroed dQ accumulator;
+ * The backward pass of one head over a view of queries and keys (FlashAttention-2's, from the
+ * forward's saved log-sum-exp), as a {@link StripVisitor} of the {@link TileWalk}, so it visits
+ * exactly the forward's tiles and skips the same masked ones. Per query block: {@code D = rowsum(dO∘O)} and a zeroed dQ accumulator;
  * per strip of w queries × nk keys:
  * <pre>
  *   (1) S  = scale·Q·Kᵀ + bias, masked          nk×w key-major
@@ -16,12 +16,13 @@ import java.util.Arrays;
  *   (6) dQ += dS·K                              w×d  (the block's accumulator)
  *   (7) dK += scale·dSᵀ·Q                       nk×d
  * </pre>
- * and at the block's end {@code dQ = scale·accumulator}. dK and dV are added into the caller's
- * arrays (zeroed by the caller, summed over a key/value head's query heads in head order); dQ rows
- * are written; dBias, when present, is added into (shared L×S) or written (per head).
+ * and at the block's end {@code dQ += scale·accumulator}. dQ, dK, dV and dBias are added into
+ * the caller's arrays (zeroed by the caller): a key/value head's dK and dV sum its query heads in
+ * head order, a query's dQ sums the key ranges the caller walks in ascending order, a shared L×S
+ * dBias sums the heads in head order.
  *
- * <p>Shapes: q, dq L×d; k, dk S×d; v, dv S×dv; out, dOut L×dv; lse L; allowed, bias, dBias L×S
- * or absent. Scratch: {@link Workspace#ensureBackward}, already grown for the blocks.
+ * <p>Shapes: q, dq rows×d; k, dk keys×d; v, dv keys×dv; out, dOut rows×dv; lse rows; allowed,
+ * bias, dBias rows×keys or absent. Scratch: {@link Workspace#ensureBackward}, already grown for the blocks.
  */
 final class BackwardPass extends StripVisitor {
 
@@ -31,6 +32,7 @@ final class BackwardPass extends StripVisitor {
     private final KeyBand band;
     private final float scale;
     private final int d, dv, accQs;
+    private final long q0, k0;
     private final MatrixView q, out, dOut, dq, dk, dV, bias, dBias;
     private final KeyValueTile tile;
     private final MaskView allowed;
@@ -41,7 +43,12 @@ final class BackwardPass extends StripVisitor {
     private int i0, bq;
     private float alphaQ, alphaDo;
 
-    BackwardPass(TileOps ops, Workspace ws, KeyBand band, float scale, int d, int dv,
+    /**
+     * @param q0     global position of the view's first query
+     * @param k0     global position of the view's first key
+     * @param lseOff index in {@code lse} of the view's first query
+     */
+    BackwardPass(TileOps ops, Workspace ws, KeyBand band, float scale, int d, int dv, long q0, long k0,
                  MatrixView q, MatrixView k, MatrixView v, MaskView allowed, MatrixView bias,
                  MatrixView out, float[] lse, int lseOff, MatrixView dOut,
                  MatrixView dq, MatrixView dk, MatrixView dV, MatrixView dBias) {
@@ -53,6 +60,8 @@ final class BackwardPass extends StripVisitor {
         this.d = d;
         this.dv = dv;
         this.accQs = ops.accQueryStride(d);
+        this.q0 = q0;
+        this.k0 = k0;
         this.q = q;
         this.tile = new KeyValueTile(ops, ws, k, v, d, dv, Workspace.keyRow(dv));
         this.allowed = allowed;
@@ -109,7 +118,7 @@ final class BackwardPass extends StripVisitor {
         final KeyValueTile t = tile;
         // (1) S = (scale·Q)·Kᵀ, bias and masks   (nk×w, key-major)
         ops.scores(w, nk, d, alphaQ, ws.queries, r0 * d, t.k, t.kOff + c0 * t.ldk, t.ldk, s, lds);
-        Masking.apply(s, w, lds, nk, band, row, c0, allowed.data(), allowed.at(row, c0), allowed.ld(),
+        Masking.apply(s, w, lds, nk, band, q0 + row, k0 + c0, allowed.data(), allowed.at(row, c0), allowed.ld(),
             bias.data(), bias.at(row, c0), bias.ld());
         // (2) P = exp(S − lse)
         softmax.expMinus(w, lds, nk, s, ws.rowMax, r0);
@@ -146,7 +155,7 @@ final class BackwardPass extends StripVisitor {
         }
     }
 
-    /** dQ = scale·accumulator, for every row of the block (0 where no key is visible). */
+    /** dQ += scale·accumulator, for every row of the block (0 where no key is visible). */
     @Override
     void endBlock() {
         final float[] g = dq.data(), acc = ws.gradQuery;
@@ -156,7 +165,7 @@ final class BackwardPass extends StripVisitor {
             for (int r = 0; r < w; r++) {
                 final int dst = dq.at(i0 + r0 + r, 0), ar = a + r * accQs;
                 for (int t = 0; t < d; t++) {
-                    g[dst + t] = scale * acc[ar + t * accCs];
+                    g[dst + t] += scale * acc[ar + t * accCs];
                 }
             }
         }

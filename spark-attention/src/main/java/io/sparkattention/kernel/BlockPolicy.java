@@ -2,9 +2,10 @@ package io.sparkattention.kernel;
 
 /**
  * The blocks a kernel call cuts: the spec's where it sets them, the tile implementation's where
- * it leaves them open ({@link AttentionSpec#AUTO_BLOCK}), and for an automatic query block a
- * shrink on calls with few (head, query block) units so that a parallel call keeps its threads
- * busy. A function of the spec, the tile implementation and the call's shape alone, so the
+ * it leaves them open ({@link AttentionSpec#AUTO_BLOCK}), for an automatic query block a shrink
+ * on calls with few (head, query block) units, and for the backward pass a split of the keys into
+ * chunks on calls with few key/value heads ({@link KeyChunks}), so that a parallel call keeps its
+ * threads busy. A function of the spec, the tile implementation and the call's shape alone, so the
  * sequential and the parallel calls cut the same blocks and give the same bits.
  */
 final class BlockPolicy {
@@ -19,6 +20,13 @@ final class BlockPolicy {
     static final int MIN_UNITS = 8;
     /** The smallest query block {@link #MIN_UNITS} shrinks an automatic block to. */
     static final int MIN_AUTO_QUERY_BLOCK = 256;
+    /**
+     * The fewest keys in a backward key chunk ({@link #keyChunksFor}). Every unit packs the Q and
+     * dO rows of each query block it walks and adds up a partial dQ, work in proportion to the
+     * rows times (d + dv), against the rows times the chunk's keys times (d + dv) of its products:
+     * at 512 keys (two default key tiles) the extra is a fraction of a percent.
+     */
+    static final int MIN_CHUNK_KEYS = 512;
 
     /** As given: blocks may be left open. */
     private final AttentionSpec spec;
@@ -67,6 +75,18 @@ final class BlockPolicy {
             bq = Math.max(MIN_AUTO_QUERY_BLOCK, bq / 2);
         }
         return bq;
+    }
+
+    /**
+     * The key chunks of a backward call on {@code shape}: as many as the call needs for
+     * {@link #MIN_UNITS} (key/value head, chunk) units, ⌈MIN_UNITS / Hkv⌉, but no more than leave
+     * each chunk {@link #MIN_CHUNK_KEYS} keys; one chunk (no split) on short keys or many key/value
+     * heads.
+     */
+    KeyChunks keyChunksFor(AttentionShape shape) {
+        int S = shape.keyLength(), Hkv = shape.numKvHeads();
+        int wanted = (MIN_UNITS + Hkv - 1) / Hkv;
+        return new KeyChunks(S, Math.max(1, Math.min(wanted, S / MIN_CHUNK_KEYS)));
     }
 
     /** The spec with the blocks a call on {@code whole} cuts fixed, for computing a part of it alone. */

@@ -12,14 +12,17 @@ final class Checks {
     private Checks() {
     }
 
-    /** Shape, Q, K, V (V skipped when {@code v} is not needed: pass {@code checkValue = false}) and the mask. */
-    static void inputs(AttentionShape shape, float[] q, float[] k, float[] v, boolean checkValue, RowMask mask) {
+    /** Shape, Q, K, V and the mask. */
+    static void inputs(AttentionShape shape, float[] q, float[] k, float[] v, RowMask mask) {
+        scores(shape, q, k, mask);
+        length("value", v, shape.valueSize());
+    }
+
+    /** What the scores need (the weights pass reads no V): shape, Q, K and the mask. */
+    static void scores(AttentionShape shape, float[] q, float[] k, RowMask mask) {
         Objects.requireNonNull(shape, "shape");
         length("query", q, shape.querySize());
         length("key", k, shape.keySize());
-        if (checkValue) {
-            length("value", v, shape.valueSize());
-        }
         Objects.requireNonNull(mask, "mask (use RowMask.NONE)");
         mask.check(shape.numHeads(), shape.queryLength(), shape.keyLength());
     }

@@ -15,16 +15,20 @@ import java.util.concurrent.ForkJoinPool;
  * {@code m}, a running sum {@code ℓ} and an unnormalised accumulator {@code O} that is rescaled by
  * {@code exp(m_old − m_new)} whenever the max grows (the online softmax). At the end
  * {@code O /= ℓ} and the log-sum-exp {@code m + log ℓ} is kept. Key blocks outside the causal /
- * window / padding band are never visited, so causal attention does about half the work.
+ * window / padding band are never visited, so causal attention does about half the work. The
+ * attention weights and the gradients ({@link #backward}) are recomputed from that log-sum-exp
+ * over the same tiles.
  *
- * <p>Extra memory is one {@link Workspace}: {@link #scratchFloats} floats, whatever L and S.
+ * <p>Extra memory is one {@link Workspace}: {@link #scratchFloats} floats ({@link #backwardScratchFloats}
+ * for the backward pass), whatever L and S.
  * A query row that can see no key gets output 0 and log-sum-exp −∞ (never NaN), as PyTorch ≥ 2.5,
  * FlashAttention and ONNX do. NaN or ±∞ in the inputs propagate to the rows they touch.
  *
  * <p>The public methods check every argument ({@link Checks}); the passes behind them do not.
  * Where things are: the blocks a call cuts in {@link BlockPolicy}, the tile iteration in
- * {@link TileWalk}, the passes in {@link ForwardPass} and {@link WeightsPass}, the masks in
- * {@link Masking}, the parallel scheduler in {@link ParallelUnits}.
+ * {@link TileWalk}, the passes in {@link ForwardPass}, {@link WeightsPass} and
+ * {@link BackwardPass}, the masks in {@link Masking}, the parallel scheduler in
+ * {@link ParallelUnits}.
  */
 public final class FlashAttention implements Serializable {
 
@@ -116,7 +120,7 @@ public final class FlashAttention implements Serializable {
      */
     public void forward(AttentionShape shape, float[] q, float[] k, float[] v, RowMask mask,
                         float[] out, float[] lse, Workspace ws) {
-        Checks.inputs(shape, q, k, v, true, mask);
+        Checks.inputs(shape, q, k, v, mask);
         Checks.forwardOutputs(shape, out, lse);
         KeyBand band = new KeyBand(spec, shape.queryLength(), shape.keyLength(), mask.validKeys());
         int Bq = queryBlockFor(shape);
@@ -135,7 +139,7 @@ public final class FlashAttention implements Serializable {
      */
     public void forward(AttentionShape shape, float[] q, float[] k, float[] v, RowMask mask,
                         float[] out, float[] lse, ForkJoinPool pool) {
-        Checks.inputs(shape, q, k, v, true, mask);
+        Checks.inputs(shape, q, k, v, mask);
         Checks.forwardOutputs(shape, out, lse);
         Objects.requireNonNull(pool, "pool");
         int L = shape.queryLength(), H = shape.numHeads(), Bq = queryBlockFor(shape);
@@ -221,7 +225,7 @@ public final class FlashAttention implements Serializable {
      */
     public void weights(AttentionShape shape, float[] q, float[] k, RowMask mask, float[] lse,
                         boolean perHead, float[] weights, Workspace ws) {
-        Checks.inputs(shape, q, k, null, false, mask);
+        Checks.scores(shape, q, k, mask);
         Checks.lseLength(shape, lse);
         int L = shape.queryLength(), S = shape.keyLength(), H = shape.numHeads(), Hkv = shape.numKvHeads();
         int d = shape.headDim();
@@ -253,6 +257,10 @@ public final class FlashAttention implements Serializable {
      * {@link Workspace} of at most {@link #backwardScratchFloats} floats, whatever L and S. A fully
      * masked query row (lse = −∞) contributes nothing and gets dQ = 0, never NaN.
      *
+     * <p>The work is cut into (key/value head, key chunk) units ({@link BackwardUnits}); on short
+     * keys or many key/value heads a chunk is all the keys. A chunk's dK and dV rows and dBias
+     * columns come from its own walk, and a query's dQ sums the chunks in ascending order.
+     *
      * @param shape L, S, H, Hkv, d, dv
      * @param q     L×(H·d), as given to the forward
      * @param k     S×(Hkv·d)
@@ -274,54 +282,48 @@ public final class FlashAttention implements Serializable {
                          float[] dq, float[] dk, float[] dv, float[] dBias, Workspace ws) {
         checkBackward(shape, q, k, v, mask, out, lse, dOut, dq, dk, dv, dBias);
         Objects.requireNonNull(ws, "ws");
-        KeyBand band = zeroGradients(shape, mask, dk, dv, dBias);
-        ws.ensureBackward(Math.min(blocks.queryBlock(), shape.queryLength()), blocks.keyBlock(), shape.headDim(),
-            shape.valueDim());
-        for (int h = 0; h < shape.numHeads(); h++) {
-            backwardHead(shape, h, band, q, k, v, mask, out, lse, dOut, dq, dk, dv, dBias, ws);
-        }
+        backwardUnits(shape, q, k, v, mask, out, lse, dOut, dq, dk, dv, dBias).run(ws);
     }
 
     /**
      * The same as {@link #backward(AttentionShape, float[], float[], float[], RowMask, float[], float[], float[],
-     * float[], float[], float[], float[], Workspace)}, with one unit per key/value head spread over
-     * {@code pool}'s threads: a unit runs its query heads in head order and owns their dQ columns
-     * and its dK and dV columns (and their dBias planes when per head), so the result is bitwise
-     * identical to the sequential call whatever the thread count. A shared L×S dBias is one sum
-     * over all heads in head order: with it the units run one after another.
+     * float[], float[], float[], float[], Workspace)}, with its (key/value head, key chunk) units
+     * spread over {@code pool}'s threads: a unit owns its chunk's dK and dV rows and dBias columns,
+     * and the chunks' partial dQ are added in ascending chunk order after the units finish, so the
+     * result is bitwise identical to the sequential call whatever the thread count. A shared L×S
+     * dBias sums all heads in head order: with it a unit is all heads × one chunk. Besides one
+     * {@link Workspace} per thread, the partial dQ take at most {@link #backwardPartialFloats} floats.
      */
     public void backward(AttentionShape shape, float[] q, float[] k, float[] v, RowMask mask,
                          float[] out, float[] lse, float[] dOut,
                          float[] dq, float[] dk, float[] dv, float[] dBias, ForkJoinPool pool) {
         checkBackward(shape, q, k, v, mask, out, lse, dOut, dq, dk, dv, dBias);
         Objects.requireNonNull(pool, "pool");
-        KeyBand band = zeroGradients(shape, mask, dk, dv, dBias);
-        int H = shape.numHeads();
-        boolean sharedBias = dBias != null && H > 1 && dBias.length != H * shape.queryLength() * shape.keyLength();
-        int units = sharedBias ? 1 : shape.numKvHeads();
-        int headsPerUnit = H / units;
-        ParallelUnits.run(pool, units,
-            ws -> ws.ensureBackward(Math.min(blocks.queryBlock(), shape.queryLength()), blocks.keyBlock(),
-                shape.headDim(), shape.valueDim()),
-            (unit, ws) -> {
-                for (int h = unit * headsPerUnit; h < (unit + 1) * headsPerUnit; h++) {
-                    backwardHead(shape, h, band, q, k, v, mask, out, lse, dOut, dq, dk, dv, dBias, ws);
-                }
-            });
+        backwardUnits(shape, q, k, v, mask, out, lse, dOut, dq, dk, dv, dBias).run(pool);
     }
 
     /**
-     * Extra floats of one backward call's {@link Workspace}, whatever L and S: at most
-     * {@link AttentionSpec#backwardScratchFloats} of the blocks in use.
+     * Extra floats of one backward call's {@link Workspace} (one per thread of the parallel call),
+     * whatever L and S: at most {@link AttentionSpec#backwardScratchFloats} of the blocks in use.
      */
     public long backwardScratchFloats(int headDim, int valueDim) {
         return blocks.backwardScratchFloats(headDim, valueDim);
     }
 
+    /**
+     * Extra floats the parallel backward call on {@code shape} holds besides its workspaces, for
+     * the partial dQ of key chunks 1, 2, …: at most {@code (chunks − 1)·L·H·d}, with at most
+     * ⌈{@value BlockPolicy#MIN_UNITS} / Hkv⌉ chunks of at least {@value BlockPolicy#MIN_CHUNK_KEYS}
+     * keys; 0 when the keys are not split. Never L·S: a partial holds the rows that see its chunk.
+     */
+    public long backwardPartialFloats(AttentionShape shape) {
+        return (long) (blocks.keyChunksFor(shape).count() - 1) * shape.querySize();
+    }
+
     private static void checkBackward(AttentionShape shape, float[] q, float[] k, float[] v, RowMask mask,
                                       float[] out, float[] lse, float[] dOut,
                                       float[] dq, float[] dk, float[] dv, float[] dBias) {
-        Checks.inputs(shape, q, k, v, true, mask);
+        Checks.inputs(shape, q, k, v, mask);
         Checks.length("output", out, shape.outputSize());
         Checks.lseLength(shape, lse);
         Checks.length("output gradient", dOut, shape.outputSize());
@@ -340,35 +342,19 @@ public final class FlashAttention implements Serializable {
         }
     }
 
-    /** Zeroes what the heads add into, and answers the call's band. */
-    private KeyBand zeroGradients(AttentionShape shape, RowMask mask, float[] dk, float[] dv, float[] dBias) {
+    /** Zeroes the gradients (the units add into them) and cuts the call's units. */
+    private BackwardUnits backwardUnits(AttentionShape shape, float[] q, float[] k, float[] v, RowMask mask,
+                                        float[] out, float[] lse, float[] dOut,
+                                        float[] dq, float[] dk, float[] dv, float[] dBias) {
+        Arrays.fill(dq, 0f);
         Arrays.fill(dk, 0f);
         Arrays.fill(dv, 0f);
         if (dBias != null) {
             Arrays.fill(dBias, 0f);
         }
-        return new KeyBand(spec, shape.queryLength(), shape.keyLength(), mask.validKeys());
-    }
-
-    /** Head {@code h}'s gradients: dQ columns written, dK/dV columns and dBias added into. */
-    private void backwardHead(AttentionShape shape, int h, KeyBand band, float[] q, float[] k, float[] v,
-                              RowMask mask, float[] out, float[] lse, float[] dOut,
-                              float[] dq, float[] dk, float[] dv, float[] dBias, Workspace ws) {
-        int L = shape.queryLength(), S = shape.keyLength(), H = shape.numHeads(), Hkv = shape.numKvHeads();
-        int d = shape.headDim(), dvh = shape.valueDim(), kv = shape.kvHeadOf(h);
-        BackwardPass pass = new BackwardPass(ops, ws, band, spec.scaleFor(d), d, dvh,
-            MatrixView.headColumns(q, 0, H, d, h),
-            MatrixView.headColumns(k, 0, Hkv, d, kv),
-            MatrixView.headColumns(v, 0, Hkv, dvh, kv),
-            MaskView.headPlane(mask.allowed(), h, L, S, 0),
-            MatrixView.headPlane(mask.bias(), h, L, S, 0),
-            MatrixView.headColumns(out, 0, H, dvh, h), lse, h * L,
-            MatrixView.headColumns(dOut, 0, H, dvh, h),
-            MatrixView.headColumns(dq, 0, H, d, h),
-            MatrixView.headColumns(dk, 0, Hkv, d, kv),
-            MatrixView.headColumns(dv, 0, Hkv, dvh, kv),
-            MatrixView.headPlane(dBias, h, L, S, 0));
-        TileWalk.run(ops, band, blocks.queryBlock(), blocks.keyBlock(), L, S, 0, 0, pass);
+        KeyBand band = new KeyBand(spec, shape.queryLength(), shape.keyLength(), mask.validKeys());
+        return new BackwardUnits(ops, blocks, spec.scaleFor(shape.headDim()), shape, band, mask,
+            q, k, v, out, lse, dOut, dq, dk, dv, dBias);
     }
 
     /** A kernel travels as its spec ({@link SerializedKernel}). */

@@ -27,6 +27,11 @@ record MaskView(boolean[] data, int offset, int ld) {
         return offset + r * ld + c;
     }
 
+    /** The view whose element (0, 0) is this one's (r, c). */
+    MaskView from(int r, int c) {
+        return data == null ? this : new MaskView(data, at(r, c), ld);
+    }
+
     boolean present() {
         return data != null;
     }

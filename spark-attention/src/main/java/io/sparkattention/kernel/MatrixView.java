@@ -37,6 +37,11 @@ record MatrixView(float[] data, int offset, int ld) {
         return offset + r * ld + c;
     }
 
+    /** The view whose element (0, 0) is this one's (r, c): a block of rows and columns further in. */
+    MatrixView from(int r, int c) {
+        return data == null ? this : new MatrixView(data, at(r, c), ld);
+    }
+
     /** True when there is a backing array (optional inputs such as a bias may be absent). */
     boolean present() {
         return data != null;

@@ -62,12 +62,19 @@ final class ParallelUnits {
      */
     static int[] blocksLargestFirst(KeyBand band, int L, int S, int Bq) {
         int blocks = (L + Bq - 1) / Bq;
-        Integer[] order = new Integer[blocks];
         long[] cost = new long[blocks];
         for (int b = 0; b < blocks; b++) {
-            order[b] = b;
             long first = (long) b * Bq, last = Math.min(L, first + Bq) - 1;
             cost[b] = Math.max(0, Math.min(S, band.hi(last) + 1) - Math.max(0, band.lo(first)));
+        }
+        return largestFirst(cost);
+    }
+
+    /** The indices of {@code cost} by decreasing cost (ties in index order). */
+    static int[] largestFirst(long[] cost) {
+        Integer[] order = new Integer[cost.length];
+        for (int i = 0; i < cost.length; i++) {
+            order[i] = i;
         }
         Arrays.sort(order, (x, y) -> Long.compare(cost[y], cost[x]));
         return Arrays.stream(order).mapToInt(Integer::intValue).toArray();

@@ -65,10 +65,12 @@ class FlashAttentionBackwardTest {
 
     @ParameterizedTest(name = "{0} {1} blocks {2}x{3}")
     @MethodSource("fixtureCases")
-    @DisplayName("dQ, dK, dV and dBias match PyTorch's float64 autograd within 1e-5 relative per tensor")
+    @DisplayName("the forward's output and log-sum-exp and the backward's dQ, dK, dV and dBias match PyTorch's float64 "
+        + "autograd within 1e-5 relative per tensor")
     void matchesPyTorch(TileOps ops, String name, int queryBlock, int keyBlock) {
         SdpaGradFixture f = new SdpaGradFixture(name);
         FlashAttention kernel = new FlashAttention(f.spec.withBlocks(queryBlock, keyBlock), ops);
+        float[] out = new float[f.out.length], lse = new float[f.lse.length];
         float[] dq = new float[f.dq.length], dk = new float[f.dk.length], dv = new float[f.dV.length];
         float[] dBias = f.dBias == null ? null : new float[f.dBias.length];
         int n = f.callHeads(), nkv = f.callKvHeads();
@@ -78,6 +80,8 @@ class FlashAttentionBackwardTest {
             RowMask mask = f.mask(p);
             Grads g = new Grads(kernel, shape, interleave(f.q, h0, n, f.L, f.d), interleave(f.k, kv0, nkv, f.S, f.d),
                 interleave(f.v, kv0, nkv, f.S, f.dv), mask, interleave(f.dOut, h0, n, f.L, f.dv), true, null);
+            separate(g.out, h0, n, f.L, f.dv, out);
+            System.arraycopy(g.lse, 0, lse, h0 * f.L, g.lse.length);
             separate(g.dq, h0, n, f.L, f.d, dq);
             separate(g.dk, kv0, nkv, f.S, f.d, dk);
             separate(g.dv, kv0, nkv, f.S, f.dv, dv);
@@ -85,6 +89,8 @@ class FlashAttentionBackwardTest {
                 System.arraycopy(g.dBias, 0, dBias, h0 * f.L * f.S, g.dBias.length);
             }
         }
+        assertClose(name + " output", f.out, out);
+        assertClose(name + " log-sum-exp", f.lse, lse);
         assertClose(name + " dQ", f.dq, dq);
         assertClose(name + " dK", f.dk, dk);
         assertClose(name + " dV", f.dV, dv);

@@ -30,7 +30,7 @@ final class SdpaGradFixture {
     /** BH×L×d etc., as stored. */
     final float[] q, k, v, dOut, bias;
     final boolean[] allowed;
-    final double[] dq, dk, dV, dBias;
+    final double[] out, lse, dq, dk, dV, dBias;
 
     SdpaGradFixture(String name) {
         this.name = name;
@@ -62,6 +62,8 @@ final class SdpaGradFixture {
             dOut = st.floats("input.grad_output");
             bias = st.has("input.attn_bias") ? st.floats("input.attn_bias") : null;
             allowed = st.has("input.attn_mask") ? st.booleans("input.attn_mask") : null;
+            out = st.doubles("expected.output");
+            lse = st.doubles("expected.lse");
             dq = st.doubles("expected.grad_query");
             dk = st.doubles("expected.grad_key");
             dV = st.doubles("expected.grad_value");
