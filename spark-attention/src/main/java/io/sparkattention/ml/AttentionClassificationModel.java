@@ -69,6 +69,7 @@ public final class AttentionClassificationModel
         this(StageUid.pending(uid), shape, parameters, true);
     }
 
+    /** Runs after {@link StageUid#pending} parked the uid for MLlib's constructors; {@code pending} only marks it. */
     private AttentionClassificationModel(String uid, ClassifierArchitecture shape, float[] parameters,
                                          boolean pending) {
         this.uid = StageUid.taken(uid);

@@ -4,6 +4,7 @@ import io.sparkattention.io.ClassifierStateDict;
 import io.sparkattention.io.SafeTensors;
 import io.sparkattention.nn.AttentionClassifierNetwork;
 import io.sparkattention.nn.Pooling;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.ml.attribute.Attribute;
 import org.apache.spark.ml.attribute.Attribute$;
@@ -73,6 +74,7 @@ public final class AttentionClassifier
         this(StageUid.pending(uid), true);
     }
 
+    /** Runs after {@link StageUid#pending} parked the uid for MLlib's constructors; {@code pending} only marks it. */
     private AttentionClassifier(String uid, boolean pending) {
         this.uid = StageUid.taken(uid);
         params = new ClassifierParamSet(this);
@@ -186,7 +188,7 @@ public final class AttentionClassifier
         }
 
         static InitialWeights read(String path, int embedDim, int declaredClasses,
-                                   org.apache.hadoop.conf.Configuration conf) {
+                                   Configuration conf) {
             try {
                 SafeTensors file = HadoopSafeTensors.read(path, conf);
                 int[] ek = ClassifierStateDict.dimensions(file);

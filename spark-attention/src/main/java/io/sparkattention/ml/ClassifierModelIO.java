@@ -9,6 +9,7 @@ import org.apache.hadoop.fs.Path;
 import org.apache.spark.ml.util.DefaultParamsReader;
 import org.apache.spark.ml.util.DefaultParamsReader$;
 import org.apache.spark.ml.util.DefaultParamsWriter$;
+import org.apache.spark.ml.util.Identifiable$;
 import org.apache.spark.ml.util.MLReader;
 import org.apache.spark.ml.util.MLWriter;
 import org.apache.spark.sql.SparkSession;
@@ -62,7 +63,7 @@ final class ClassifierModelIO {
             AttentionClassifierNetwork network = shape.network();
             float[] theta = ClassifierStateDict.load(file, network.parameters(), network.parameterCount());
             return new AttentionClassificationModel(
-                org.apache.spark.ml.util.Identifiable$.MODULE$.randomUID("attentionClassificationModel"), shape, theta);
+                Identifiable$.MODULE$.randomUID("attentionClassificationModel"), shape, theta);
         } catch (IOException e) {
             throw new IllegalArgumentException(e.getMessage(), e);
         }

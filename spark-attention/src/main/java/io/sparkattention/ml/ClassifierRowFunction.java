@@ -42,7 +42,7 @@ final class ClassifierRowFunction implements RowFunction {
         if (inputs[0] == null) {
             return null;
         }
-        MatrixType.Matrix m = type.decode((ArrayData) inputs[0], featuresCol, true);
+        MatrixType.Matrix m = type.decode((ArrayData) inputs[0], featuresCol, true, "");
         if (m.cols != shape.embedDim) {
             throw new RowDataException("column " + featuresCol + " has " + m.cols + " values per token, expected "
                 + "the model's embedding width " + shape.embedDim);

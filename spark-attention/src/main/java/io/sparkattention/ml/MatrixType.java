@@ -26,6 +26,9 @@ enum MatrixType implements Serializable {
     /** The description used in schema errors. */
     static final String ACCEPTED = "array<array<float>>, array<array<double>> or array<vector>";
 
+    /** Appended to a NaN/±∞ error by the stages that have a {@code handleInvalid} param. */
+    static final String KEEP_HINT = " (handleInvalid=keep lets it propagate)";
+
     /** The output type of every matrix this library writes. */
     static final DataType OUTPUT = DataTypes.createArrayType(DataTypes.createArrayType(DataTypes.FloatType, false), false);
 
@@ -64,6 +67,14 @@ enum MatrixType implements Serializable {
      *                          {@code finite}) a NaN or ±∞
      */
     Matrix decode(ArrayData value, String column, boolean finite) {
+        return decode(value, column, finite, KEEP_HINT);
+    }
+
+    /**
+     * Decodes one row's matrix as {@link #decode(ArrayData, String, boolean)} does, with
+     * {@code hint} appended to a NaN/±∞ error (empty for stages without {@code handleInvalid}).
+     */
+    Matrix decode(ArrayData value, String column, boolean finite, String hint) {
         int rows = value.numElements();
         if (rows == 0) {
             return new Matrix(0, 0, new float[0]);
@@ -98,7 +109,7 @@ enum MatrixType implements Serializable {
         }
         if (nonFinite >= 0) {
             throw new RowDataException("column " + column + " has " + data[nonFinite] + " at row " + nonFinite / cols
-                + ", position " + nonFinite % cols + " (handleInvalid=keep lets it propagate)");
+                + ", position " + nonFinite % cols + hint);
         }
         return new Matrix(rows, cols, data);
     }

@@ -65,7 +65,7 @@ final class TrainingDecoder implements FlatMapFunction<Iterator<InternalRow>, Tr
         }
         MatrixType.Matrix m;
         try {
-            m = featuresType.decode(row.getArray(0), featuresCol, true);
+            m = featuresType.decode(row.getArray(0), featuresCol, true, "");
         } catch (RowDataException e) {
             return TrainingRow.invalid(e.getMessage());
         }

@@ -2,8 +2,12 @@
  * Spark ML pipeline stages: {@link io.sparkattention.ml.ScaledDotProductAttention},
  * {@link io.sparkattention.ml.MultiHeadAttention} and its
  * {@link io.sparkattention.ml.MultiHeadAttentionModel} (PyTorch's {@code nn.MultiheadAttention}),
- * {@link io.sparkattention.ml.SinusoidalPositionalEncoding} and
- * {@link io.sparkattention.ml.RotaryPositionalEncoding}.
+ * {@link io.sparkattention.ml.SinusoidalPositionalEncoding},
+ * {@link io.sparkattention.ml.RotaryPositionalEncoding}, and the trainable
+ * {@link io.sparkattention.ml.AttentionClassifier} with its
+ * {@link io.sparkattention.ml.AttentionClassificationModel} (MLlib's probabilistic classifier
+ * API: rawPrediction, probability and prediction columns; data-parallel training, one Spark job
+ * per optimiser step).
  *
  * <p>One DataFrame row is one sequence; matrix columns are {@code array<array<float>>},
  * {@code array<array<double>>} or {@code array<vector>}, outputs {@code array<array<float>>}.

@@ -9,6 +9,7 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.functions;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.DisplayName;
@@ -143,6 +144,26 @@ class AttentionClassifierValidationTest {
         assertMessage(() -> stage().setFeaturesCol("label").fit(df), "column label (featuresCol)", "expected");
         assertMessage(() -> stage().setFeaturesCol("tokens").fit(df), "column tokens (featuresCol) does not exist");
         assertMessage(() -> stage().setKeyLengthCol("weight").fit(df), "column weight (keyLengthCol)", "integer");
+    }
+
+    @Test
+    @DisplayName("transform rejects a NaN feature and a key length beyond the row, naming the row and column")
+    void transformErrors() {
+        AttentionClassificationModel model = stage().setMaxIter(0).fit(good());
+        Exception nan = assertThrows(Exception.class, () -> model.transform(frame(2, 0, 1, Float.NaN)).collect());
+        assertTrue(rootMessage(nan).matches("row \\d+: column features has NaN at row 1, position 2"), rootMessage(nan));
+        Dataset<Row> keys = good().withColumn("len", functions.lit(4));
+        Exception longKeys = assertThrows(Exception.class,
+            () -> model.setKeyLengthCol("len").transform(keys).collect());
+        assertTrue(rootMessage(longKeys).contains("column len is 4, outside [1, 3]"), rootMessage(longKeys));
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t.getMessage();
     }
 
     @Test
