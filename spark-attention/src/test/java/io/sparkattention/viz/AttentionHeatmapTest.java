@@ -165,6 +165,10 @@ class AttentionHeatmapTest {
         assertEquals(1, count(html, "<svg "));
         assertTrue(html.contains(">cat</text>"));
         assertFalse(html.contains("<script"));
+        assertTrue(html.contains("<meta name=\"generator\" content=\"spark-attention\">"), "the page names its writer");
+        // Causal, window and padding masks give weight 0, drawn as 0; grey is for non-finite cells only.
+        assertTrue(html.contains("have weight 0 and are drawn in the colour of 0"), "the legend tells how masks look");
+        assertFalse(html.contains("Grey cells are masked"));
         assertFalse(html.contains("src="));
         assertFalse(html.contains("<link"));
         assertFalse(html.replace("xmlns=\"http://www.w3.org/2000/svg\"", "").contains("http"), "external reference");

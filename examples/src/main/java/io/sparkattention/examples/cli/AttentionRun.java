@@ -7,6 +7,9 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
@@ -48,7 +51,8 @@ final class AttentionRun {
         OutputGuard guard = OutputGuard.of("--output", options.output, options.outputKind())
             .overwrite(options.overwrite).input("--input", options.input);
         otherInputs.forEach(guard::input);
-        java.nio.file.Path local = guard.check();
+        Path local = guard.check();
+        otherInputs.forEach(AttentionRun::checkFileExists);
         boolean json = InputFiles.inspect(options.input);
         QuietLogs quiet = QuietLogs.unless(options.verbose);
         try {
@@ -77,6 +81,18 @@ final class AttentionRun {
             return 0;
         } finally {
             quiet.close();
+        }
+    }
+
+    /** A further input file (a local one) exists: checked before Spark starts. */
+    private static void checkFileExists(String option, String path) {
+        if (OutputGuard.isRemote(path)) {
+            return;
+        }
+        Path file = Paths.get(path);
+        if (!Files.isRegularFile(file)) {
+            throw new BadInputException(option + ": " + path + (Files.isDirectory(file) ? " is a directory, not a file"
+                : ": no such file"));
         }
     }
 

@@ -23,7 +23,7 @@ import java.util.regex.Pattern;
  *   <li>its parent directory exists and a file can be created in it (a missing parent is not
  *       created: a typo in a path should not build a tree);</li>
  *   <li>an existing output is replaced only with {@code --overwrite}, and only when it is an
- *       earlier output of this tool ({@link OutputKind}).</li>
+ *       earlier output of this tool or an empty directory ({@link OutputKind}).</li>
  * </ol>
  * Paths are compared as the file system resolves them: symbolic links, {@code .} and {@code ..}
  * resolved. Outputs on other file systems ({@code hdfs://}, {@code s3a://}) are checked by

@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.function.Function;
+import java.util.stream.Stream;
 
 /**
  * What a command writes at its output, and how an earlier output of this tool is recognised, so
@@ -21,8 +22,8 @@ import java.util.function.Function;
  *   <li>a PNG carries the text chunk {@code Software: spark-attention} ({@link PngMark});</li>
  *   <li>an HTML page carries {@code <meta name="generator" content="spark-attention">}.</li>
  * </ul>
- * Anything else at the output (a file or directory of the user's, a symbolic link) is never
- * replaced.
+ * An empty directory holds nothing to lose and is replaced too. Anything else at the output (a
+ * file or directory of the user's, a symbolic link) is never replaced.
  */
 final class OutputKind {
 
@@ -100,7 +101,19 @@ final class OutputKind {
         if (!directory && !Files.isRegularFile(existing, LinkOption.NOFOLLOW_LINKS)) {
             return "it is not a regular file";
         }
+        if (directory && isEmptyDirectory(existing)) {
+            return null;
+        }
         return notOurs.apply(existing);
+    }
+
+    /** An empty directory holds nothing to lose: it may be replaced like an earlier output. */
+    private static boolean isEmptyDirectory(Path dir) {
+        try (Stream<Path> entries = Files.list(dir)) {
+            return entries.findAny().isEmpty();
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     private static String notMarkedDirectory(Path dir) {

@@ -87,11 +87,7 @@ final class ScalingCommand implements Callable<Integer> {
         }
         List<Implementation> chosen = new ArrayList<>();
         for (String id : impls) {
-            try {
-                chosen.add(Implementation.of(id.trim().toLowerCase(Locale.ROOT)));
-            } catch (IllegalArgumentException e) {
-                throw new BadInputException("--impl: " + e.getMessage(), e);
-            }
+            chosen.add(Implementation.of(Choices.check("--impl", id, List.of("tiled", "naive"))));
         }
         Path plot = output != null ? output : jsonOnly ? null : Paths.get(DEFAULT_OUTPUT);
         Path target = plot == null ? null

@@ -74,8 +74,8 @@ public final class InputRows {
         }
         if (Files.isRegularFile(input)) {
             if (format(input) == null) {
-                throw new BadInputException(input + ": unknown input format (expected .json or .jsonl for JSON lines, "
-                    + ".parquet, or a directory of them)");
+                throw new BadInputException(input + ": unknown input format (expected .json, .jsonl or .ndjson for "
+                    + "JSON lines, optionally .gz, .bz2, .deflate, .lz4 or .snappy, .parquet, or a directory of them)");
             }
             return List.of(input);
         }
@@ -99,14 +99,23 @@ public final class InputRows {
         return new ArrayList<>(files);
     }
 
+    /** Extensions of the compression codecs Spark reads JSON lines in without Hadoop's native library. */
+    private static final List<String> COMPRESSED = List.of(".gz", ".bz2", ".deflate", ".lz4", ".snappy");
+
     /** The format an input file's name says, or null. */
     static Format format(Path file) {
         String name = file.getFileName().toString().toLowerCase(Locale.ROOT);
         if (name.endsWith(".parquet")) {
             return Format.PARQUET;
         }
-        // Spark writes compressed JSON parts as part-*.json.gz and reads them back transparently.
-        if (name.endsWith(".json") || name.endsWith(".jsonl") || name.endsWith(".json.gz") || name.endsWith(".jsonl.gz")) {
+        // Spark reads JSON lines compressed with these codecs transparently (part-*.json.gz when it writes them).
+        for (String codec : COMPRESSED) {
+            if (name.endsWith(codec)) {
+                name = name.substring(0, name.length() - codec.length());
+                break;
+            }
+        }
+        if (name.endsWith(".json") || name.endsWith(".jsonl") || name.endsWith(".ndjson")) {
             return Format.JSON;
         }
         return null;

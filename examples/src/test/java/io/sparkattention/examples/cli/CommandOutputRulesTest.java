@@ -139,7 +139,7 @@ class CommandOutputRulesTest {
     }
 
     @Test
-    @DisplayName("an earlier output is replaced whole with --overwrite: a directory and a JSON lines file")
+    @DisplayName("an earlier output is replaced whole with --overwrite: a directory, an empty directory, a JSON lines file")
     void replacesEarlierOutputs() throws IOException {
         Path out = dir.resolve("out");
         assertEquals(0, sdpa(in.toString(), out.toString(), Cli.MASTER).exitCode);
@@ -152,12 +152,19 @@ class CommandOutputRulesTest {
         assertFalse(Files.exists(out.resolve("part-99999-stale.json")), "nothing of the earlier output is left");
         assertEquals(1, Cli.readJsonLines(out).size());
 
+        Path empty = Files.createDirectories(dir.resolve("empty"));
+        assertEquals(2, sdpa(in.toString(), empty.toString(), Cli.MASTER).exitCode, "an existing one needs --overwrite");
+        assertEquals(0, sdpa(in.toString(), empty.toString(), Cli.MASTER, "--overwrite").exitCode,
+            "an empty directory holds nothing to lose");
+        assertEquals(2, Cli.readJsonLines(empty).size());
+
         Path file = dir.resolve("out.jsonl");
         assertEquals(0, sdpa(in.toString(), file.toString(), Cli.MASTER).exitCode);
         assertEquals(2, Cli.readJsonLines(file).size());
         assertEquals(0, sdpa(dir.resolve("one.jsonl").toString(), file.toString(), Cli.MASTER, "--overwrite").exitCode);
         assertEquals(1, Cli.readJsonLines(file).size());
-        assertEquals(List.of("in.jsonl", "one.jsonl", "out", "out.jsonl"), Cli.listNames(dir), "no hidden sibling left");
+        assertEquals(List.of("empty", "in.jsonl", "one.jsonl", "out", "out.jsonl"), Cli.listNames(dir),
+            "no hidden sibling left");
     }
 
     @Test

@@ -1,6 +1,11 @@
 package io.sparkattention.examples.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.io.compress.BZip2Codec;
+import org.apache.hadoop.io.compress.CompressionCodec;
+import org.apache.hadoop.io.compress.DefaultCodec;
+import org.apache.hadoop.util.ReflectionUtils;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -8,6 +13,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 import javax.imageio.ImageIO;
 import java.awt.image.BufferedImage;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -120,6 +127,22 @@ class HeatmapCommandTest {
         assertBadInput(broken + ": cannot read", "--input", broken.toString(), "--row", "0", "--output", out);
         assertFalse(Files.exists(png), "no picture for bad input");
         assertFalse(Files.exists(dir.resolve("p.html")), "no page for bad input");
+    }
+
+    @Test
+    @DisplayName("JSON lines compressed with bzip2 or deflate are read like plain ones")
+    void readsCompressedJsonLines(@TempDir Path dir) throws Exception {
+        for (Class<? extends CompressionCodec> codecClass : List.of(BZip2Codec.class, DefaultCodec.class)) {
+            CompressionCodec codec = ReflectionUtils.newInstance(codecClass, new Configuration());
+            Path input = dir.resolve("rows.jsonl" + codec.getDefaultExtension());
+            try (OutputStream out = codec.createOutputStream(Files.newOutputStream(input))) {
+                out.write((line(0, 2, 3) + "\n" + line(1, 2, 4) + "\n").getBytes(StandardCharsets.UTF_8));
+            }
+            Path png = dir.resolve("p" + codec.getDefaultExtension() + ".png");
+            CommandLineRun run = heatmap("--input", input.toString(), "--row", "1", "--output", png.toString());
+            assertEquals(0, run.exitCode, run.err);
+            assertTrue(run.out.contains("2 heads + average, L=4, S=4"), run.out);
+        }
     }
 
     @Test

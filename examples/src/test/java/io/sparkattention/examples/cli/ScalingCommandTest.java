@@ -72,7 +72,7 @@ class ScalingCommandTest {
     @Test
     void badOptionsEndWithExitCode2() {
         assertBadInput("--heap must look like 512m or 2g, got 'lots'", "--heap", "lots");
-        assertBadInput("--impl: unknown implementation 'fast': expected tiled or naive", "--impl", "fast");
+        assertBadInput("--impl: expected one of tiled, naive, got 'fast'", "--impl", "fast");
         assertBadInput("--seq-len must be >= 1, got 0", "--seq-len", "0");
         assertBadInput("--repeat must be >= 1, got 0", "--repeat", "0");
         assertBadInput("--output /no/such/dir/x.png: directory /no/such/dir does not exist (create it first)",
