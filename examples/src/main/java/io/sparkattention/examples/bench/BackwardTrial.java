@@ -10,12 +10,14 @@ import java.util.concurrent.ForkJoinPool;
 
 /**
  * The backward kernel on one {@link KernelBenchmark.Problem}: {@link FlashAttention#backward} on
- * the pool variant (one unit per key/value head), from the forward pass's output and log-sum-exp,
- * which are computed once when the trial is made and not timed. The output gradient dO is uniform
- * in [−1, 1), seeded. Its work counts {@link #FLOPS_PER_FORWARD} times the forward's.
+ * the pool variant (its (key/value head, key chunk) units spread over the threads), from the
+ * forward pass's output and log-sum-exp, which are computed once when the trial is made and not
+ * timed. The output gradient dO is uniform in [−1, 1), seeded. Its work counts
+ * {@link #FLOPS_PER_FORWARD} times the forward's.
  *
  * <p>Memory beyond the problem's Q, K, V: the forward's O and lse, dO, dQ, dK and dV, all
- * n×(BH·d) but lse, so 5 more such arrays (80 MiB for one 65,536-token head of d = 64).
+ * n×(BH·d) but lse, so 5 more such arrays (80 MiB for one 65,536-token head of d = 64), and the
+ * kernel's partial dQ of its key chunks ({@link FlashAttention#backwardPartialFloats}).
  */
 final class BackwardTrial implements Trial {
 
@@ -75,7 +77,8 @@ final class BackwardTrial implements Trial {
             .with("block_q", kernel.queryBlock())
             .with("block_k", kernel.keyBlock())
             .with("input_mb", Math.round(4.0 * n * d * bh * 4 / (1 << 20)))
-            .with("gradient_mb", Math.round(5.0 * n * d * bh * 4 / (1 << 20)));
+            .with("gradient_mb", Math.round(5.0 * n * d * bh * 4 / (1 << 20)))
+            .with("partial_dq_mb", Math.round(4.0 * kernel.backwardPartialFloats(shape) / (1 << 20)));
     }
 
     @Override

@@ -52,7 +52,7 @@ final class BenchCommand implements Callable<Integer> {
     boolean compareCausal;
 
     @Option(names = "--backward", description = {"Also time the backward kernel (FlashAttention.backward on the pool "
-        + "variant, one unit per key/value head) on the same problems: the forward's output and log-sum-exp are "
+        + "variant: its (key/value head, key chunk) units over --threads) on the same problems: the forward's output and log-sum-exp are "
         + "computed once, untimed, and a random output gradient is propagated. Each forward line (mode \"kernel\") "
         + "is followed by its backward line (mode \"backward\"), timed round-robin with it; the backward's gflops "
         + "count 2.5x the forward's flops (its five products of QK^T's size against the forward's two), and "

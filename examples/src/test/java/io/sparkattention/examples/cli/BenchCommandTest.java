@@ -183,7 +183,7 @@ class BenchCommandTest {
             assertEquals(causal, forward.get("causal").asBoolean());
             assertEquals(causal, backward.get("causal").asBoolean());
             for (String field : new String[] {"median_ms", "min_ms", "max_ms", "gc", "openblas_coretype", "block_q",
-                "block_k", "peak_heap_mb", "peak_rss_mb", "times_ms", "gradient_mb"}) {
+                "block_k", "peak_heap_mb", "peak_rss_mb", "times_ms", "gradient_mb", "partial_dq_mb"}) {
                 assertTrue(backward.has(field), field + " in " + backward);
             }
             assertEquals(3, backward.get("times_ms").size());
