@@ -44,6 +44,27 @@ log "one thread (for the 2-thread scaling)"
   --tile-ops vector,blas --peer ort,fma > "$out/one-thread.jsonl"
 log "one 65,536-token head in a 512 MiB heap"
 JAVA_OPTS=-Xmx512m "$bench" bench --seq-len 65536 --head-dim 64 --batch-heads 1 --repeat 1 > "$out/n65536.jsonl"
+log "backward kernel beside the forward (vs_forward), not causal and causal, all round-robin in one run"
+"$bench" bench --backward --seq-len 1024,2048,4096 --head-dim 64 --batch-heads 16 --threads 2 --repeat 5 \
+  --compare-causal > "$out/backward.jsonl"
+"$bench" bench --backward --seq-len 8192 --head-dim 64 --batch-heads 16 --threads 2 --repeat 3 --compare-causal \
+  > "$out/backward-n8192.jsonl"
+log "backward: one 65,536-token head in a 512 MiB heap"
+JAVA_OPTS=-Xmx512m "$bench" bench --backward --seq-len 65536 --head-dim 64 --batch-heads 1 --repeat 1 \
+  > "$out/backward-n65536.jsonl"
+log "training through Spark (local[2]) and PyTorch (2 threads) on the same shapes, one after the other"
+: > "$out/train.jsonl"
+for shape in 64,4,100,256 768,12,128,32 64,4,512,32; do
+  IFS=, read -r e h n b <<< "$shape"
+  "$bench" bench --train --master 'local[2]' --embed-dim "$e" --num-heads "$h" --seq-len "$n" --rows-per-step "$b" \
+    --repeat 10 >> "$out/train.jsonl"
+  if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
+    /usr/bin/python3 "$here/torch_train.py" --embed-dim "$e" --num-heads "$h" --seq-len "$n" --rows-per-step "$b" \
+      --threads 2 --repeat 10 >> "$out/train.jsonl"
+  else
+    echo "no PyTorch (python3-torch): no torch-train line for $shape" | tee -a "$out/session.log" >&2
+  fi
+done
 log "the fp32 FMA peak, 1 and 2 threads (best of 5 each)"
 if command -v gcc >/dev/null 2>&1 && gcc -O2 -mavx2 -mfma -fopenmp "$here/fma_peak.c" -o "$out/fma_peak" 2>/dev/null; then
   { echo "# 1 thread"; OMP_NUM_THREADS=1 "$out/fma_peak"; echo "# 2 threads"; OMP_NUM_THREADS=2 "$out/fma_peak"; } \
@@ -61,3 +82,4 @@ else
 fi
 log "done"
 python3 "$here/bench_table.py" "$out"/main.jsonl "$out"/n8192.jsonl "$out"/pure-java.jsonl
+python3 "$here/bench_table.py" "$out"/backward.jsonl "$out"/backward-n8192.jsonl "$out"/train.jsonl

@@ -80,9 +80,13 @@ def main():
     med = statistics.median(times)
     print(json.dumps({"mode": "torch-train", "torch": torch.__version__, "threads": a.threads,
                       "embed_dim": E, "num_heads": a.num_heads, "seq_len": L, "rows_per_step": B,
+                      "causal": False,
                       "median_step_ms": round(med, 3), "min_step_ms": round(min(times), 3),
                       "max_step_ms": round(max(times), 3),
-                      "tokens_per_s": round(B * L / (med / 1000.0), 1)}))
+                      "tokens_per_s": round(B * L / (med / 1000.0), 1),
+                      "repeat": a.repeat, "times_ms": [round(t, 3) for t in times],
+                      "warmup_steps": a.warmup, "num_classes": a.num_classes,
+                      "parameters": sum(p.numel() for p in model.parameters())}))
     return 0
 
 

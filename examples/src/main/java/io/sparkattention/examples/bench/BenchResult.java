@@ -47,6 +47,49 @@ public final class BenchResult {
         node.put("gflops", round(flops / (median * 1e6)));
         node.put("blas", blas);
         node.put("mode", mode);
+        machine(timesMs);
+    }
+
+    private BenchResult() {
+    }
+
+    /**
+     * A training run's line ({@code bench --train}, mode "train"): the model's and the step's
+     * shape, the cluster's cores, the step times and the tokens trained per second, then the
+     * machine fields.
+     *
+     * @param stepMs one wall time per timed optimiser step
+     * @param blas   the BLAS the executors use
+     */
+    public static BenchResult training(int embedDim, int numHeads, int seqLen, int rowsPerStep, boolean causal,
+                                       int threads, double[] stepMs, String blas) {
+        double[] sorted = stepMs.clone();
+        Arrays.sort(sorted);
+        double median = median(sorted);
+        BenchResult r = new BenchResult();
+        ObjectNode node = r.node;
+        node.put("mode", "train");
+        node.put("embed_dim", embedDim);
+        node.put("num_heads", numHeads);
+        node.put("seq_len", seqLen);
+        node.put("rows_per_step", rowsPerStep);
+        node.put("causal", causal);
+        node.put("threads", threads);
+        node.put("median_step_ms", round(median));
+        node.put("min_step_ms", round(sorted[0]));
+        node.put("max_step_ms", round(sorted[sorted.length - 1]));
+        if (median > 0) {
+            node.put("tokens_per_s", Math.round((double) rowsPerStep * seqLen / (median / 1e3) * 10) / 10.0);
+        } else {
+            node.putNull("tokens_per_s");  // a step under the clock's millisecond
+        }
+        node.put("blas", blas);
+        r.machine(stepMs);
+        return r;
+    }
+
+    /** The repetitions, their times and the machine's fields. */
+    private void machine(double[] timesMs) {
         node.put("repeat", timesMs.length);
         node.putPOJO("times_ms", Arrays.stream(timesMs).map(BenchResult::round).toArray());
         node.put("gc", collectors());
@@ -96,6 +139,11 @@ public final class BenchResult {
     /** The median of the timed repetitions, in milliseconds. */
     public double medianMs() {
         return node.get("median_ms").asDouble();
+    }
+
+    /** The work over the median time, in GFLOP/s. */
+    public double gflops() {
+        return node.get("gflops").asDouble();
     }
 
     /** The JSON line. */

@@ -28,6 +28,9 @@ public final class KernelBenchmark {
      */
     static final long WARMUP_MILLIS = 1500;
 
+    /** Sequence length of the JIT warm-up problem. */
+    static final int WARMUP_LENGTH = 512;
+
     /** Configurations up to this much work first run untimed until their times settle (see {@link Interleaved}). */
     static final double UNTIMED_RUN_MAX_FLOPS = 5e10;
 
@@ -51,21 +54,32 @@ public final class KernelBenchmark {
 
     /** Warms the JIT up on a small problem of the same kind. */
     public void warmUp(int headDim, int batchHeads) {
-        int n = 512;
-        Problem p = new Problem(n, headDim, Math.min(batchHeads, 4), 1);
+        Problem p = new Problem(WARMUP_LENGTH, headDim, Math.min(batchHeads, 4), 1);
         ForkJoinPool pool = new ForkJoinPool(threads);
         try {
             FlashAttention kernel = new FlashAttention(spec, ops);
-            Deadline deadline = new Deadline(WARMUP_MILLIS);
-            Settling settling = Settling.withQuietCompilers();
-            do {
-                long c0 = ProcessMemory.cpuNanos(), t0 = System.nanoTime();
-                kernel.forward(p.shape, p.q, p.k, p.v, RowMask.NONE, p.out, null, pool);
-                settling.add(c0 < 0 ? System.nanoTime() - t0 : ProcessMemory.cpuNanos() - c0);
-            } while (!(deadline.passed() && settling.settled()) && !settling.givenUp());
+            warmUp(() -> kernel.forward(p.shape, p.q, p.k, p.v, RowMask.NONE, p.out, null, pool));
         } finally {
             pool.shutdown();
         }
+    }
+
+    /** Warms the JIT up on the backward kernel, on a small problem of the same kind. */
+    public void warmUpBackward(int headDim, int batchHeads) {
+        try (Trial trial = backwardTrial(new Problem(WARMUP_LENGTH, headDim, Math.min(batchHeads, 4), 1))) {
+            warmUp(trial::runOnce);
+        }
+    }
+
+    /** Runs {@code work} until {@link #WARMUP_MILLIS} have passed and its times have settled. */
+    private static void warmUp(Runnable work) {
+        Deadline deadline = new Deadline(WARMUP_MILLIS);
+        Settling settling = Settling.withQuietCompilers();
+        do {
+            long c0 = ProcessMemory.cpuNanos(), t0 = System.nanoTime();
+            work.run();
+            settling.add(c0 < 0 ? System.nanoTime() - t0 : ProcessMemory.cpuNanos() - c0);
+        } while (!(deadline.passed() && settling.settled()) && !settling.givenUp());
     }
 
     /** Times one configuration on its own ({@code repeat} repetitions after an untimed one when short). */
@@ -112,6 +126,14 @@ public final class KernelBenchmark {
                 pool.shutdown();
             }
         };
+    }
+
+    /**
+     * The backward kernel on {@code problem}, with this benchmark's mask, tile arithmetic and
+     * threads; the forward's output and log-sum-exp are computed here, untimed.
+     */
+    public Trial backwardTrial(Problem problem) {
+        return new BackwardTrial(new FlashAttention(spec, ops), threads, problem);
     }
 
     /**

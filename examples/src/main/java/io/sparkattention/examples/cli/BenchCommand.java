@@ -9,7 +9,9 @@ import io.sparkattention.examples.bench.Trial;
 import io.sparkattention.kernel.AttentionSpec;
 import io.sparkattention.kernel.TileOps;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -22,6 +24,8 @@ import java.util.concurrent.Callable;
         + "configuration: seq_len, head_dim, batch_heads, causal, threads, median_ms, min_ms, max_ms, gflops, blas "
         + "(and gc: the JVM's garbage collectors).",
         "gflops counts 4·L·S·d·BH (causal: 2·L·(L+1)·d·BH) over the median time.",
+        "With --backward, the backward kernel beside the forward (mode \"backward\", gflops counting 2.5x the "
+            + "forward's flops, vs_forward); with --train, training through Spark (mode \"train\", tokens_per_s).",
         "With --peer ort, ONNX Runtime's MultiHeadAttention runs the same shapes in the same JVM (mode \"ort\").",
         "Several contenders (--peer) run round-robin, repetition by repetition, on the same data.",
         "The lab's own flags (--tile-ops, --block-q, --block-k, --compare-causal, --compare-kernel) are hidden here "
@@ -47,15 +51,31 @@ final class BenchCommand implements Callable<Integer> {
             + "(for the causal / non-causal time ratio on the same machine state).")
     boolean compareCausal;
 
+    @Option(names = "--backward", description = {"Also time the backward kernel (FlashAttention.backward on the pool "
+        + "variant: its (key/value head, key chunk) units over --threads) on the same problems: the forward's output and log-sum-exp are "
+        + "computed once, untimed, and a random output gradient is propagated. Each forward line (mode \"kernel\") "
+        + "is followed by its backward line (mode \"backward\"), timed round-robin with it; the backward's gflops "
+        + "count 2.5x the forward's flops (its five products of QK^T's size against the forward's two), and "
+        + "vs_forward is its GFLOP/s over the forward line's."})
+    boolean backward;
+
     @Option(names = "--threads", defaultValue = "1", paramLabel = "T", description = "Kernel threads (default ${DEFAULT-VALUE}).")
     int threads;
 
-    @Option(names = "--repeat", defaultValue = "5", paramLabel = "R", description = "Timed repetitions (default ${DEFAULT-VALUE}).")
+    @Option(names = "--repeat", defaultValue = "5", paramLabel = "R",
+        description = "Timed repetitions; with --train, timed steps (default ${DEFAULT-VALUE}).")
     int repeat;
 
     /** {@code --spark}, {@code --strategy}, {@code --master}: the same problem through Spark. */
     @picocli.CommandLine.Mixin
     SparkBenchOptions sparkOptions = new SparkBenchOptions();
+
+    /** {@code --train}, {@code --embed-dim}, {@code --num-heads}, {@code --rows-per-step}: training through Spark. */
+    @picocli.CommandLine.Mixin
+    TrainBenchOptions trainOptions = new TrainBenchOptions();
+
+    @Spec
+    CommandSpec spec;
 
     @Option(names = "--block-q", hidden = true, paramLabel = "BQ", description = "Query rows per tile (default: the kernel's).")
     Integer blockQ;
@@ -77,6 +97,13 @@ final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        if (trainOptions.train) {
+            return trainOptions.run(this, spec.commandLine().getParseResult());
+        }
+        trainOptions.rejectWithoutTrain();
+        if (backward && sparkOptions.spark) {
+            throw new BadInputException("--backward times the kernel in this JVM, not with --spark");
+        }
         if (sparkOptions.spark) {
             return sparkOptions.run(this);
         }
@@ -122,6 +149,9 @@ final class BenchCommand implements Callable<Integer> {
         }
         for (KernelBenchmark bench : benches) {
             bench.warmUp(headDim, batchHeads);
+            if (backward) {
+                bench.warmUpBackward(headDim, batchHeads);
+            }
         }
         List<OrtBenchmark> peerRuns = new ArrayList<>();
         try {
@@ -139,6 +169,9 @@ final class BenchCommand implements Callable<Integer> {
                 try {
                     for (KernelBenchmark bench : benches) {
                         trials.add(bench.trial(problem));
+                        if (backward) {
+                            trials.add(bench.backwardTrial(problem));
+                        }
                     }
                     for (OrtBenchmark peer : peerRuns) {
                         trials.add(peer.trial(n, batchHeads));
@@ -146,7 +179,14 @@ final class BenchCommand implements Callable<Integer> {
                     if (fma) {
                         trials.add(FmaPeak.trial(n, headDim, batchHeads, masks.get(0), threads));
                     }
-                    Interleaved.time(trials, repeat).forEach(BenchCommand::print);
+                    List<BenchResult> results = Interleaved.time(trials, repeat);
+                    if (backward) {
+                        for (int i = 0; i < 2 * benches.size(); i += 2) {
+                            BenchResult forward = results.get(i), back = results.get(i + 1);
+                            back.with("vs_forward", Math.round(back.gflops() / forward.gflops() * 1000) / 1000.0);
+                        }
+                    }
+                    results.forEach(BenchCommand::print);
                 } finally {
                     trials.forEach(Trial::close);
                 }

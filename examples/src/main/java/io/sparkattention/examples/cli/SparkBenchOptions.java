@@ -47,7 +47,7 @@ final class SparkBenchOptions {
     boolean cacheInput;
 
     @Option(names = "--master", paramLabel = "URL",
-        description = "With --spark: the Spark master (default local[*]; e.g. spark://127.0.0.1:7077).")
+        description = "With --spark or --train: the Spark master (default local[*]; e.g. spark://127.0.0.1:7077).")
     String master;
 
     @Option(names = "--compare-kernel", hidden = true, description = {"With --spark and a local master: also time the raw kernel "
@@ -82,10 +82,7 @@ final class SparkBenchOptions {
         if (bench.blockQ != null && bench.blockK != null && !bench.blockQ.equals(bench.blockK)) {
             throw new BadInputException("--block-q and --block-k must be equal with --spark (the stage's blockSize)");
         }
-        // Executor heap peaks are sampled this often (Spark's default samples only at heartbeats).
-        if (System.getProperty("spark.executor.metrics.pollingInterval") == null) {
-            System.setProperty("spark.executor.metrics.pollingInterval", "100ms");
-        }
+        pollExecutorMetrics();
         String effectiveMaster = SparkSessions.masterFor(master);
         if (compareKernel && !effectiveMaster.startsWith("local")) {
             throw new BadInputException("--compare-kernel needs a local master (the kernel runs in this JVM), got "
@@ -114,10 +111,21 @@ final class SparkBenchOptions {
         return 0;
     }
 
+    /** Samples the executors' heap peaks every 100 ms (Spark's default samples only at heartbeats). */
+    static void pollExecutorMetrics() {
+        if (System.getProperty("spark.executor.metrics.pollingInterval") == null) {
+            System.setProperty("spark.executor.metrics.pollingInterval", "100ms");
+        }
+    }
+
+    /** Whether an option of the stage's runs other than {@code --master} was given. */
+    boolean stageOptionsGiven() {
+        return rows != 1 || partitions != null || cacheInput || !"auto".equals(strategy) || compareKernel;
+    }
+
     /** The Spark-only options, given without {@code --spark}, would be silently ignored: refused. */
     void rejectWithoutSpark() {
-        if (rows != 1 || partitions != null || cacheInput || master != null || !"auto".equals(strategy)
-            || compareKernel) {
+        if (stageOptionsGiven() || master != null) {
             throw new BadInputException(
                 "--rows, --partitions, --cache-input, --master, --strategy and --compare-kernel need --spark");
         }

@@ -50,4 +50,28 @@ class BenchResultTest {
         assertTrue(node.get("median_cpu_ms").isNull(), node.toString());
         assertTrue(node.get("gflops_cpu").isNull(), node.toString());
     }
+
+    @Test
+    @DisplayName("a training line: median, min and max of the step times, and tokens_per_s = B·L over the median step")
+    void training() throws Exception {
+        JsonNode node = line(BenchResult.training(64, 4, 100, 256, false, 2, new double[] {200, 160, 180, 900}, "JNIBLAS"));
+        assertEquals("train", node.get("mode").asText());
+        assertEquals(64, node.get("embed_dim").asInt());
+        assertEquals(4, node.get("num_heads").asInt());
+        assertEquals(100, node.get("seq_len").asInt());
+        assertEquals(256, node.get("rows_per_step").asInt());
+        assertEquals(190.0, node.get("median_step_ms").asDouble());
+        assertEquals(160.0, node.get("min_step_ms").asDouble());
+        assertEquals(900.0, node.get("max_step_ms").asDouble());
+        assertEquals(134736.8, node.get("tokens_per_s").asDouble(), 0.0, "25,600 tokens in 0.19 s");
+        assertEquals(4, node.get("times_ms").size());
+        assertTrue(node.has("gc") && node.has("openblas_coretype"), node.toString());
+    }
+
+    @Test
+    @DisplayName("a training line whose median step is under the clock's millisecond has no tokens_per_s")
+    void trainingBelowClockResolution() throws Exception {
+        JsonNode node = line(BenchResult.training(8, 2, 6, 5, false, 2, new double[] {0, 0, 1}, "JNIBLAS"));
+        assertTrue(node.get("tokens_per_s").isNull(), node.toString());
+    }
 }

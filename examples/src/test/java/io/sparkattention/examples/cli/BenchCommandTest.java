@@ -106,7 +106,8 @@ class BenchCommandTest {
     void helpHidesLabFlags() {
         CommandLineRun help = CommandLineRun.of("bench", "--help");
         assertEquals(0, help.exitCode, help.err);
-        for (String flag : new String[] {"--seq-len", "--threads", "--peer", "--spark", "--rows", "--master"}) {
+        for (String flag : new String[] {"--seq-len", "--threads", "--peer", "--spark", "--rows", "--master",
+            "--backward", "--train", "--embed-dim", "--num-heads", "--rows-per-step"}) {
             assertTrue(listsOption(help.out, flag), flag + " in\n" + help.out);
         }
         for (String flag : new String[] {"--tile-ops", "--block-q", "--block-k", "--compare-causal", "--compare-kernel"}) {
@@ -160,6 +161,106 @@ class BenchCommandTest {
         assertEquals(stage.get("warmup_ms").size(), stage.get("warmup_jit_ms").size(), stage.toString());
         assertEquals(3, stage.get("times_ms").size());
         assertEquals(3, kernel.get("times_ms").size());
+    }
+
+    @Test
+    @DisplayName("--backward: each forward line is followed by its backward line; gflops counts 2.5× the forward's "
+        + "flops and vs_forward is the ratio of the two lines' GFLOP/s")
+    void backwardBesideTheForward() throws Exception {
+        CommandLineRun run = CommandLineRun.of("bench", "--backward", "--compare-causal", "--seq-len", "100",
+            "--head-dim", "16", "--batch-heads", "3", "--repeat", "3", "--threads", "2");
+        assertEquals(0, run.exitCode, run.err);
+        List<JsonNode> lines = json(run);
+        assertEquals(4, lines.size(), run.out);
+        for (int i = 0; i < 4; i += 2) {
+            JsonNode forward = lines.get(i), backward = lines.get(i + 1);
+            boolean causal = i == 2;
+            assertEquals("kernel", forward.get("mode").asText(), run.out);
+            assertEquals("backward", backward.get("mode").asText(), run.out);
+            for (String field : new String[] {"seq_len", "head_dim", "batch_heads", "threads", "tile_ops", "blas"}) {
+                assertEquals(forward.get(field), backward.get(field), field);
+            }
+            assertEquals(causal, forward.get("causal").asBoolean());
+            assertEquals(causal, backward.get("causal").asBoolean());
+            for (String field : new String[] {"median_ms", "min_ms", "max_ms", "gc", "openblas_coretype", "block_q",
+                "block_k", "peak_heap_mb", "peak_rss_mb", "times_ms", "gradient_mb", "partial_dq_mb"}) {
+                assertTrue(backward.has(field), field + " in " + backward);
+            }
+            assertEquals(3, backward.get("times_ms").size());
+            assertEquals(4, backward.get("contenders").asInt(), "both masks' forward and backward, round-robin");
+            double forwardFlops = causal ? 2.0 * 100 * 101 * 16 * 3 : 4.0 * 100 * 100 * 16 * 3;
+            double gflops = backward.get("gflops").asDouble();
+            assertEquals(2.5 * forwardFlops / (backward.get("median_ms").asDouble() * 1e6), gflops,
+                0.0005 + 0.01 * gflops, backward.toString());
+            assertEquals(gflops / forward.get("gflops").asDouble(), backward.get("vs_forward").asDouble(),
+                0.0006 + 0.01 * backward.get("vs_forward").asDouble(), run.out);
+        }
+    }
+
+    @Test
+    @DisplayName("--train: one line per length with the step times, tokens_per_s = B·L over the median step, and "
+        + "the fields torch_train.py prints")
+    void trainingFields() throws Exception {
+        CommandLineRun run = CommandLineRun.of("bench", "--train", "--embed-dim", "8", "--num-heads", "2",
+            "--rows-per-step", "5", "--seq-len", "6,7", "--repeat", "2");
+        assertEquals(0, run.exitCode, run.err);
+        List<JsonNode> lines = json(run);
+        assertEquals(2, lines.size(), run.out);
+        JsonNode line = lines.get(0);
+        // torch_train.py's fields, with the same meaning
+        for (String field : new String[] {"mode", "threads", "embed_dim", "num_heads", "seq_len", "rows_per_step",
+            "median_step_ms", "min_step_ms", "max_step_ms", "tokens_per_s"}) {
+            assertTrue(line.has(field), field + " in " + line);
+        }
+        for (String field : new String[] {"blas", "tile_ops", "gc", "openblas_coretype", "partitions", "master"}) {
+            assertTrue(line.has(field), field + " in " + line);
+        }
+        assertEquals("train", line.get("mode").asText());
+        assertEquals(8, line.get("embed_dim").asInt());
+        assertEquals(2, line.get("num_heads").asInt());
+        assertEquals(6, line.get("seq_len").asInt());
+        assertEquals(7, lines.get(1).get("seq_len").asInt());
+        assertEquals(5, line.get("rows_per_step").asInt());
+        assertFalse(line.get("causal").asBoolean());
+        assertTrue(line.get("threads").asInt() >= 1, line.toString());
+        assertEquals(2, line.get("times_ms").size(), "one time per timed step");
+        assertEquals(3, line.get("warmup_step_ms").size(), "the untimed steps");
+        double median = line.get("median_step_ms").asDouble();
+        assertTrue(line.get("min_step_ms").asDouble() <= median && median <= line.get("max_step_ms").asDouble(),
+            line.toString());
+        assertTrue(median > 0, "a step is a Spark job: " + line);
+        assertEquals(5 * 6 / (median / 1e3), line.get("tokens_per_s").asDouble(), 0.1, line.toString());
+        // 4 classes whatever B; the classifier's parameters: in_proj 3E×E + 3E, out_proj E×E + E, head K×E + K
+        assertEquals(4, line.get("num_classes").asInt());
+        assertEquals(4 * 64 + 4 * 8 + 4 * 8 + 4, line.get("parameters").asInt());
+        assertTrue(Double.isFinite(line.get("loss_first").asDouble()) && Double.isFinite(line.get("loss_last").asDouble()),
+            line.toString());
+    }
+
+    @Test
+    @DisplayName("--backward and --train refuse the options of other modes, and --train needs its shape")
+    void modeOptions() {
+        assertEquals(List.of("spark-attention bench: --backward times the kernel in this JVM, not with --spark"),
+            CommandLineRun.of("bench", "--backward", "--spark", "--seq-len", "64").errorLines());
+        assertEquals(List.of("spark-attention bench: --train needs --embed-dim"),
+            CommandLineRun.of("bench", "--train", "--seq-len", "64", "--num-heads", "2", "--rows-per-step", "4")
+                .errorLines());
+        assertEquals(List.of("spark-attention bench: --num-heads (3) must divide --embed-dim (8)"),
+            CommandLineRun.of("bench", "--train", "--seq-len", "64", "--embed-dim", "8", "--num-heads", "3",
+                "--rows-per-step", "4").errorLines());
+        assertEquals(List.of("spark-attention bench: --rows-per-step must be >= 1, got 0"),
+            CommandLineRun.of("bench", "--train", "--seq-len", "64", "--embed-dim", "8", "--num-heads", "2",
+                "--rows-per-step", "0").errorLines());
+        assertEquals(List.of("spark-attention bench: --threads is not an option of --train (it runs on the cluster's "
+            + "cores: --master 'local[N]')"),
+            CommandLineRun.of("bench", "--train", "--seq-len", "64", "--embed-dim", "8", "--num-heads", "2",
+                "--rows-per-step", "4", "--threads", "2").errorLines());
+        assertEquals(List.of("spark-attention bench: --train and --spark are separate modes: give one of them"),
+            CommandLineRun.of("bench", "--train", "--spark", "--seq-len", "64").errorLines());
+        CommandLineRun stray = CommandLineRun.of("bench", "--seq-len", "64", "--embed-dim", "8");
+        assertEquals(2, stray.exitCode, stray.err);
+        assertEquals(List.of("spark-attention bench: --embed-dim, --num-heads and --rows-per-step need --train"),
+            stray.errorLines());
     }
 
     private static JsonNode sparkRun(String rows, String... more) throws Exception {

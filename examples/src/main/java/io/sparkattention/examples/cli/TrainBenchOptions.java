@@ -1,0 +1,98 @@
+package io.sparkattention.examples.cli;
+
+import io.sparkattention.examples.bench.TrainBenchmark;
+import org.apache.spark.sql.SparkSession;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParseResult;
+
+import java.util.List;
+
+/**
+ * The training mode of {@code spark-attention bench} ({@code --train}): fits the attention
+ * classifier through Spark and times its steps, see {@link TrainBenchmark}. A mixin of
+ * {@link BenchCommand}, sharing its {@code --seq-len}, {@code --causal}, {@code --repeat} and
+ * {@code --master}.
+ */
+final class TrainBenchOptions {
+
+    /** The kernel mode's options, which mean nothing to a training run. */
+    private static final List<String> KERNEL_OPTIONS = List.of("--head-dim", "--batch-heads", "--threads",
+        "--backward", "--peer", "--tile-ops", "--block-q", "--block-k", "--compare-causal");
+
+    @Option(names = "--train", description = {"Time training through Spark: AttentionClassifier (self-attention with "
+        + "residual, mean pooling and a linear head over 4 classes) fitted with Adam on --rows-per-step random rows of "
+        + "--seq-len tokens of width --embed-dim, generated on the executors and cached by the fit, every row in every "
+        + "step (miniBatchFraction = 1). An untimed fit of 10 steps on a few rows of the first length warms the JVM up; the "
+        + "timed fit runs 3 untimed steps, then --repeat timed ones. A step is one Spark "
+        + "job; its time is the interval between its job's submission and the next step's (the last step's: the fit's "
+        + "final loss job), as Spark's scheduler stamps them: the weights' broadcast, the job over the cached rows and "
+        + "the driver's Adam update. Prints mode \"train\", embed_dim, num_heads, seq_len, rows_per_step, threads (the "
+        + "cluster's cores), median_step_ms, min_step_ms, max_step_ms, tokens_per_s (rows_per_step·seq_len over the "
+        + "median step), warmup_step_ms, loss_first, loss_last, blas, tile_ops, gc and openblas_coretype. "
+        + "examples/peers/torch_train.py prints the same fields for PyTorch."})
+    boolean train;
+
+    @Option(names = "--embed-dim", paramLabel = "E", description = "With --train: the embedding width E.")
+    Integer embedDim;
+
+    @Option(names = "--num-heads", paramLabel = "H", description = "With --train: attention heads (dividing E).")
+    Integer numHeads;
+
+    @Option(names = "--rows-per-step", paramLabel = "B", description = "With --train: rows in every step.")
+    Integer rowsPerStep;
+
+    /** Runs {@code bench}'s lengths as training runs; one JSON line each. */
+    int run(BenchCommand bench, ParseResult parsed) {
+        if (bench.sparkOptions.spark) {
+            throw new BadInputException("--train and --spark are separate modes: give one of them");
+        }
+        if (bench.sparkOptions.stageOptionsGiven()) {
+            throw new BadInputException("--rows, --partitions, --cache-input, --strategy and --compare-kernel need "
+                + "--spark, not --train");
+        }
+        for (String option : KERNEL_OPTIONS) {
+            if (parsed.hasMatchedOption(option)) {
+                throw new BadInputException(option + " is not an option of --train (it runs on the cluster's cores: "
+                    + "--master 'local[N]')");
+            }
+        }
+        int e = required("--embed-dim", embedDim), h = required("--num-heads", numHeads);
+        int b = required("--rows-per-step", rowsPerStep);
+        if (e % h != 0) {
+            throw new BadInputException("--num-heads (" + h + ") must divide --embed-dim (" + e + ")");
+        }
+        for (int n : bench.seqLens) {
+            positive("--seq-len", n);
+        }
+        positive("--repeat", bench.repeat);
+        SparkBenchOptions.pollExecutorMetrics();
+        SparkSession session = SparkSessions.start("spark-attention bench --train", bench.sparkOptions.master);
+        TrainBenchmark runner = new TrainBenchmark(session, e, h, b, bench.causal, bench.repeat);
+        for (int n : bench.seqLens) {
+            System.out.println(runner.run(n).toJson());
+            System.out.flush();
+        }
+        return 0;
+    }
+
+    /** The training options, given without {@code --train}, would be silently ignored: refused. */
+    void rejectWithoutTrain() {
+        if (embedDim != null || numHeads != null || rowsPerStep != null) {
+            throw new BadInputException("--embed-dim, --num-heads and --rows-per-step need --train");
+        }
+    }
+
+    private static int required(String option, Integer value) {
+        if (value == null) {
+            throw new BadInputException("--train needs " + option);
+        }
+        positive(option, value);
+        return value;
+    }
+
+    private static void positive(String option, int value) {
+        if (value < 1) {
+            throw new BadInputException(option + " must be >= 1, got " + value);
+        }
+    }
+}
