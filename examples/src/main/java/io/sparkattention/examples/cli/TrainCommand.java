@@ -5,6 +5,8 @@ import io.sparkattention.ml.AttentionClassifier;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.NumericType;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -144,10 +146,11 @@ final class TrainCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         validate();
         TrainOutputs outputs = TrainOutputs.check(this);
-        InitialWeights.check(initialWeights, numHeads);
         boolean json = InputFiles.inspect(input);
         QuietLogs quiet = QuietLogs.unless(verbose);
         try {
+            // After QuietLogs: the check builds the network, whose kernels log their implementation choice.
+            InitialWeights.check(initialWeights, numHeads);
             SparkSession spark = SparkSessions.start("spark-attention train", master);
             Dataset<Row> rows = trainingRows(spark, json);
             AttentionClassifier stage = stage();
@@ -222,6 +225,11 @@ final class TrainCommand implements Callable<Integer> {
         }
         require(table, featuresCol, "--features-col");
         require(table, labelCol, "--label-col");
+        DataType labelType = table.rows.schema().apply(labelCol).dataType();
+        if (!(labelType instanceof NumericType)) {
+            throw new BadInputException("--input " + input + ": column " + labelCol + " (--label-col) holds "
+                + labelType.simpleString() + " values; expected a number, the class index 0, 1, ...");
+        }
         if (weightCol != null) {
             require(table, weightCol, "--weight-col");
         }
@@ -244,7 +252,8 @@ final class TrainCommand implements Callable<Integer> {
     /** The stage's messages name its params; the command line's user knows them as options. */
     static String optionNames(String message) {
         String m = message == null ? "" : message;
-        return m.replace("initialWeightsPath: ", "--initial-weights: ").replace("numHeads (", "--num-heads (");
+        return m.replace("initialWeightsPath: ", "--initial-weights: ").replace("numHeads (", "--num-heads (")
+            .replace(" (handleInvalid=keep lets it propagate)", "");
     }
 
     private static RuntimeException rethrow(Exception e) {

@@ -41,7 +41,11 @@ final class TrainOutputs {
             export = OutputGuard.of("--export-pytorch", cmd.exportPyTorch, OutputKind.stateDict())
                 .overwrite(cmd.overwrite).input("--input", cmd.input).input("--initial-weights", cmd.initialWeights)
                 .check();
-            if (export.equals(model) || export.startsWith(model)) {
+            if (export.equals(model)) {
+                throw new BadInputException("--export-pytorch " + cmd.exportPyTorch + " is the same path as --output "
+                    + cmd.output + ": give the state_dict a file name of its own");
+            }
+            if (export.startsWith(model)) {
                 throw new BadInputException("--export-pytorch " + cmd.exportPyTorch + " lies in --output "
                     + cmd.output + ", which is replaced as a whole: choose a file outside the model directory");
             }
