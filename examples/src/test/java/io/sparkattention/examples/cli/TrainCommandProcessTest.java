@@ -7,7 +7,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -58,5 +60,37 @@ class TrainCommandProcessTest {
             run.err);
         assertEquals(List.of(), run.out);
         assertFalse(Files.exists(model));
+    }
+
+    @Test
+    @DisplayName("a real process refuses --output . and --export-pytorch .. with --overwrite, before Spark, "
+        + "and the user's files and home directory stay as they were")
+    void currentDirectoryAndHomeAreNeverOutputs() throws Exception {
+        Path work = Files.createDirectories(dir.toRealPath().resolve("user/w"));
+        Path home = Files.createDirectories(dir.toRealPath().resolve("homes/me"));
+        Files.writeString(work.resolve("in.jsonl"), "{\"query\":[[1,0],[0,1]],\"label\":0}\n");
+        Files.writeString(work.resolve("notes.txt"), "mine\n");
+        Map<String, String> before = Trees.snapshot(dir.resolve("user"));
+        Map<String, String> homeBefore = Trees.snapshot(dir.resolve("homes"));
+        String[][] cases = {
+            {"--output . (" + work + ") is the current directory", "--output", ".", "--export-pytorch", "s.safetensors"},
+            {"--export-pytorch .. (" + work.getParent() + ") contains the current directory", "--output", "m",
+                "--export-pytorch", ".."},
+            {"--output " + home + " is the home directory", "--output", home.toString()},
+        };
+        for (String[] c : cases) {
+            List<String> args = new ArrayList<>(List.of("train", "--input", "in.jsonl", "--num-heads", "1",
+                "--overwrite", "--master", "not-a-master"));
+            args.addAll(List.of(c).subList(1, c.length));
+            CliProcess.Result run = CliProcess.run(work, dir.resolve("scratch"), List.of("-Duser.home=" + home),
+                args.toArray(new String[0]));
+            assertEquals(2, run.exitCode, run.toString());
+            assertEquals(1, run.err.size(), "one line on stderr: " + run.err);
+            assertTrue(run.err.get(0).startsWith("spark-attention train: ") && run.err.get(0).contains(c[0]),
+                "'" + c[0] + "' missing from: " + run.err.get(0));
+            assertEquals(List.of(), run.out);
+            assertEquals(before, Trees.snapshot(dir.resolve("user")), "every file is left as it was");
+            assertEquals(homeBefore, Trees.snapshot(dir.resolve("homes")), "the home directory is left as it was");
+        }
     }
 }
