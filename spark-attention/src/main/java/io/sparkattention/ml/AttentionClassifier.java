@@ -59,6 +59,8 @@ public final class AttentionClassifier
 
     private final String uid;
     private ClassifierParamSet params;
+    /** Driver-side only: not a param, not persisted, carried by {@link #copy}. */
+    private transient TrainingListener listener;
 
     /** An estimator with a random uid. */
     public AttentionClassifier() {
@@ -97,6 +99,23 @@ public final class AttentionClassifier
     }
 
     /**
+     * Reports the full-batch loss at every step of later fits (see {@link TrainingListener}).
+     * The listener is not a param: it is neither saved nor compared, and it does not change the model.
+     *
+     * @param value the listener, or null for none
+     * @return this estimator
+     */
+    public AttentionClassifier setTrainingListener(TrainingListener value) {
+        listener = value;
+        return this;
+    }
+
+    /** @return the listener {@link #setTrainingListener} set, or null */
+    public TrainingListener getTrainingListener() {
+        return listener;
+    }
+
+    /**
      * Validates the data and the params, then trains (called by {@code fit}, which has checked
      * the schema and cast the label column to double).
      *
@@ -127,7 +146,7 @@ public final class AttentionClassifier
             AttentionClassifierNetwork network = shape.network();
             float[] theta = initial != null ? initial.parameters(network) : network.initialParameters(getSeed());
             ClassifierTrainer trainer = new ClassifierTrainer(sc, getSolver(), getMaxIter(), getStepSize(),
-                getWeightDecay(), getMiniBatchFraction(), getTol(), getSeed());
+                getWeightDecay(), getMiniBatchFraction(), getTol(), getSeed(), listener);
             AttentionClassifierSummary summary = trainer.train(data, shape, theta);
             AttentionClassificationModel model = new AttentionClassificationModel(uid, shape, theta);
             return model.withSummary(summary);
@@ -155,7 +174,8 @@ public final class AttentionClassifier
 
     @Override
     public AttentionClassifier copy(ParamMap extra) {
-        return defaultCopy(extra);
+        AttentionClassifier copy = defaultCopy(extra);
+        return copy.setTrainingListener(listener);
     }
 
     /**

@@ -12,7 +12,8 @@ import java.util.Arrays;
  * at the weights before step i. The last entry is the loss at the final weights: over every row
  * when all {@code maxIter} steps ran, or over the sample of the step that was not taken when the
  * relative loss change fell below {@code tol}. So the history has {@code totalIterations + 1}
- * entries ({@code maxIter + 1} without early stopping).
+ * entries ({@code maxIter + 1} without early stopping). A {@link TrainingListener} hears the
+ * full-batch loss at every step, whatever the fraction.
  */
 public final class AttentionClassifierSummary implements Serializable {
 

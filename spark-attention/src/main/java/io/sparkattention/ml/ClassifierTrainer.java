@@ -32,9 +32,10 @@ final class ClassifierTrainer {
     private final double miniBatchFraction;
     private final double tol;
     private final long seed;
+    private final TrainingListener listener;
 
     ClassifierTrainer(JavaSparkContext sc, String solver, int maxIter, double stepSize, double weightDecay,
-                      double miniBatchFraction, double tol, long seed) {
+                      double miniBatchFraction, double tol, long seed, TrainingListener listener) {
         this.sc = sc;
         this.solver = solver;
         this.maxIter = maxIter;
@@ -43,6 +44,7 @@ final class ClassifierTrainer {
         this.miniBatchFraction = miniBatchFraction;
         this.tol = tol;
         this.seed = seed;
+        this.listener = listener;
     }
 
     /** The optimiser the params name: Adam (AdamW when weightDecay &gt; 0) or gradient descent. */
@@ -52,7 +54,7 @@ final class ClassifierTrainer {
     }
 
     /**
-     * Trains {@code theta} in place.
+     * Trains {@code theta} in place, telling the listener (if any) each full-batch loss as it is known.
      *
      * @return the objective history and step count (see {@link AttentionClassifierSummary})
      */
@@ -66,6 +68,9 @@ final class ClassifierTrainer {
             StepSums sums = gradientAt(data, network, theta, steps);
             double loss = sums.meanLoss();
             history[steps] = loss;
+            if (listener != null) {
+                listener.onLoss(steps, miniBatchFraction < 1 ? lossAt(data, network, theta, shape.numClasses) : loss);
+            }
             if (steps > 0 && tol > 0 && relativeChange(history[steps - 1], loss) < tol) {
                 LOG.info("AttentionClassifier converged before step {}: loss {} changed by less than tol {}", steps,
                     loss, tol);
@@ -79,6 +84,9 @@ final class ClassifierTrainer {
         }
         if (!converged) {
             history[steps] = lossAt(data, network, theta, shape.numClasses);
+            if (listener != null) {
+                listener.onLoss(steps, history[steps]);
+            }
             LOG.info("AttentionClassifier trained {} steps: final loss {}", steps, history[steps]);
         }
         return new AttentionClassifierSummary(Arrays.copyOf(history, steps + 1), steps);

@@ -160,7 +160,7 @@ final class AttentionRun {
      * bad input naming the input; a data error of this project in the same chain wins, it names
      * the row.
      */
-    private static Exception readFailure(Exception e, String input) {
+    static Exception readFailure(Exception e, String input) {
         SparkThrowable readError = null;
         for (Throwable t = e; t != null && t.getCause() != t; t = t.getCause()) {
             if (t instanceof IllegalArgumentException || t instanceof BadInputException) {

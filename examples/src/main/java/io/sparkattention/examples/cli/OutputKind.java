@@ -1,5 +1,6 @@
 package io.sparkattention.examples.cli;
 
+import io.sparkattention.io.SafeTensors;
 import io.sparkattention.viz.HeatmapPage;
 
 import java.io.BufferedInputStream;
@@ -20,7 +21,9 @@ import java.util.stream.Stream;
  *       {@value #SPARK_SUCCESS});</li>
  *   <li>a JSON lines file is empty or its first record has the command's output column;</li>
  *   <li>a PNG carries the text chunk {@code Software: spark-attention} ({@link PngMark});</li>
- *   <li>an HTML page carries {@code <meta name="generator" content="spark-attention">}.</li>
+ *   <li>an HTML page carries {@code <meta name="generator" content="spark-attention">};</li>
+ *   <li>an exported state_dict records {@value #STATE_DICT_FORMAT} as {@code format} in its
+ *       safetensors {@code __metadata__}.</li>
  * </ul>
  * An empty directory holds nothing to lose and is replaced too. Anything else at the output (a
  * file or directory of the user's, a symbolic link) is never replaced.
@@ -31,6 +34,9 @@ final class OutputKind {
     static final String MARKER = ".spark-attention-output";
     /** Spark's file for a completed write. */
     static final String SPARK_SUCCESS = "_SUCCESS";
+
+    /** The {@code format} that {@code AttentionClassificationModel.exportPyTorch} records in its file. */
+    static final String STATE_DICT_FORMAT = "AttentionClassifier state_dict";
 
     /** Bytes of a PNG or HTML file read to recognise it. */
     private static final int HEAD_BYTES = 4096;
@@ -76,6 +82,19 @@ final class OutputKind {
         String tag = "<meta name=\"generator\" content=\"" + HeatmapPage.GENERATOR + "\">";
         return new OutputKind(false, file -> new String(head(file), StandardCharsets.UTF_8).contains(tag) ? null
             : "it is not an HTML page written by spark-attention (no " + tag + ")");
+    }
+
+    /** A safetensors state_dict exported by this tool ({@code train --export-pytorch}). */
+    static OutputKind stateDict() {
+        return new OutputKind(false, file -> {
+            try {
+                return STATE_DICT_FORMAT.equals(SafeTensors.read(file).metadata().get("format")) ? null
+                    : "it is not a state_dict exported by spark-attention (its __metadata__ has no \"format\": \""
+                        + STATE_DICT_FORMAT + "\")";
+            } catch (IOException e) {
+                return "it is not a safetensors file exported by spark-attention (" + e.getMessage() + ")";
+            }
+        });
     }
 
     /** The marker file's content: the tool and the command that wrote the directory. */

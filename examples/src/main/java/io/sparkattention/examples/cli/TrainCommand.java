@@ -1,0 +1,284 @@
+package io.sparkattention.examples.cli;
+
+import io.sparkattention.ml.AttentionClassificationModel;
+import io.sparkattention.ml.AttentionClassifier;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.NumericType;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code spark-attention train}: fits the attention classifier ({@link AttentionClassifier}) on a
+ * JSON lines or Parquet input, prints one JSON line per step with the full-batch loss as the step
+ * completes (through the stage's {@link io.sparkattention.ml.TrainingListener}), and saves the
+ * fitted model (and, if asked, its PyTorch state_dict). Every option, the outputs and the initial
+ * weights are checked before Spark starts.
+ */
+@Command(name = "train", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {"Trains an attention classifier, PyTorch's reference module: a = MultiheadAttention(x, x, x) over "
+        + "each row's tokens; h = x + a (or a with --no-residual); h pooled by mean, first or last token; logits = "
+        + "Linear(E, K). K is the largest label + 1 (or the initial weights' class count). Loss: the weighted mean "
+        + "cross-entropy Σw·CE/Σw.",
+        "stdout: one JSON line per step and nothing else, {\"iteration\": i, \"loss\": ...} for i = 0 ... N, each "
+            + "printed when it is known: the full-batch loss (every row, also with --mini-batch-fraction < 1) at "
+            + "the weights before step i, and for the last line the loss after the final step. N = --max-iter, "
+            + "so --max-iter + 1 lines, unless --tol stops training earlier (see --tol). A diverged loss prints as "
+            + "NaN or Infinity, as Python's json module reads them. Logs go to stderr.",
+        "Exit codes: 0 success; 2 bad input (one line on stderr naming the column, row, file or parameter; nothing "
+            + "left at --output or --export-pytorch); 1 internal error."})
+final class TrainCommand implements Callable<Integer> {
+
+    /** Values of --pooling. */
+    static final List<String> POOLINGS = List.of("mean", "first", "last");
+    /** Values of --solver. */
+    static final List<String> SOLVERS = List.of("adam", "gd");
+    /** The key length column used when the input has it and --key-length-col is not given. */
+    static final String KEY_LENGTH = "key_length";
+
+    @Option(names = "--input", required = true, paramLabel = "IN",
+        description = "JSON lines (.json, .jsonl, .ndjson, optionally compressed: .gz, .bz2, .deflate, .lz4, .snappy) "
+            + "or Parquet (.parquet) file, or a directory of files of one format. One row per sequence: the features "
+            + "column L×E (rows may differ in L) and a numeric label (a class index 0, 1, ...).")
+    String input;
+
+    @Option(names = "--num-heads", required = true, paramLabel = "H",
+        description = "Attention heads; must divide the embedding width E.")
+    int numHeads;
+
+    @Option(names = "--output", required = true, paramLabel = "MODEL_DIR",
+        description = "Directory of the fitted model, loadable with AttentionClassificationModel.load (alone or as a "
+            + "pipeline stage). Never the current directory, an ancestor of it, the home directory or an input; its "
+            + "parent must exist. Written beside it and swapped in when complete.")
+    String output;
+
+    @Option(names = "--features-col", defaultValue = "query", paramLabel = "COL",
+        description = "Features column, L×E per row (default ${DEFAULT-VALUE}).")
+    String featuresCol;
+
+    @Option(names = "--label-col", defaultValue = "label", paramLabel = "COL",
+        description = "Label column: the class index, a number that is an integer >= 0 (default ${DEFAULT-VALUE}).")
+    String labelCol;
+
+    @Option(names = "--weight-col", paramLabel = "COL",
+        description = "Row weight column (finite, >= 0); default: every row weighs 1.")
+    String weightCol;
+
+    @Option(names = "--key-length-col", paramLabel = "COL",
+        description = "Valid tokens per row: tokens at positions >= its value are ignored (default: " + KEY_LENGTH
+            + " when the input has that column, else every token is valid).")
+    String keyLengthCol;
+
+    @Option(names = "--causal", description = "Token i attends to tokens j <= i only.")
+    boolean causal;
+
+    @Option(names = "--pooling", defaultValue = "mean", paramLabel = "P",
+        description = "mean (over valid tokens), first or last (valid token) (default ${DEFAULT-VALUE}).")
+    String pooling;
+
+    @Option(names = "--no-residual", description = "Pool a alone instead of x + a.")
+    boolean noResidual;
+
+    @Option(names = "--solver", defaultValue = "adam", paramLabel = "S",
+        description = "adam (PyTorch's Adam, or AdamW when --weight-decay > 0) or gd (w <- w - X·gradient) "
+            + "(default ${DEFAULT-VALUE}).")
+    String solver;
+
+    @Option(names = "--max-iter", defaultValue = "100", paramLabel = "N",
+        description = "Optimiser steps, >= 0 (default ${DEFAULT-VALUE}).")
+    int maxIter;
+
+    @Option(names = "--step-size", defaultValue = "0.001", paramLabel = "X",
+        description = "Learning rate, > 0 (default ${DEFAULT-VALUE}).")
+    double stepSize;
+
+    @Option(names = "--weight-decay", defaultValue = "0", paramLabel = "W",
+        description = "AdamW's decoupled weight decay, >= 0; adam only, gd ignores it as PyTorch's plain SGD step "
+            + "does (default ${DEFAULT-VALUE}).")
+    double weightDecay;
+
+    @Option(names = "--mini-batch-fraction", defaultValue = "1", paramLabel = "F",
+        description = "Fraction of rows each step samples, in (0, 1], drawn from (--seed, step) (default "
+            + "${DEFAULT-VALUE}: every row). Below 1, each printed loss costs one more pass over the rows.")
+    double miniBatchFraction;
+
+    @Option(names = "--tol", defaultValue = "0", paramLabel = "T",
+        description = "Stop early, >= 0: before each step i >= 1, when |l(i) - l(i-1)| / |l(i-1)| < T, where l(i) is "
+            + "step i's loss (its sample's loss with --mini-batch-fraction < 1), step i is not taken and the last "
+            + "line printed is iteration i, the loss at the final weights (i + 1 lines in all). Default 0: exactly "
+            + "--max-iter steps.")
+    double tol;
+
+    @Option(names = "--seed", paramLabel = "S",
+        description = "Seed of the initial weights (initialised as PyTorch does) and of the mini-batch sampling "
+            + "(default: the stage's fixed default).")
+    Long seed;
+
+    @Option(names = "--initial-weights", paramLabel = "W.safetensors",
+        description = "Start from this state_dict of the reference module (attention.in_proj_weight, "
+            + "attention.in_proj_bias, attention.out_proj.weight, attention.out_proj.bias, classifier.weight, "
+            + "classifier.bias); its classifier.weight fixes E and K.")
+    String initialWeights;
+
+    @Option(names = "--export-pytorch", paramLabel = "OUT.safetensors",
+        description = "Also write the trained state_dict for load_state_dict in PyTorch (checked like --output).")
+    String exportPyTorch;
+
+    @Option(names = "--master", paramLabel = "URL", description = "Spark master (default local[*]).")
+    String master;
+
+    @Option(names = "--overwrite",
+        description = "Replace existing outputs, only if they are earlier outputs of spark-attention.")
+    boolean overwrite;
+
+    @Option(names = "--verbose", description = "Keep Spark's and the trainer's log output on stderr.")
+    boolean verbose;
+
+    @Override
+    public Integer call() throws Exception {
+        validate();
+        TrainOutputs outputs = TrainOutputs.check(this);
+        boolean json = InputFiles.inspect(input);
+        QuietLogs quiet = QuietLogs.unless(verbose);
+        try {
+            // After QuietLogs: the check builds the network, whose kernels log their implementation choice.
+            InitialWeights.check(initialWeights, numHeads);
+            SparkSession spark = SparkSessions.start("spark-attention train", master);
+            Dataset<Row> rows = trainingRows(spark, json);
+            AttentionClassifier stage = stage();
+            PrintStream out = System.out;
+            stage.setTrainingListener((i, loss) -> {
+                out.println("{\"iteration\": " + i + ", \"loss\": " + loss + "}");
+                out.flush();
+            });
+            AttentionClassificationModel model;
+            try {
+                model = stage.fit(rows);
+            } catch (IllegalArgumentException e) {
+                throw new BadInputException(optionNames(e.getMessage()), e);
+            } catch (Exception e) {
+                throw AttentionRun.readFailure(e, input);
+            }
+            outputs.write(model);
+            return 0;
+        } finally {
+            quiet.close();
+        }
+    }
+
+    /** Checks every option that needs no file or Spark. */
+    void validate() {
+        if (numHeads < 1) {
+            throw new BadInputException("--num-heads must be >= 1, got " + numHeads);
+        }
+        pooling = Choices.check("--pooling", pooling, POOLINGS);
+        solver = Choices.check("--solver", solver, SOLVERS);
+        if (maxIter < 0) {
+            throw new BadInputException("--max-iter must be >= 0, got " + maxIter);
+        }
+        if (!(stepSize > 0) || Double.isInfinite(stepSize)) {
+            throw new BadInputException("--step-size must be a finite number > 0, got " + stepSize);
+        }
+        if (!(weightDecay >= 0) || Double.isInfinite(weightDecay)) {
+            throw new BadInputException("--weight-decay must be a finite number >= 0, got " + weightDecay);
+        }
+        if (!(miniBatchFraction > 0 && miniBatchFraction <= 1)) {
+            throw new BadInputException("--mini-batch-fraction must be in (0, 1], got " + miniBatchFraction);
+        }
+        if (!(tol >= 0) || Double.isInfinite(tol)) {
+            throw new BadInputException("--tol must be a finite number >= 0, got " + tol);
+        }
+        column("--features-col", featuresCol);
+        column("--label-col", labelCol);
+        column("--weight-col", weightCol);
+        column("--key-length-col", keyLengthCol);
+        if (featuresCol.equals(labelCol)) {
+            throw new BadInputException("--features-col and --label-col are both '" + labelCol
+                + "': give them different columns");
+        }
+    }
+
+    private static void column(String option, String name) {
+        if (name != null && name.isBlank()) {
+            throw new BadInputException(option + ": the column name is empty");
+        }
+    }
+
+    /** The input's rows, every column the command needs present (named by its option when missing). */
+    private Dataset<Row> trainingRows(SparkSession spark, boolean json) {
+        InputTable table;
+        try {
+            table = InputTable.read(spark, input, json, Set.of(featuresCol));
+        } catch (Exception e) {
+            throw rethrow(AttentionRun.readFailure(e, input));
+        }
+        if (table.isEmpty()) {
+            throw new BadInputException("--input " + input + " has no rows: train needs at least one");
+        }
+        require(table, featuresCol, "--features-col");
+        require(table, labelCol, "--label-col");
+        DataType labelType = table.rows.schema().apply(labelCol).dataType();
+        if (!(labelType instanceof NumericType)) {
+            throw new BadInputException("--input " + input + ": column " + labelCol + " (--label-col) holds "
+                + labelType.simpleString() + " values; expected a number, the class index 0, 1, ...");
+        }
+        if (weightCol != null) {
+            require(table, weightCol, "--weight-col");
+        }
+        if (keyLengthCol != null) {
+            require(table, keyLengthCol, "--key-length-col");
+        } else if (table.has(KEY_LENGTH)) {
+            keyLengthCol = KEY_LENGTH;
+        }
+        // Rows keep their input order, so the stage's "row N" is the record's position in the input.
+        return table.rows.drop(table.rowIndexColumn);
+    }
+
+    private void require(InputTable table, String column, String option) {
+        if (!table.has(column)) {
+            throw new BadInputException("--input " + input + " has no column " + column + " (" + option
+                + "); its columns: " + table.columnList());
+        }
+    }
+
+    /** The stage's messages name its params; the command line's user knows them as options. */
+    static String optionNames(String message) {
+        String m = message == null ? "" : message;
+        return m.replace("initialWeightsPath: ", "--initial-weights: ").replace("numHeads (", "--num-heads (")
+            .replace(" (handleInvalid=keep lets it propagate)", "");
+    }
+
+    private static RuntimeException rethrow(Exception e) {
+        return e instanceof RuntimeException ? (RuntimeException) e : new IllegalStateException(e);
+    }
+
+    /** The estimator with every option. */
+    private AttentionClassifier stage() {
+        AttentionClassifier stage = new AttentionClassifier()
+            .setFeaturesCol(featuresCol).setLabelCol(labelCol)
+            .setNumHeads(numHeads).setCausal(causal).setResidual(!noResidual).setPooling(pooling)
+            .setSolver(solver).setMaxIter(maxIter).setStepSize(stepSize).setWeightDecay(weightDecay)
+            .setMiniBatchFraction(miniBatchFraction).setTol(tol);
+        if (weightCol != null) {
+            stage.setWeightCol(weightCol);
+        }
+        if (keyLengthCol != null) {
+            stage.setKeyLengthCol(keyLengthCol);
+        }
+        if (seed != null) {
+            stage.setSeed(seed);
+        }
+        if (initialWeights != null) {
+            stage.setInitialWeightsPath(initialWeights);
+        }
+        return stage;
+    }
+}
