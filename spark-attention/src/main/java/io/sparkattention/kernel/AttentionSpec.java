@@ -148,16 +148,17 @@ public final class AttentionSpec implements Serializable {
 
     /**
      * Extra floats one backward call needs besides its inputs and outputs, whatever L and S:
-     * {@code 2·Bq'·Bk + 3·Bq + 2·Bq·dv + 2·Bq·d + Bk·(max(d, 64) + max(dv, 64))} (the forward's
-     * scratch plus a second score tile for dP, the packed dO block and the dQ accumulator; the
-     * value tile's rows are padded like the key tile's, as dP = dO·Vᵀ reads them like keys).
+     * {@code 2·Bq'·Bk + 3·Bq + 3·Bq·dv + 3·Bq·d + Bk·(max(d, 64) + max(dv, 64))} (the forward's
+     * scratch plus a second score tile for dP, the packed dO block, the dQ accumulator and row
+     * copies of the Q and dO blocks; the value tile's rows are padded like the key tile's, as
+     * dP = dO·Vᵀ reads them like keys).
      *
      * @throws IllegalStateException when a block is {@link #AUTO_BLOCK}
      */
     public long backwardScratchFloats(int headDim, int valueDim) {
         requireBlocks();
         return 2L * Workspace.scoreStride(queryBlock) * keyBlock + 3L * queryBlock
-            + 2L * queryBlock * valueDim + 2L * queryBlock * headDim
+            + 3L * queryBlock * valueDim + 3L * queryBlock * headDim
             + (long) keyBlock * (Workspace.keyRow(headDim) + Workspace.keyRow(valueDim));
     }
 

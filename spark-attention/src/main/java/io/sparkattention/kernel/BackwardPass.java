@@ -31,8 +31,8 @@ final class BackwardPass extends StripVisitor {
     private final KeyBand band;
     private final float scale;
     private final int d, dv, accQs;
-    private final boolean packed;
-    private final MatrixView q, k, v, out, dOut, dq, dk, dV, bias, dBias;
+    private final MatrixView q, out, dOut, dq, dk, dV, bias, dBias;
+    private final KeyValueTile tile;
     private final MaskView allowed;
     private final float[] lse;
     private final int lseOff;
@@ -40,8 +40,6 @@ final class BackwardPass extends StripVisitor {
     // the current block and tile
     private int i0, bq;
     private float alphaQ, alphaDo;
-    private float[] kt, vt;
-    private int ktOff, ldkt, vtOff, ldvt;
 
     BackwardPass(TileOps ops, Workspace ws, KeyBand band, float scale, int d, int dv,
                  MatrixView q, MatrixView k, MatrixView v, MaskView allowed, MatrixView bias,
@@ -55,10 +53,8 @@ final class BackwardPass extends StripVisitor {
         this.d = d;
         this.dv = dv;
         this.accQs = ops.accQueryStride(d);
-        this.packed = ops.packsKeyValues();
         this.q = q;
-        this.k = k;
-        this.v = v;
+        this.tile = new KeyValueTile(ops, ws, k, v, d, dv, Workspace.keyRow(dv));
         this.allowed = allowed;
         this.bias = bias;
         this.out = out;
@@ -72,8 +68,8 @@ final class BackwardPass extends StripVisitor {
     }
 
     /**
-     * Packs the block's Q and dO, and per row the exp shift (lse, or +∞ on a fully masked row so
-     * that its P is 0) and {@code D = Σ_t dO·O}.
+     * Packs the block's Q and dO (for the products, and as contiguous rows), and per row the exp
+     * shift (lse, or +∞ on a fully masked row so that its P is 0) and {@code D = Σ_t dO·O}.
      */
     @Override
     void beginBlock(int i0, int bq, boolean visible) {
@@ -85,11 +81,13 @@ final class BackwardPass extends StripVisitor {
         }
         alphaQ = ops.packQueries(bq, d, scale, q.data(), q.at(i0, 0), q.ld(), ws.queries);
         alphaDo = ops.packQueries(bq, dv, 1f, dOut.data(), dOut.at(i0, 0), dOut.ld(), ws.gradOut);
-        final float[] shift = ws.rowMax, delta = ws.rowSum, o = out.data(), g = dOut.data();
+        Workspace.packRows(bq, d, q.data(), q.at(i0, 0), q.ld(), ws.queryRows, d);
+        Workspace.packRows(bq, dv, dOut.data(), dOut.at(i0, 0), dOut.ld(), ws.gradOutRows, dv);
+        final float[] shift = ws.rowMax, delta = ws.rowSum, o = out.data(), g = ws.gradOutRows;
         for (int r = 0; r < bq; r++) {
             final float x = lse[lseOff + i0 + r];
             shift[r] = x == Float.NEGATIVE_INFINITY ? Float.POSITIVE_INFINITY : x;
-            final int oi = out.at(i0 + r, 0), gi = dOut.at(i0 + r, 0);
+            final int oi = out.at(i0 + r, 0), gi = r * dv;
             float sum = 0f;
             for (int t = 0; t < dv; t++) {
                 sum += g[gi + t] * o[oi + t];
@@ -98,43 +96,27 @@ final class BackwardPass extends StripVisitor {
         }
     }
 
-    /** The tile's K and V rows, copied contiguous (rows {@link Workspace#keyRow} apart) when the products want them so. */
+    /** The tile's K and V rows; V rows are padded like K's when packed, as dP = dO·Vᵀ reads them like keys. */
     @Override
     void beginTile(int j0, int j1) {
-        if (packed) {
-            ldkt = Workspace.keyRow(d);
-            ldvt = Workspace.keyRow(dv);
-            Workspace.packRows(j1 - j0, d, k.data(), k.at(j0, 0), k.ld(), ws.keys, ldkt);
-            Workspace.packRows(j1 - j0, dv, v.data(), v.at(j0, 0), v.ld(), ws.values, ldvt);
-            kt = ws.keys;
-            ktOff = -j0 * ldkt;
-            vt = ws.values;
-            vtOff = -j0 * ldvt;
-        } else {
-            kt = k.data();
-            ktOff = k.offset();
-            ldkt = k.ld();
-            vt = v.data();
-            vtOff = v.offset();
-            ldvt = v.ld();
-        }
+        tile.load(j0, j1);
     }
 
     @Override
     void strip(int r0, int w, int c0, int c1) {
         final int nk = c1 - c0, lds = ops.scoreStride(w), row = i0 + r0;
         final float[] s = ws.scores, dp = ws.gradScores;
+        final KeyValueTile t = tile;
         // (1) S = (scale·Q)·Kᵀ, bias and masks   (nk×w, key-major)
-        ops.scores(w, nk, d, alphaQ, ws.queries, r0 * d, kt, ktOff + c0 * ldkt, ldkt, s, lds);
+        ops.scores(w, nk, d, alphaQ, ws.queries, r0 * d, t.k, t.kOff + c0 * t.ldk, t.ldk, s, lds);
         Masking.apply(s, w, lds, nk, band, row, c0, allowed.data(), allowed.at(row, c0), allowed.ld(),
             bias.data(), bias.at(row, c0), bias.ld());
         // (2) P = exp(S − lse)
         softmax.expMinus(w, lds, nk, s, ws.rowMax, r0);
         // (3) dV += Pᵀ·dO   (nk×dv)
-        ops.accumulateKeys(w, nk, dv, 1f, s, lds, dOut.data(), dOut.at(row, 0), dOut.ld(),
-            dV.data(), dV.at(c0, 0), dV.ld());
+        ops.accumulateKeys(w, nk, dv, 1f, s, lds, ws.gradOutRows, r0 * dv, dv, dV.data(), dV.at(c0, 0), dV.ld());
         // (4) dP = dO·Vᵀ   (nk×w, key-major)
-        ops.scores(w, nk, dv, alphaDo, ws.gradOut, r0 * dv, vt, vtOff + c0 * ldvt, ldvt, dp, lds);
+        ops.scores(w, nk, dv, alphaDo, ws.gradOut, r0 * dv, t.v, t.vOff + c0 * t.ldv, t.ldv, dp, lds);
         // (5) dS = P∘(dP − D), in place of P
         final float[] delta = ws.rowSum;
         for (int c = 0; c < nk; c++) {
@@ -147,10 +129,10 @@ final class BackwardPass extends StripVisitor {
             addBiasGradient(s, w, lds, nk, row, c0);
         }
         // (6) dQ += dS·K   (w×d, the block's accumulator in the tile implementation's layout)
-        ops.accumulate(w, nk, d, s, lds, kt, ktOff + c0 * ldkt, ldkt, ws.gradQuery, ops.accOffset(r0, bq, d),
+        ops.accumulate(w, nk, d, s, lds, t.k, t.kOff + c0 * t.ldk, t.ldk, ws.gradQuery, ops.accOffset(r0, bq, d),
             ops.accColumnStride(w, bq));
         // (7) dK += scale·dSᵀ·Q   (nk×d)
-        ops.accumulateKeys(w, nk, d, scale, s, lds, q.data(), q.at(row, 0), q.ld(), dk.data(), dk.at(c0, 0), dk.ld());
+        ops.accumulateKeys(w, nk, d, scale, s, lds, ws.queryRows, r0 * d, d, dk.data(), dk.at(c0, 0), dk.ld());
     }
 
     /** {@code dBias[row + r, c0 + c] += dS[c, r]}. */

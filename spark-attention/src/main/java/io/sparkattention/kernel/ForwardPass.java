@@ -19,9 +19,9 @@ final class ForwardPass extends StripVisitor {
     private final KeyBand band;
     private final float scale;
     private final int d, dv, accQs;
-    private final boolean packed;
     private final long q0, k0;
-    private final MatrixView q, k, v, out, bias;
+    private final MatrixView q, out, bias;
+    private final KeyValueTile tile;
     private final MaskView allowed;
     private final float[] lse;
     private final int lseOff;
@@ -29,8 +29,6 @@ final class ForwardPass extends StripVisitor {
     // the current block and tile
     private int i0, bq;
     private float alpha;
-    private float[] kt, vt;
-    private int ktOff, ldkt, vtOff, ldvt;
 
     /**
      * @param q0  global position of the view's first query
@@ -48,12 +46,10 @@ final class ForwardPass extends StripVisitor {
         this.d = d;
         this.dv = dv;
         this.accQs = ops.accQueryStride(dv);
-        this.packed = ops.packsKeyValues();
         this.q0 = q0;
         this.k0 = k0;
         this.q = q;
-        this.k = k;
-        this.v = v;
+        this.tile = new KeyValueTile(ops, ws, k, v, d, dv, dv);
         this.allowed = allowed;
         this.bias = bias;
         this.out = out;
@@ -71,26 +67,9 @@ final class ForwardPass extends StripVisitor {
         alpha = visible ? ops.packQueries(bq, d, scale, q.data(), q.at(i0, 0), q.ld(), ws.queries) : 1f;
     }
 
-    /** The tile's K and V rows, copied contiguous when the products want them so. */
     @Override
     void beginTile(int j0, int j1) {
-        if (packed) {
-            ldkt = Workspace.keyRow(d);
-            Workspace.packRows(j1 - j0, d, k.data(), k.at(j0, 0), k.ld(), ws.keys, ldkt);
-            Workspace.packRows(j1 - j0, dv, v.data(), v.at(j0, 0), v.ld(), ws.values, dv);
-            kt = ws.keys;
-            ktOff = -j0 * ldkt;
-            vt = ws.values;
-            vtOff = -j0 * dv;
-            ldvt = dv;
-        } else {
-            kt = k.data();
-            ktOff = k.offset();
-            ldkt = k.ld();
-            vt = v.data();
-            vtOff = v.offset();
-            ldvt = v.ld();
-        }
+        tile.load(j0, j1);
     }
 
     @Override
@@ -98,8 +77,9 @@ final class ForwardPass extends StripVisitor {
         final int nk = c1 - c0, lds = ops.scoreStride(w);
         final float[] s = ws.scores;
         final int row = i0 + r0;
+        final KeyValueTile t = tile;
         // (1) S = (scale·Q)·Kᵀ   (nk×w, key-major, keys lds apart)
-        ops.scores(w, nk, d, alpha, ws.queries, r0 * d, kt, ktOff + c0 * ldkt, ldkt, s, lds);
+        ops.scores(w, nk, d, alpha, ws.queries, r0 * d, t.k, t.kOff + c0 * t.ldk, t.ldk, s, lds);
         // (2) bias and masks
         Masking.apply(s, w, lds, nk, band, q0 + row, k0 + c0, allowed.data(), allowed.at(row, c0), allowed.ld(),
             bias.data(), bias.at(row, c0), bias.ld());
@@ -107,7 +87,7 @@ final class ForwardPass extends StripVisitor {
         final int accOff = ops.accOffset(r0, bq, dv), accCs = ops.accColumnStride(w, bq);
         softmax.update(w, lds, nk, s, ws.rowMax, ws.rowSum, ws.rowScale, r0, ws.acc, accOff, accQs, accCs, dv);
         // (4) O += P·Vⱼ   (w×dv)
-        ops.accumulate(w, nk, dv, s, lds, vt, vtOff + c0 * ldvt, ldvt, ws.acc, accOff, accCs);
+        ops.accumulate(w, nk, dv, s, lds, t.v, t.vOff + c0 * t.ldv, t.ldv, ws.acc, accOff, accCs);
     }
 
     /** O /= ℓ, lse = m + log ℓ; rows that saw no key: 0 and −∞. */

@@ -5,8 +5,8 @@ package io.sparkattention.kernel;
  * (Bq each), the unnormalised Bq×dv output accumulator, the packed Bq×d query block (in the tile
  * implementation's layout) and, for implementations that want them, contiguous copies of one key tile (Bk rows of
  * {@link #keyRow} floats) and value tile (Bk×dv). A backward call adds a second score tile (dP),
- * the packed Bq×dv block of dO and the Bq×d dQ accumulator, and reuses the running max and sum as
- * the block's log-sum-exp shift and its D = rowsum(dO∘O). This is all the extra memory the kernel
+ * the packed Bq×dv block of dO, the Bq×d dQ accumulator and row copies of the Q and dO blocks,
+ * and reuses the running max and sum as the block's log-sum-exp shift and its D = rowsum(dO∘O). This is all the extra memory the kernel
  * uses, and it does not depend on L or S. Not thread-safe: one per thread; reusing it across calls avoids
  * garbage in tight loops.
  */
@@ -30,10 +30,17 @@ public final class Workspace {
     float[] queries = new float[0];
     float[] keys = new float[0];
     float[] values = new float[0];
-    /** Backward pass only: the dP tile (as {@link #scores}), the packed dO block (Bq×dv), the dQ accumulator (Bq×d). */
+    /**
+     * Backward pass only: the dP tile (as {@link #scores}), the packed dO block (Bq×dv, the tile
+     * implementation's layout), the dQ accumulator (Bq×d), and the block's Q and dO rows copied
+     * contiguous (Bq×d, Bq×dv): the key-side products read every row of a strip once per few
+     * keys, and rows H·d floats apart in the input would fall into the same few cache sets.
+     */
     float[] gradScores = new float[0];
     float[] gradOut = new float[0];
     float[] gradQuery = new float[0];
+    float[] queryRows = new float[0];
+    float[] gradOutRows = new float[0];
 
     /** Grows the buffers to fit {@code spec}'s blocks (both set), head dimension d and value dimension dv. */
     void ensure(AttentionSpec spec, int d, int dv) {
@@ -84,9 +91,11 @@ public final class Workspace {
         }
         if (gradOut.length < bq * dv) {
             gradOut = new float[bq * dv];
+            gradOutRows = new float[bq * dv];
         }
         if (gradQuery.length < bq * d) {
             gradQuery = new float[bq * d];
+            queryRows = new float[bq * d];
         }
     }
 
@@ -122,6 +131,7 @@ public final class Workspace {
     /** Floats held right now (for memory accounting in benchmarks and tests). */
     public long floats() {
         return (long) scores.length + rowMax.length + rowSum.length + rowScale.length + acc.length + queries.length
-            + keys.length + values.length + gradScores.length + gradOut.length + gradQuery.length;
+            + keys.length + values.length + gradScores.length + gradOut.length + gradQuery.length + queryRows.length
+            + gradOutRows.length;
     }
 }
