@@ -164,7 +164,8 @@ public final class AttentionDemo {
         Dataset<Row> applied = new AttentionPooling().setInputCol("contextual").setWeightsCol("attn_weights")
             .setOutputCol("pooled").transform(attention.transform(bookModel.transform(tokenized.drop("tokens"))));
         String parquet = s.output.resolve("passages.parquet").toString();
-        applied.select("book", "passage", "held_out", "text", "tokens", "predicted_book", "contextual", "pooled")
+        applied.select("book", "passage", "held_out", "text", "tokens", "predicted_book", "contextual", "attn_weights",
+                "pooled")
             .write().mode("overwrite").parquet(parquet);
         double attentionSeconds = (System.nanoTime() - attentionStart) / 1e9;
         progress.phase("attend", Progress.count(passageCount) + " passages → " + shown.resolve("passages.parquet")

@@ -80,6 +80,9 @@ class DemoCommandTest {
         assertEquals(3, summary.get("training").get("max_iter").asInt());
         assertEquals(output.resolve("passages.parquet").toString(), summary.get("output").asText());
 
+        assertEquals(List.of("book", "passage", "held_out", "text", "tokens", "predicted_book", "contextual",
+            "attn_weights", "pooled"), List.of(SparkTestSession.get().read()
+            .parquet(output.resolve("passages.parquet").toString()).columns()), "the heatmap command reads attn_weights");
         assertTrue(Files.isDirectory(output.resolve("model").resolve("stages")));
         PipelineModel model = PipelineModel.load(output.resolve("model").toString());
         StructType text = new StructType().add("text", DataTypes.StringType);
