@@ -1,6 +1,7 @@
 package io.sparkattention.examples.cli;
 
 import io.sparkattention.examples.demo.AttentionDemo;
+import io.sparkattention.examples.demo.BookSplit;
 import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -14,9 +15,11 @@ import java.util.stream.Stream;
 
 /** {@code spark-attention demo}: the main job on the bundled Jane Austen corpus (see {@link AttentionDemo}). */
 @Command(name = "demo", mixinStandardHelpOptions = true,
-    description = {"Runs attention over a corpus of books: passages → tokens → Word2Vec embeddings → positions → "
-        + "multi-head self-attention → contextual and attention-pooled passage vectors (Parquet), attention "
-        + "pictures (PNG + HTML) for a few passages, and the passages nearest to one of them."})
+    description = {"Trains an attention classifier to tell which book a passage comes from: passages → tokens → "
+        + "a held-out split by blocks of consecutive passages → Word2Vec embeddings + positions → AttentionClassifier, "
+        + "compared on the held-out passages with the majority class and logistic regression on TF-IDF and on the "
+        + "mean vector. Then the trained attention over every passage (Parquet), pictures of its heads (PNG + HTML), "
+        + "and the passages nearest to one of them."})
 final class DemoCommand implements Callable<Integer> {
 
     @Option(names = "--corpus", paramLabel = "DIR",
@@ -40,6 +43,26 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--pictures", defaultValue = "3", description = "Passages drawn (default: ${DEFAULT-VALUE}).")
     int pictures;
 
+    @Option(names = "--max-iter", defaultValue = "" + AttentionDemo.DEFAULT_MAX_ITER,
+        description = "Adam steps of the attention classifier (default: ${DEFAULT-VALUE}).")
+    int maxIter;
+
+    @Option(names = "--step-size", defaultValue = "" + AttentionDemo.DEFAULT_STEP_SIZE,
+        description = "Adam's learning rate (default: ${DEFAULT-VALUE}).")
+    double stepSize;
+
+    @Option(names = "--mini-batch-fraction", defaultValue = "" + AttentionDemo.DEFAULT_MINI_BATCH_FRACTION,
+        description = "Expected fraction of the training passages in each step (default: ${DEFAULT-VALUE}).")
+    double miniBatchFraction;
+
+    @Option(names = "--block-passages", defaultValue = "" + BookSplit.DEFAULT_BLOCK_PASSAGES,
+        description = "Consecutive passages per block of the held-out split (default: ${DEFAULT-VALUE}).")
+    int blockPassages;
+
+    @Option(names = "--holdout-every", defaultValue = "" + BookSplit.DEFAULT_HOLDOUT_EVERY,
+        description = "Every this-many-th block of each book is held out (default: ${DEFAULT-VALUE}).")
+    int holdoutEvery;
+
     @Option(names = "--overwrite",
         description = "Replace an existing output directory, only if it is an earlier output of spark-attention.")
     boolean overwrite;
@@ -52,6 +75,21 @@ final class DemoCommand implements Callable<Integer> {
         if (pictures < 0) {
             throw new BadInputException("--pictures must be >= 0, got " + pictures);
         }
+        if (maxIter < 1) {
+            throw new BadInputException("--max-iter must be >= 1, got " + maxIter);
+        }
+        if (!(stepSize > 0) || Double.isInfinite(stepSize)) {
+            throw new BadInputException("--step-size must be a positive number, got " + stepSize);
+        }
+        if (!(miniBatchFraction > 0 && miniBatchFraction <= 1)) {
+            throw new BadInputException("--mini-batch-fraction must be in (0, 1], got " + miniBatchFraction);
+        }
+        if (blockPassages < 1) {
+            throw new BadInputException("--block-passages must be >= 1, got " + blockPassages);
+        }
+        if (holdoutEvery < 2) {
+            throw new BadInputException("--holdout-every must be >= 2, got " + holdoutEvery);
+        }
         String corpusDir = corpusDir();
         Path target = OutputGuard.of("--output", output.toString(), OutputKind.directory()).overwrite(overwrite)
             .input("--corpus", corpusDir).check();
@@ -60,6 +98,11 @@ final class DemoCommand implements Callable<Integer> {
         settings.heads = heads;
         settings.dim = dim;
         settings.pictures = pictures;
+        settings.maxIter = maxIter;
+        settings.stepSize = stepSize;
+        settings.miniBatchFraction = miniBatchFraction;
+        settings.blockPassages = blockPassages;
+        settings.holdoutEvery = holdoutEvery;
         // Everything goes to a hidden sibling first, swapped in when complete: a failed run leaves
         // the earlier output or nothing.
         settings.output = OutputSwap.sibling(target, "tmp");

@@ -2,22 +2,13 @@ package io.sparkattention.examples.demo;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.sparkattention.io.MultiHeadAttentionStateDict;
-import io.sparkattention.ml.MultiHeadAttention;
+import io.sparkattention.ml.AttentionClassificationModel;
 import io.sparkattention.ml.MultiHeadAttentionModel;
-import io.sparkattention.ml.SinusoidalPositionalEncoding;
-import io.sparkattention.viz.AttentionHeatmap;
-import io.sparkattention.viz.HeatmapPage;
-import io.sparkattention.viz.HeatmapRows;
-import org.apache.spark.ml.Pipeline;
 import org.apache.spark.ml.PipelineModel;
-import org.apache.spark.ml.PipelineStage;
-import org.apache.spark.ml.Transformer;
-import org.apache.spark.ml.feature.RegexTokenizer;
+import org.apache.spark.ml.feature.StringIndexerModel;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
-import org.apache.spark.sql.expressions.Window;
 import org.apache.spark.storage.StorageLevel;
 
 import java.io.IOException;
@@ -25,28 +16,40 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 
 import static org.apache.spark.sql.functions.col;
-import static org.apache.spark.sql.functions.row_number;
+import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.size;
-import static org.apache.spark.sql.functions.when;
 
 /**
- * The main job: a corpus of books → passages → tokens → Word2Vec token embeddings → sinusoidal
- * positions → multi-head self-attention → contextual token vectors and an attention-pooled vector
- * per passage, written as Parquet; then attention pictures for a few passages and the passages
- * nearest to one of them.
+ * The main job: which Jane Austen novel does a passage come from? A corpus of books → passages →
+ * tokens → a held-out split by blocks of consecutive passages → Word2Vec token vectors + sinusoidal
+ * positions → an attention classifier trained on Spark, compared on the held-out passages with
+ * the majority class, logistic regression on TF-IDF, and logistic regression on the mean of the
+ * same word + position vectors (the classifier without attention). Then the trained attention
+ * runs over every passage (contextual vectors and an attention-pooled vector per passage, written
+ * as Parquet), its heads are drawn for a few passages, and the passages nearest to one of them
+ * are listed.
  *
  * <p>Writes into {@code settings.output}: {@code passages.parquet/}, {@code model/} (the fitted
- * Spark ML PipelineModel), {@code similarity_heads.safetensors} (the attention weights, PyTorch
- * names), {@code pictures/*.png}, {@code attention.html} and {@code summary.json}.
+ * PipelineModel from text to predicted book), {@code attention_classifier.safetensors} (the
+ * classifier's PyTorch state_dict), {@code pictures/*.png}, {@code attention.html} and
+ * {@code summary.json}.
  */
 public final class AttentionDemo {
+
+    /**
+     * Adam steps of the attention classifier by default: with {@link #DEFAULT_MINI_BATCH_FRACTION}
+     * about seven passes over the training passages, sized to keep the whole demo within a few
+     * minutes on two cores.
+     */
+    public static final int DEFAULT_MAX_ITER = 150;
+    /** Adam's learning rate by default: a small network (about 17,000 parameters at E = 64) trains fast at 1e-2. */
+    public static final double DEFAULT_STEP_SIZE = 0.01;
+    /** Expected fraction of the training passages in each step by default: about 650 of 13,000. */
+    public static final double DEFAULT_MINI_BATCH_FRACTION = 0.05;
 
     /** What the demo runs on and where it writes. */
     public static final class Settings {
@@ -64,14 +67,21 @@ public final class AttentionDemo {
         public int pictures = 3;
         /** How many nearest passages to print. */
         public int nearest = 5;
-        /** Seed of Word2Vec. */
+        /** Seed of Word2Vec and of the classifier's initial weights and mini-batches. */
         public long seed = 42;
+        /** Consecutive passages per held-out block. */
+        public int blockPassages = BookSplit.DEFAULT_BLOCK_PASSAGES;
+        /** Every this-many-th block is held out. */
+        public int holdoutEvery = BookSplit.DEFAULT_HOLDOUT_EVERY;
+        /** Adam steps of the attention classifier. */
+        public int maxIter = DEFAULT_MAX_ITER;
+        /** Adam's learning rate. */
+        public double stepSize = DEFAULT_STEP_SIZE;
+        /** Expected fraction of the training passages in each step's mini-batch. */
+        public double miniBatchFraction = DEFAULT_MINI_BATCH_FRACTION;
     }
 
-    /** Heatmaps stay legible up to this many tokens per axis. */
-    static final int MAX_PICTURE_TOKENS = 28;
-    /** The passage the nearest-passages query starts from, when the corpus has it. */
-    static final String QUERY_PASSAGE = "It is a truth universally acknowledged";
+    private static final int PHASES = 12;
 
     private final SparkSession spark;
     private final PrintStream out;
@@ -83,9 +93,10 @@ public final class AttentionDemo {
 
     /** Runs the demo and returns its summary (also written as summary.json). */
     public ObjectNode run(Settings s) throws IOException {
-        Progress progress = new Progress(out, 7);
+        Progress progress = new Progress(out, PHASES);
         Path shown = s.publishedAs == null ? s.output : s.publishedAs;
         Files.createDirectories(s.output);
+        BookSplit split = new BookSplit(s.blockPassages, s.holdoutEvery);
 
         // (1) passages
         Dataset<Row> passages = Passages.read(spark, s.corpus).persist(StorageLevel.MEMORY_AND_DISK());
@@ -97,181 +108,143 @@ public final class AttentionDemo {
         long books = passages.select("book").distinct().count();
         progress.phase("passages", Progress.count(passageCount) + " passages from " + books + " books");
 
-        // (2) tokens
-        Dataset<Row> tokenized = new RegexTokenizer().setInputCol("text").setOutputCol("tokens")
-            .setPattern("[^\\p{L}\\p{N}']+").setToLowercase(true)
-            .transform(passages).where(size(col("tokens")).gt(0)).persist(StorageLevel.MEMORY_AND_DISK());
+        // (2) tokens, the label and the split
+        StringIndexerModel labels = BookModel.labels(passages);
+        Dataset<Row> tokenized = labels.transform(BookModel.tokenizer().transform(passages))
+            .where(size(col("tokens")).gt(0))
+            .withColumn("held_out", split.heldOut(col("passage")))
+            .persist(StorageLevel.MEMORY_AND_DISK());
         long tokenCount = tokenized.select(size(col("tokens")).cast("long").as("n")).groupBy().sum("n").first().getLong(0);
         progress.phase("tokenize", Progress.count(tokenCount) + " tokens");
 
-        // (3) fit: Word2Vec embeddings and the attention pipeline
-        Path weightsFile = s.output.resolve("similarity_heads.safetensors");
-        MultiHeadAttentionStateDict.write(weightsFile, SimilarityHeads.of(s.dim, s.heads), "",
-            Map.of("about", "spark-attention demo: identity projections (similarity heads)"));
-        Pipeline pipeline = new Pipeline().setStages(new PipelineStage[] {
-            new TokenEmbedding().setInputCol("tokens").setOutputCol("embeddings").setVectorSize(s.dim).setSeed(s.seed)
-                .setNormalize(true),
-            new SinusoidalPositionalEncoding().setInputCol("embeddings").setOutputCol("x").setAddToInput(true),
-            new MultiHeadAttention().setQueryCol("x").setNumHeads(s.heads).setInitialWeightsPath(weightsFile.toString())
-                .setOutputCol("contextual").setWeightsCol("attn_weights"),
-            new AttentionPooling().setInputCol("contextual").setWeightsCol("attn_weights").setOutputCol("pooled")});
-        PipelineModel model = pipeline.fit(tokenized);
-        model.write().overwrite().save(s.output.resolve("model").toString());
-        TokenEmbeddingModel embedding = (TokenEmbeddingModel) model.stages()[0];
-        progress.phase("fit", "Word2Vec: " + Progress.count(embedding.vocabularySize()) + " words × " + s.dim
-            + "; attention: " + s.heads + " heads of " + s.dim / s.heads + "; model saved");
+        // (3) split
+        Dataset<Row> training = tokenized.where(col("held_out").unary_$bang());
+        Dataset<Row> heldOut = tokenized.where(col("held_out"));
+        long trainingCount = training.count();
+        long heldOutCount = heldOut.count();
+        if (trainingCount == 0 || heldOutCount == 0) {
+            throw new IllegalArgumentException("the split (" + split.describe() + ") leaves " + trainingCount
+                + " training and " + heldOutCount + " held-out passages; both need at least one (corpus " + s.corpus
+                + ", --block-passages, --holdout-every)");
+        }
+        progress.phase("split", Progress.count(trainingCount) + " training, " + Progress.count(heldOutCount)
+            + " held-out passages (" + split.describe() + ")");
 
-        // (4) attention over every passage, written as Parquet
+        // (4) Word2Vec on the training passages, plus positions: the x every model after the tokens sees
+        TokenEmbeddingModel embedding = BookModel.embedding(training, s.dim, s.seed);
+        Dataset<Row> trainingX = BookModel.positions().transform(embedding.transform(training));
+        Dataset<Row> heldOutX = BookModel.positions().transform(embedding.transform(heldOut));
+        progress.phase("embed", "Word2Vec on the training passages: " + Progress.count(embedding.vocabularySize())
+            + " words × " + s.dim + ", plus sinusoidal positions");
+
+        // (5, 6) the comparison models
+        double majorityLabel = Baselines.majorityLabel(training);
+        double majority = Baselines.accuracy(heldOut.withColumn("prediction", lit(majorityLabel)));
+        double tfidf = Baselines.tfidfLogisticRegression(training, heldOut);
+        progress.phase("tf-idf", "majority class; logistic regression on TF-IDF (" + Baselines.TFIDF_FEATURES
+            + " hashed words)");
+        double meanVector = Baselines.meanEmbeddingLogisticRegression(trainingX, heldOutX);
+        progress.phase("mean-vec", "logistic regression on the mean word + position vector (" + s.dim + " features)");
+
+        // (7) the attention classifier
+        AttentionClassificationModel classifier = BookModel.train(trainingX, s);
+        double[] history = classifier.summary().objectiveHistory();
+        PipelineModel bookModel = BookModel.assemble(passages, labels, embedding, classifier);
+        bookModel.write().overwrite().save(s.output.resolve("model").toString());
+        classifier.exportPyTorch(s.output.resolve("attention_classifier.safetensors").toString());
+        progress.phase("train", String.format(Locale.ROOT, "AttentionClassifier, %d heads of %d: %d Adam steps "
+                + "(step size %s, mini-batches of %.0f%%), training loss %.3f → %.3f; model saved", s.heads,
+            s.dim / s.heads, classifier.summary().totalIterations(), s.stepSize, 100 * s.miniBatchFraction, history[0],
+            history[history.length - 1]));
+
+        // (8) the trained model over every passage, written as Parquet
         long attentionStart = System.nanoTime();
-        Dataset<Row> result = model.transform(tokenized)
-            .select("book", "passage", "text", "tokens", "contextual", "pooled");
+        MultiHeadAttentionModel attention = classifier.attention().setOutputCol("contextual")
+            .setWeightsCol("attn_weights");
+        Dataset<Row> applied = new AttentionPooling().setInputCol("contextual").setWeightsCol("attn_weights")
+            .setOutputCol("pooled").transform(attention.transform(bookModel.transform(tokenized.drop("tokens"))));
         String parquet = s.output.resolve("passages.parquet").toString();
-        result.write().mode("overwrite").parquet(parquet);
+        applied.select("book", "passage", "held_out", "text", "tokens", "predicted_book", "contextual", "attn_weights",
+                "pooled")
+            .write().mode("overwrite").parquet(parquet);
         double attentionSeconds = (System.nanoTime() - attentionStart) / 1e9;
         progress.phase("attend", Progress.count(passageCount) + " passages → " + shown.resolve("passages.parquet")
-            + String.format(Locale.ROOT,
-            " (%,.0f tokens/s)", tokenCount / attentionSeconds));
+            + String.format(Locale.ROOT, " (%,.0f tokens/s)", tokenCount / attentionSeconds));
 
-        // (5) pictures: per-head weights for a few short passages
-        List<Row> pictured = drawPictures(model, tokenized, s);
+        // (9) pictures: per-head weights of the trained attention for a few short passages
+        List<Row> pictured = s.pictures == 0 ? List.of()
+            : DemoPictures.draw(tokenized, bookModel, attention, s.pictures, s.output);
         progress.phase("pictures", pictured.size() + " passages → " + shown.resolve("pictures") + ", "
             + shown.resolve("attention.html"));
 
-        // (6) nearest passages by the pooled vectors
-        List<String> nearest = nearest(spark.read().parquet(parquet), s.nearest);
+        // (10) nearest passages by the pooled vectors
+        Dataset<Row> result = spark.read().parquet(parquet);
+        List<String> nearest = NearestPassages.of(result, s.nearest);
         progress.phase("nearest", "top " + s.nearest + " by cosine of the attention-pooled vectors");
         for (String line : nearest) {
             out.println("    " + line);
         }
 
-        // (7) summary
-        ObjectNode summary = new ObjectMapper().createObjectNode();
+        // (11) accuracy on the held-out passages
+        Dataset<Row> heldOutResult = result.where(col("held_out"));
+        double attentionAccuracy = heldOutResult.where(col("predicted_book").equalTo(col("book"))).count()
+            / (double) heldOutCount;
+        progress.phase("accuracy", Progress.count(heldOutCount) + " held-out passages, " + split.describe());
+        String majorityBook = pretty(labels.labelsArray()[0][(int) majorityLabel]);
+        out.printf(Locale.ROOT, "    %-62s %.3f%n", "majority class (" + majorityBook + ")", majority);
+        out.printf(Locale.ROOT, "    %-62s %.3f%n", "logistic regression on TF-IDF", tfidf);
+        out.printf(Locale.ROOT, "    %-62s %.3f%n", "logistic regression on the mean word + position vector",
+            meanVector);
+        out.printf(Locale.ROOT, "    %-62s %.3f%n", "attention classifier (" + s.heads + " heads, mean pooling)",
+            attentionAccuracy);
+
+        // (12) summary
+        ObjectMapper json = new ObjectMapper();
+        ObjectNode summary = json.createObjectNode();
         summary.put("passages", passageCount);
         summary.put("books", books);
         summary.put("tokens", tokenCount);
+        ObjectNode splitNode = summary.putObject("split");
+        splitNode.put("rule", split.describe());
+        splitNode.put("block_passages", s.blockPassages);
+        splitNode.put("holdout_every", s.holdoutEvery);
+        splitNode.put("training_passages", trainingCount);
+        splitNode.put("held_out_passages", heldOutCount);
+        ObjectNode accuracy = summary.putObject("accuracy");
+        accuracy.put("majority", majority);
+        accuracy.put("tfidf_logistic_regression", tfidf);
+        accuracy.put("mean_embedding_logistic_regression", meanVector);
+        accuracy.put("attention_classifier", attentionAccuracy);
+        ObjectNode train = summary.putObject("training");
+        train.put("solver", "adam");
+        train.put("max_iter", s.maxIter);
+        train.put("step_size", s.stepSize);
+        train.put("mini_batch_fraction", s.miniBatchFraction);
+        train.put("seed", s.seed);
+        train.put("first_loss", history[0]);
+        train.put("final_loss", history[history.length - 1]);
         summary.put("attention_seconds", round(attentionSeconds));
         summary.put("tokens_per_second", Math.round(tokenCount / attentionSeconds));
-        summary.put("total_seconds", round(progress.elapsedSeconds()));
+        summary.set("phase_seconds", progress.phaseSeconds(json));
         summary.put("heads", s.heads);
         summary.put("dim", s.dim);
         summary.put("output", shown.resolve("passages.parquet").toString());
         summary.put("model", shown.resolve("model").toString());
+        summary.put("pytorch", shown.resolve("attention_classifier.safetensors").toString());
         summary.put("pictures", shown.resolve("pictures").toString());
         summary.put("html", shown.resolve("attention.html").toString());
-        Files.writeString(s.output.resolve("summary.json"),
-            new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(summary), StandardCharsets.UTF_8);
         progress.phase("summary", shown.resolve("summary.json").toString());
-        out.printf(Locale.ROOT, "%nspark-attention demo: %,d passages, %,d tokens, %,.0f tokens/s through attention, "
-                + "%.1f s in all%n  output:   %s%n  pictures: %s%n  page:     %s%n", passageCount, tokenCount,
-            tokenCount / attentionSeconds, progress.elapsedSeconds(), shown.resolve("passages.parquet"),
+        summary.put("total_seconds", round(progress.elapsedSeconds()));
+        Files.writeString(s.output.resolve("summary.json"),
+            json.writerWithDefaultPrettyPrinter().writeValueAsString(summary), StandardCharsets.UTF_8);
+        out.printf(Locale.ROOT, "%nspark-attention demo: %,d passages, %,d tokens; held-out accuracy %.3f (attention) "
+                + "vs %.3f (TF-IDF), %.3f (mean vector), %.3f (majority); %.1f s in all%n  output:   %s%n  model:    %s%n"
+                + "  pictures: %s%n  page:     %s%n", passageCount, tokenCount, attentionAccuracy, tfidf, meanVector,
+            majority, progress.elapsedSeconds(), shown.resolve("passages.parquet"), shown.resolve("model"),
             shown.resolve("pictures"), shown.resolve("attention.html"));
         passages.unpersist();
         tokenized.unpersist();
         return summary;
-    }
-
-    /** Per-head pictures (PNG) and one HTML page for the first short passages of each book. */
-    private List<Row> drawPictures(PipelineModel model, Dataset<Row> tokenized, Settings s) throws IOException {
-        Dataset<Row> shortOnes = tokenized.where(size(col("tokens")).between(Passages.MIN_WORDS, MAX_PICTURE_TOKENS));
-        // The query passage when the corpus has it, then the first short passage of each book.
-        Dataset<Row> firstPerBook = shortOnes
-            .withColumn("rank", row_number().over(Window.partitionBy("book").orderBy(
-                when(col("text").startsWith(QUERY_PASSAGE), 0).otherwise(1), col("passage"))))
-            .where(col("rank").equalTo(1)).drop("rank")
-            .orderBy(when(col("text").startsWith(QUERY_PASSAGE), 0).otherwise(1), col("book"));
-        List<Row> chosen = firstPerBook.limit(s.pictures).collectAsList();
-        if (chosen.isEmpty()) {
-            return chosen;
-        }
-        // The same fitted stages, with one weights slice per head instead of the average.
-        Transformer[] stages = model.stages().clone();
-        MultiHeadAttentionModel attention = ((MultiHeadAttentionModel) stages[2]).copy(new org.apache.spark.ml.param.ParamMap());
-        attention.setAverageWeights(false);
-        Dataset<Row> picked = spark.createDataFrame(chosen, tokenized.schema());
-        Dataset<Row> x = stages[1].transform(stages[0].transform(picked));
-        List<Row> rows = attention.transform(x).orderBy("book", "passage").collectAsList();
-
-        Path dir = s.output.resolve("pictures");
-        Files.createDirectories(dir);
-        HeatmapPage page = HeatmapPage.titled("spark-attention demo: " + s.heads + " similarity heads over Jane Austen");
-        for (Row row : rows) {
-            String name = row.getString(row.fieldIndex("book")) + "-" + row.getInt(row.fieldIndex("passage"));
-            String title = pretty(row.getString(row.fieldIndex("book"))) + ", passage " + row.getInt(row.fieldIndex("passage"));
-            AttentionHeatmap heatmap = HeatmapRows.fromRow(row, "attn_weights", "tokens").title(title);
-            heatmap.writePng(dir.resolve(name + ".png"));
-            page = page.add(title, row.getString(row.fieldIndex("text")), heatmap);
-        }
-        page.write(s.output.resolve("attention.html"));
-        return rows;
-    }
-
-    /**
-     * The passages closest to the query passage by the cosine of their pooled vectors, centred on
-     * the corpus mean first: every passage shares the positional part of its vectors and the
-     * attention mass on common words, a component that would otherwise make all cosines near 1.
-     */
-    private static List<String> nearest(Dataset<Row> result, int k) {
-        List<Row> rows = result.select("book", "passage", "text", "pooled").where(col("pooled").isNotNull())
-            .collectAsList();
-        List<float[]> vectors = new ArrayList<>(rows.size());
-        double[] mean = null;
-        for (Row r : rows) {
-            float[] v = floats(r.getList(3));
-            vectors.add(v);
-            if (mean == null) {
-                mean = new double[v.length];
-            }
-            for (int i = 0; i < v.length; i++) {
-                mean[i] += v[i] / (double) rows.size();
-            }
-        }
-        for (float[] v : vectors) {
-            for (int i = 0; i < v.length; i++) {
-                v[i] -= (float) mean[i];
-            }
-        }
-        int queryIndex = 0;
-        for (int i = 0; i < rows.size(); i++) {
-            if (rows.get(i).getString(2).startsWith(QUERY_PASSAGE)) {
-                queryIndex = i;
-                break;
-            }
-        }
-        Row query = rows.get(queryIndex);
-        float[] q = vectors.get(queryIndex);
-        final int skip = queryIndex;
-        List<String> lines = new ArrayList<>();
-        lines.add("query: " + label(query));
-        java.util.stream.IntStream.range(0, rows.size())
-            .filter(i -> i != skip)
-            .mapToObj(i -> Map.entry(cosine(q, vectors.get(i)), rows.get(i)))
-            .sorted(Map.Entry.<Double, Row>comparingByKey(Comparator.reverseOrder()))
-            .limit(k)
-            .forEach(e -> lines.add(String.format(Locale.ROOT, "%.3f  %s", e.getKey(), label(e.getValue()))));
-        return lines;
-    }
-
-    private static String label(Row r) {
-        String text = r.getString(2);
-        return pretty(r.getString(0)) + " #" + r.getInt(1) + ": \"" + (text.length() > 90 ? text.substring(0, 87) + "..." : text) + "\"";
-    }
-
-    private static float[] floats(List<Object> list) {
-        float[] f = new float[list.size()];
-        for (int i = 0; i < f.length; i++) {
-            f[i] = ((Number) list.get(i)).floatValue();
-        }
-        return f;
-    }
-
-    private static double cosine(float[] a, float[] b) {
-        double dot = 0, na = 0, nb = 0;
-        for (int i = 0; i < a.length; i++) {
-            dot += (double) a[i] * b[i];
-            na += (double) a[i] * a[i];
-            nb += (double) b[i] * b[i];
-        }
-        return na == 0 || nb == 0 ? 0 : dot / Math.sqrt(na * nb);
     }
 
     /** "pride_and_prejudice" → "Pride and prejudice". */

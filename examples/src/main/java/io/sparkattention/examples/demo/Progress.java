@@ -1,7 +1,12 @@
 package io.sparkattention.examples.demo;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
 import java.io.PrintStream;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 
 /** One line per phase of a job: number, name, what it produced, how long it took. */
 final class Progress {
@@ -9,6 +14,7 @@ final class Progress {
     private final PrintStream out;
     private final int phases;
     private final long start = System.nanoTime();
+    private final Map<String, Double> seconds = new LinkedHashMap<>();
     private long phaseStart = start;
     private int done;
 
@@ -21,7 +27,9 @@ final class Progress {
     void phase(String name, String result) {
         long now = System.nanoTime();
         done++;
-        out.printf(Locale.ROOT, "[%d/%d] %-10s %s (%.1f s)%n", done, phases, name, result, (now - phaseStart) / 1e9);
+        double elapsed = (now - phaseStart) / 1e9;
+        seconds.put(name, elapsed);
+        out.printf(Locale.ROOT, "[%d/%d] %-10s %s (%.1f s)%n", done, phases, name, result, elapsed);
         out.flush();
         phaseStart = now;
     }
@@ -29,6 +37,13 @@ final class Progress {
     /** Seconds since the job started. */
     double elapsedSeconds() {
         return (System.nanoTime() - start) / 1e9;
+    }
+
+    /** The phases ended so far and their seconds (two decimals), in order. */
+    ObjectNode phaseSeconds(ObjectMapper json) {
+        ObjectNode node = json.createObjectNode();
+        seconds.forEach((name, s) -> node.put(name, Math.round(s * 100.0) / 100.0));
+        return node;
     }
 
     static String count(long n) {

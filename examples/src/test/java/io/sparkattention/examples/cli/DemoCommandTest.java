@@ -1,6 +1,13 @@
 package io.sparkattention.examples.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.sparkattention.ml.AttentionClassificationModel;
+import io.sparkattention.testing.SparkTestSession;
+import org.apache.spark.ml.PipelineModel;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -11,6 +18,7 @@ import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -41,21 +49,52 @@ class DemoCommandTest {
     }
 
     @Test
-    @DisplayName("the demo writes Parquet, a saved model, PNG pictures, an HTML page and a summary")
+    @DisplayName("the demo trains the classifier, scores four models on held-out blocks, and writes Parquet, the "
+        + "saved model, its PyTorch export, pictures of the trained heads, an HTML page and a summary")
     void endToEnd(@TempDir Path out) throws IOException {
         Path output = out.resolve("demo");
-        CommandLineRun run = CommandLineRun.of("demo", "--corpus", corpus.toString(), "--output", output.toString(),
-            "--master", Cli.MASTER, "--dim", "16", "--heads", "2", "--pictures", "2");
+        CommandLineRun run = CommandLineRun.of(demo(output, "--pictures", "2"));
         assertEquals(0, run.exitCode, run.err);
-        assertTrue(run.out.contains("[7/7] summary"), run.out);
+        assertTrue(run.out.contains("[12/12] summary"), run.out);
+        assertTrue(run.out.contains("per book, blocks of 1 consecutive passages; every 2nd block held out"), run.out);
         assertTrue(run.out.contains("query: First book #0: \"It is a truth universally acknowledged"), run.out);
+        for (String model : List.of("majority class", "logistic regression on TF-IDF",
+            "logistic regression on the mean word + position vector", "attention classifier")) {
+            assertTrue(run.outLines().stream().anyMatch(l -> l.trim().startsWith(model) && l.matches(".* [01]\\.\\d{3}")),
+                "one accuracy line for " + model + ":\n" + run.out);
+        }
 
         JsonNode summary = Cli.JSON.readTree(output.resolve("summary.json").toFile());
         assertEquals(7, summary.get("passages").asInt());
         assertEquals(2, summary.get("books").asInt());
+        // Blocks of one passage, every 2nd held out: passages 1 and 3 of the first book, 1 of the second.
+        assertEquals(4, summary.get("split").get("training_passages").asInt());
+        assertEquals(3, summary.get("split").get("held_out_passages").asInt());
+        JsonNode accuracy = summary.get("accuracy");
+        assertEquals(List.of("majority", "tfidf_logistic_regression", "mean_embedding_logistic_regression",
+            "attention_classifier"), fieldNames(accuracy));
+        accuracy.forEach(a -> assertTrue(a.isNumber() && a.asDouble() >= 0 && a.asDouble() <= 1, accuracy.toString()));
+        // Two training passages per book: the majority is the first book (the smaller label on a tie),
+        // right on 2 of the 3 held-out passages.
+        assertEquals(2.0 / 3, accuracy.get("majority").asDouble(), 1e-12);
+        assertEquals(3, summary.get("training").get("max_iter").asInt());
         assertEquals(output.resolve("passages.parquet").toString(), summary.get("output").asText());
+
+        assertEquals(List.of("book", "passage", "held_out", "text", "tokens", "predicted_book", "contextual",
+            "attn_weights", "pooled"), List.of(SparkTestSession.get().read()
+            .parquet(output.resolve("passages.parquet").toString()).columns()), "the heatmap command reads attn_weights");
         assertTrue(Files.isDirectory(output.resolve("model").resolve("stages")));
-        assertTrue(Files.isRegularFile(output.resolve("similarity_heads.safetensors")));
+        PipelineModel model = PipelineModel.load(output.resolve("model").toString());
+        StructType text = new StructType().add("text", DataTypes.StringType);
+        List<Row> predicted = model.transform(SparkTestSession.get().createDataFrame(
+            List.of(RowFactory.create("Emma Woodhouse handsome clever and rich")), text)).collectAsList();
+        assertTrue(List.of("first_book", "second_book").contains(predicted.get(0).getAs("predicted_book")),
+            "the saved model reads text and names a book: " + predicted);
+        AttentionClassificationModel exported = AttentionClassificationModel.fromSafeTensors(
+            output.resolve("attention_classifier.safetensors").toString(), 2, false, true, "mean");
+        assertEquals(2, exported.numClasses());
+        assertEquals(16, exported.numFeatures());
+
         List<Path> pictures;
         try (Stream<Path> files = Files.list(output.resolve("pictures"))) {
             pictures = files.sorted().collect(Collectors.toList());
@@ -65,6 +104,7 @@ class DemoCommandTest {
         assertNotNull(image);
         String html = Files.readString(output.resolve("attention.html"));
         assertTrue(html.contains("<svg") && html.contains("universally"), "the page shows the passage and its heatmap");
+        assertTrue(html.contains("trained heads"), "the page says the heads are the trained ones");
         try (Stream<Path> siblings = Files.list(out)) {
             assertEquals(List.of(output), siblings.collect(Collectors.toList()), "no staging directory left behind");
         }
@@ -74,9 +114,20 @@ class DemoCommandTest {
         // A rerun replaces the earlier demo output with --overwrite, and only with it.
         assertBad(List.of("demo", "--corpus", corpus.toString(), "--output", output.toString(), "--pictures", "0"),
             "--output " + output + " already exists (--overwrite replaces an earlier output of spark-attention)");
-        assertEquals(0, CommandLineRun.of("demo", "--corpus", corpus.toString(), "--output", output.toString(),
-            "--master", Cli.MASTER, "--dim", "16", "--heads", "2", "--pictures", "0", "--overwrite").exitCode);
+        assertEquals(0, CommandLineRun.of(demo(output, "--pictures", "0", "--overwrite")).exitCode);
         assertFalse(Files.exists(output.resolve("pictures")), "nothing of the earlier output is left");
+    }
+
+    @Test
+    @DisplayName("a split that holds out no passage fails naming the split and its options, and leaves no output")
+    void emptySplit(@TempDir Path out) {
+        Path output = out.resolve("o");
+        CommandLineRun run = CommandLineRun.of("demo", "--corpus", corpus.toString(), "--output", output.toString(),
+            "--master", Cli.MASTER, "--dim", "16", "--heads", "2", "--max-iter", "1");
+        assertEquals(2, run.exitCode, run.err);
+        assertTrue(run.errorLines().get(0).contains("leaves 7 training and 0 held-out passages")
+            && run.errorLines().get(0).contains("--block-passages"), run.err);
+        assertFalse(Files.exists(output));
     }
 
     @Test
@@ -101,7 +152,32 @@ class DemoCommandTest {
             "directory " + out.resolve("missing") + " does not exist (create it first)");
         assertBad(List.of("demo", "--corpus", corpus.toString(), "--heads", "3", "--output", out.resolve("o").toString()),
             "--heads (3) must divide --dim (64)");
+        assertBad(List.of("demo", "--corpus", corpus.toString(), "--max-iter", "0", "--output", out.resolve("o").toString()),
+            "--max-iter must be >= 1, got 0");
+        assertBad(List.of("demo", "--corpus", corpus.toString(), "--step-size", "-1", "--output", out.resolve("o").toString()),
+            "--step-size must be a positive number, got -1.0");
+        assertBad(List.of("demo", "--corpus", corpus.toString(), "--mini-batch-fraction", "1.5", "--output",
+            out.resolve("o").toString()), "--mini-batch-fraction must be in (0, 1], got 1.5");
+        assertBad(List.of("demo", "--corpus", corpus.toString(), "--block-passages", "0", "--output",
+            out.resolve("o").toString()), "--block-passages must be >= 1, got 0");
+        assertBad(List.of("demo", "--corpus", corpus.toString(), "--holdout-every", "1", "--output",
+            out.resolve("o").toString()), "--holdout-every must be >= 2, got 1");
         assertFalse(Files.exists(out.resolve("o")));
+    }
+
+    /** A small, fast demo on the two-book corpus: blocks of one passage, every 2nd held out, three steps. */
+    private static String[] demo(Path output, String... more) {
+        List<String> args = new ArrayList<>(List.of("demo", "--corpus", corpus.toString(), "--output", output.toString(),
+            "--master", Cli.MASTER, "--dim", "16", "--heads", "2", "--block-passages", "1", "--holdout-every", "2",
+            "--max-iter", "3", "--mini-batch-fraction", "1"));
+        args.addAll(List.of(more));
+        return args.toArray(new String[0]);
+    }
+
+    private static List<String> fieldNames(JsonNode node) {
+        List<String> names = new ArrayList<>();
+        node.fieldNames().forEachRemaining(names::add);
+        return names;
     }
 
     private static void assertBad(List<String> args, String expected) {

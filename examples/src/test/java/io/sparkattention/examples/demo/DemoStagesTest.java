@@ -23,7 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-/** The demo's own stages: token lookup and attention pooling. */
+/** The demo's own stages: token lookup, attention pooling, the held-out split and the mean-vector feature. */
 class DemoStagesTest {
 
     private static final StructType TOKENS = new StructType().add("id", DataTypes.IntegerType)
@@ -80,6 +80,40 @@ class DemoStagesTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
             () -> new AttentionPooling().setInputCol("h").setWeightsCol("nope").transformSchema(schema));
         assertEquals("column nope (weightsCol) does not exist", e.getMessage());
+    }
+
+    @Test
+    @DisplayName("BookSplit holds out every k-th block of n consecutive passages, the same as a column and as a number")
+    void bookSplit() {
+        BookSplit split = new BookSplit(3, 4);
+        StructType schema = new StructType().add("book", DataTypes.StringType).add("passage", DataTypes.IntegerType);
+        List<Row> passages = new java.util.ArrayList<>();
+        for (int p = 0; p < 30; p++) {
+            passages.add(RowFactory.create("b", p));
+        }
+        List<Row> heldOut = split.heldOut(spark.createDataFrame(passages, schema)).orderBy("passage").collectAsList();
+        List<Integer> numbers = heldOut.stream().map(r -> r.getInt(1)).collect(java.util.stream.Collectors.toList());
+        // Blocks [0,3) [3,6) [6,9) [9,12) ...: the 4th of every 4 is held out.
+        assertEquals(List.of(9, 10, 11, 21, 22, 23), numbers);
+        for (int p = 0; p < 30; p++) {
+            assertEquals(numbers.contains(p), split.heldOut(p), "passage " + p);
+        }
+        assertEquals(24, split.training(spark.createDataFrame(passages, schema)).count());
+        assertEquals("per book, blocks of 3 consecutive passages; every 4th block held out", split.describe());
+        assertEquals("per book, blocks of 1 consecutive passages; every 2nd block held out", new BookSplit(1, 2).describe());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new BookSplit(5, 1));
+        assertEquals("holdoutEvery must be >= 2, got 1", e.getMessage());
+    }
+
+    @Test
+    @DisplayName("the mean-vector baseline's feature is the mean of a sequence's rows, in double")
+    void meanRow() {
+        StructType schema = new StructType()
+            .add("x", DataTypes.createArrayType(DataTypes.createArrayType(DataTypes.FloatType)));
+        float[][] x = {{1, 2}, {3, -4}, {0.5f, 0}};
+        Row out = spark.createDataFrame(List.of(RowFactory.create((Object) x)), schema)
+            .select(Baselines.meanRow(org.apache.spark.sql.functions.col("x"))).first();
+        assertArrayEquals(new double[] {1.5, -2.0 / 3}, ((org.apache.spark.ml.linalg.Vector) out.get(0)).toArray(), 1e-12);
     }
 
     private static List<Object> list(Object seq) {
