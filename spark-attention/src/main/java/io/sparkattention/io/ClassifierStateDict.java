@@ -11,7 +11,7 @@ import java.util.Objects;
 
 /**
  * Maps the state_dict of the reference {@code AttentionClassifier} module
- * ({@code ../shared/fixtures/make_training_fixtures.py}), saved as safetensors, onto the flat
+ * ({@code spark-attention/src/test/resources/fixtures/training/make_training_fixtures.py}), saved as safetensors, onto the flat
  * parameter vector of {@link io.sparkattention.nn.AttentionClassifierNetwork} and back.
  *
  * <p>PyTorch's names, with {@code E = embed_dim} and {@code K} classes:

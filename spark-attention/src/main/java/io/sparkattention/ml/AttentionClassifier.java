@@ -25,7 +25,7 @@ import java.io.UncheckedIOException;
 
 /**
  * Trains an attention classifier data-parallel on Spark: PyTorch's reference module
- * ({@code AttentionClassifier} in {@code shared/fixtures/make_training_fixtures.py}),
+ * ({@code AttentionClassifier} in {@code spark-attention/src/test/resources/fixtures/training/make_training_fixtures.py}),
  * <pre>
  *   a      = MultiheadAttention(E, numHeads)(x, x, x)   self-attention over the row's valid tokens
  *   h      = x + a  (residual)   or   a
