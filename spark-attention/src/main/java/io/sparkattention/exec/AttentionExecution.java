@@ -109,7 +109,7 @@ public final class AttentionExecution {
             columns.add(withStruct.col(quote(name)));
         }
         for (StructField field : job.outputStruct().fields()) {
-            columns.add(withStruct.col(quote(tmp)).getField(field.name()).as(field.name()));
+            columns.add(withStruct.col(quote(tmp)).getField(field.name()).as(field.name(), field.metadata()));
         }
         return withStruct.select(columns.toArray(new Column[0]));
     }

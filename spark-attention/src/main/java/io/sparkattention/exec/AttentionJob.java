@@ -43,6 +43,19 @@ public interface AttentionJob extends Serializable {
         return queryColumn();
     }
 
+    /**
+     * Values per position when the query column is flat (its outer length is then L times this),
+     * 0 when it is nested (its outer length is L). For {@link Strategy#AUTO}. Default 0.
+     */
+    default int queryPositionWidth() {
+        return 0;
+    }
+
+    /** As {@link #queryPositionWidth()}, for the key column. Default 0. */
+    default int keyPositionWidth() {
+        return 0;
+    }
+
     /** Attention heads per row (for {@link Strategy#AUTO}'s estimates). Default 1. */
     default int numHeads() {
         return 1;

@@ -8,6 +8,7 @@ import static org.apache.spark.sql.functions.coalesce;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.count;
 import static org.apache.spark.sql.functions.countDistinct;
+import static org.apache.spark.sql.functions.floor;
 import static org.apache.spark.sql.functions.greatest;
 import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.max;
@@ -67,8 +68,8 @@ public final class WorkloadStats {
      * columns (the matrices themselves are not decoded).
      */
     public static WorkloadStats measure(Dataset<Row> df, AttentionJob job) {
-        Column queryLength = length(df, job.queryColumn());
-        Column keyLength = length(df, job.keyColumn());
+        Column queryLength = length(df, job.queryColumn(), job.queryPositionWidth());
+        Column keyLength = length(df, job.keyColumn(), job.keyPositionWidth());
         Row r = df.select(queryLength.as("l"), keyLength.as("s"), spark_partition_id().as("p"),
                 col(AttentionExecution.quote(job.queryColumn())).isNotNull().as("present"))
             .where(col("present"))
@@ -84,9 +85,13 @@ public final class WorkloadStats {
             r.getDouble(2), r.getInt(3), r.getInt(4));
     }
 
-    /** Rows of a matrix column: its outer array size, 0 for null. */
-    private static Column length(Dataset<Row> df, String column) {
-        return greatest(coalesce(size(df.col(AttentionExecution.quote(column))), lit(0)), lit(0));
+    /**
+     * Positions of a sequence column: its outer array size (divided by {@code width} when the
+     * column is flat, {@code width} > 0), 0 for null.
+     */
+    private static Column length(Dataset<Row> df, String column, int width) {
+        Column size = greatest(coalesce(size(df.col(AttentionExecution.quote(column))), lit(0)), lit(0));
+        return width > 0 ? floor(size.divide(width)).cast("int") : size;
     }
 
     public long rows() {

@@ -47,9 +47,12 @@ final class AttentionParamSet implements Serializable {
     final IntParam blockSize;
     final Param<String> handleInvalid;
     final Param<String> strategy;
+    final IntParam sequenceWidth;
+    final Param<String> outputLayout;
 
     AttentionParamSet(Params owner) {
-        queryCol = new Param<>(owner, "queryCol", "query column: array<array<float|double>> or array<vector>, L×E");
+        queryCol = new Param<>(owner, "queryCol",
+            "query column: array<array<float|double>> or array<vector>, L×E, or flat array<float|double>, L·E");
         keyCol = new Param<>(owner, "keyCol", "key column (S×kdim); empty: the query column (self-attention)");
         valueCol = new Param<>(owner, "valueCol", "value column (S×vdim); empty: the key column");
         keyLengthCol = new Param<>(owner, "keyLengthCol",
@@ -88,6 +91,13 @@ final class AttentionParamSet implements Serializable {
             "how work is laid out on Spark: auto, batch (whole rows), head ((row, head) units) or sequence "
                 + "((row, head, query block, key block) units)", ParamValidators.inArray(STRATEGIES));
 
+        sequenceWidth = new IntParam(owner, "sequenceWidth",
+            "values per position of flat array<float> query/key/value columns whose metadata gives none; 0: none",
+            ParamValidators.gtEq(0));
+        outputLayout = new Param<>(owner, "outputLayout",
+            "output column layout: nested (array<array<float>>), flat (array<float>, L*W values) or auto (flat "
+                + "when the query column is flat)", ParamValidators.inArray(SequenceLayoutParams.OUTPUT_LAYOUTS));
+
         owner.setDefault(queryCol, "query");
         owner.setDefault(keyCol, "");
         owner.setDefault(valueCol, "");
@@ -107,5 +117,7 @@ final class AttentionParamSet implements Serializable {
         owner.setDefault(blockSize, 0);
         owner.setDefault(handleInvalid, "error");
         owner.setDefault(strategy, "auto");
+        owner.setDefault(sequenceWidth, 0);
+        owner.setDefault(outputLayout, "auto");
     }
 }

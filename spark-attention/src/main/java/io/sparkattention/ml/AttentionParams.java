@@ -19,14 +19,7 @@ import java.util.Locale;
  *
  * @param <T> the stage type, returned by the setters
  */
-public interface AttentionParams<T extends AttentionParams<T>> extends Params {
-
-    /**
-     * The stage's Param objects (internal; not a Param itself, so Spark does not list it).
-     *
-     * @return the param objects, created with the stage
-     */
-    AttentionParamSet attentionParamSet();
+public interface AttentionParams<T extends AttentionParams<T>> extends SequenceLayoutParams<T> {
 
     @SuppressWarnings("unchecked")
     private T self() {

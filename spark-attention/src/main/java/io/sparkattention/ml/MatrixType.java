@@ -11,7 +11,6 @@ import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.unsafe.Platform;
 
-import java.io.Serializable;
 
 /**
  * How a matrix column is stored, and how one row's value becomes a row-major float32 matrix.
@@ -20,7 +19,7 @@ import java.io.Serializable;
  * {@code array<vector>} (MLlib's {@code VectorUDT}, dense or sparse). Rows of one matrix must all
  * have the same length; different DataFrame rows may differ in both dimensions.
  */
-enum MatrixType implements Serializable {
+enum MatrixType implements SequenceDecoder {
     FLOAT, DOUBLE, VECTOR;
 
     /** The description used in schema errors. */
@@ -66,8 +65,15 @@ enum MatrixType implements Serializable {
      * @throws RowDataException when a row is null, ragged, or holds a null element or (with
      *                          {@code finite}) a NaN or ±∞
      */
-    Matrix decode(ArrayData value, String column, boolean finite) {
+    @Override
+    public Matrix decode(ArrayData value, String column, boolean finite) {
         return decode(value, column, finite, KEEP_HINT);
+    }
+
+    /** -1: each row's nested value carries its own width. */
+    @Override
+    public int fixedWidth() {
+        return -1;
     }
 
     /**

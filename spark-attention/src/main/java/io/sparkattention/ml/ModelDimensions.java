@@ -33,11 +33,17 @@ final class ModelDimensions {
         this.vdim = vdim;
     }
 
-    static ModelDimensions resolve(Dataset<?> dataset, String query, String key, String value) {
-        int e = width(dataset, query);
-        int k = key.equals(query) ? e : width(dataset, key);
-        int v = value.equals(key) ? k : value.equals(query) ? e : width(dataset, value);
-        return new ModelDimensions(query, key, value, e, k, v);
+    /** The widths of {@code columns}: a flat column's own width, a nested one's first non-empty row's. */
+    static ModelDimensions resolve(Dataset<?> dataset, StageJob.StageColumns columns) {
+        int e = width(dataset, columns.query);
+        int k = columns.key == columns.query ? e : width(dataset, columns.key);
+        int v = columns.value == columns.key ? k : columns.value == columns.query ? e : width(dataset, columns.value);
+        return new ModelDimensions(columns.query.name, columns.key.name, columns.value.name, e, k, v);
+    }
+
+    private static int width(Dataset<?> dataset, StageJob.StageColumns.Input input) {
+        int fixed = input.type.fixedWidth();
+        return fixed >= 1 ? fixed : width(dataset, input.name);
     }
 
     /** Values per row of the column's first non-empty matrix, or -1 when there is none. */

@@ -206,10 +206,13 @@ public final class MultiHeadAttention extends Estimator<MultiHeadAttentionModel>
         return this;
     }
 
+    /** A projecting layer whose widths come from the data (no weights yet). */
+    private static final int[] UNKNOWN_WIDTHS = {-1, -1, -1};
+
     @Override
     public StructType transformSchema(StructType schema) {
         checkNoGroupedQuery(this);
-        return StageSchema.transformSchema(this, schema);
+        return StageSchema.transformSchema(this, schema, UNKNOWN_WIDTHS);
     }
 
     /** PyTorch's module has as many key/value heads as query heads. */
@@ -229,7 +232,8 @@ public final class MultiHeadAttention extends Estimator<MultiHeadAttentionModel>
     @Override
     public MultiHeadAttentionModel fit(Dataset<?> dataset) {
         transformSchema(dataset.schema(), true);
-        ModelDimensions data = ModelDimensions.resolve(dataset, getQueryCol(), effectiveKeyCol(), effectiveValueCol());
+        ModelDimensions data = ModelDimensions.resolve(dataset,
+            StageSchema.columns(this, dataset.schema(), UNKNOWN_WIDTHS));
         MultiHeadAttentionWeights weights;
         if (getInitialWeightsPath().isEmpty()) {
             data.requireAll();

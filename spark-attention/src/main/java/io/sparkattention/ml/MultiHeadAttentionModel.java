@@ -183,7 +183,7 @@ public final class MultiHeadAttentionModel extends Model<MultiHeadAttentionModel
                 + "which have " + weights.numHeads() + " heads");
         }
         MultiHeadAttention.checkNoGroupedQuery(this);
-        return StageSchema.transformSchema(this, schema);
+        return StageSchema.transformSchema(this, schema, layerWidths());
     }
 
     @Override
@@ -191,13 +191,18 @@ public final class MultiHeadAttentionModel extends Model<MultiHeadAttentionModel
         StructType schema = dataset.schema();
         transformSchema(schema, true);
         AttentionSpec spec = attentionSpec();
-        StageJob.StageColumns columns = StageSchema.columns(this, schema);
+        StageJob.StageColumns columns = StageSchema.columns(this, schema, layerWidths());
         Broadcast<MultiHeadAttentionWeights> shipped =
             JavaSparkContext.fromSparkContext(dataset.sparkSession().sparkContext()).broadcast(weights);
         LayerSource source = new WeightsSource(shipped, spec, columns.query.name, columns.key.name, columns.value.name);
         StageJob job = new StageJob(columns, source, spec, getNumHeads(), weightsMode(),
-            "keep".equals(getHandleInvalid()), StageSchema.outputStruct(this));
+            "keep".equals(getHandleInvalid()), StageSchema.outputStruct(this, columns, layerWidths()));
         return AttentionExecution.transform(dataset, job, Strategy.parse(getStrategy()));
+    }
+
+    /** The widths the weights take: embed_dim (query), kdim (key), vdim (value). */
+    private int[] layerWidths() {
+        return new int[] {weights.embedDim(), weights.kdim(), weights.vdim()};
     }
 
     @Override

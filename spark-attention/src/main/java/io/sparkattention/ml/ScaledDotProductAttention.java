@@ -78,9 +78,10 @@ public final class ScaledDotProductAttention extends Transformer
         StructType schema = dataset.schema();
         transformSchema(schema, true);
         AttentionSpec spec = attentionSpec();
-        StageJob job = new StageJob(StageSchema.columns(this, schema),
-            new ScaledDotProductSource(spec, getNumHeads(), effectiveNumKvHeads()), spec, getNumHeads(),
-            weightsMode(), "keep".equals(getHandleInvalid()), StageSchema.outputStruct(this));
+        StageJob.StageColumns columns = StageSchema.columns(this, schema);
+        StageJob job = new StageJob(columns, new ScaledDotProductSource(spec, getNumHeads(), effectiveNumKvHeads()),
+            spec, getNumHeads(), weightsMode(), "keep".equals(getHandleInvalid()),
+            StageSchema.outputStruct(this, columns, null));
         return AttentionExecution.transform(dataset, job, Strategy.parse(getStrategy()));
     }
 

@@ -32,6 +32,8 @@ final class StageJob implements AttentionJob {
     private final boolean keepInvalid;
     private final StructType outputStruct;
     private final FlashAttention kernel;
+    /** The output's layout, as {@code outputStruct} declares it: flat {@code array<float>} or nested. */
+    private final boolean flatOutput;
 
     StageJob(StageColumns columns, LayerSource source, AttentionSpec spec, int numHeads, WeightsMode weightsMode,
              boolean keepInvalid, StructType outputStruct) {
@@ -42,6 +44,7 @@ final class StageJob implements AttentionJob {
         this.weightsMode = weightsMode;
         this.keepInvalid = keepInvalid;
         this.outputStruct = outputStruct;
+        this.flatOutput = outputStruct.fields()[0].dataType().equals(FlatSequence.OUTPUT);
     }
 
     @Override
@@ -57,6 +60,16 @@ final class StageJob implements AttentionJob {
     @Override
     public String keyColumn() {
         return columns.key.name;
+    }
+
+    @Override
+    public int queryPositionWidth() {
+        return Math.max(0, columns.query.type.fixedWidth());
+    }
+
+    @Override
+    public int keyPositionWidth() {
+        return Math.max(0, columns.key.type.fixedWidth());
     }
 
     @Override
@@ -142,7 +155,8 @@ final class StageJob implements AttentionJob {
         int L = shape.queryLength(), S = shape.keyLength();
         int width = L == 0 ? 0 : output.length / L;
         Object[] fields = new Object[outputStruct.size()];
-        fields[0] = CatalystMatrices.matrix(output, 0, L, width);
+        fields[0] = flatOutput ? FlatSequence.encode(output, 0, output.length)
+            : CatalystMatrices.matrix(output, 0, L, width);
         if (weightsMode == WeightsMode.AVERAGED) {
             fields[1] = CatalystMatrices.matrix(weights, 0, L, S);
         } else if (weightsMode == WeightsMode.PER_HEAD) {
@@ -161,9 +175,9 @@ final class StageJob implements AttentionJob {
             private static final long serialVersionUID = 1L;
             final String name;
             final int index;
-            final MatrixType type;
+            final SequenceDecoder type;
 
-            Input(String name, int index, MatrixType type) {
+            Input(String name, int index, SequenceDecoder type) {
                 this.name = name;
                 this.index = index;
                 this.type = type;
@@ -181,8 +195,8 @@ final class StageJob implements AttentionJob {
         final String rowId;
         private final List<String> names = new ArrayList<>();
 
-        StageColumns(String query, MatrixType queryType, String key, MatrixType keyType, String value,
-                     MatrixType valueType, String keyLength, PlaneColumn mask, PlaneColumn bias, String rowId) {
+        StageColumns(String query, SequenceDecoder queryType, String key, SequenceDecoder keyType, String value,
+                     SequenceDecoder valueType, String keyLength, PlaneColumn mask, PlaneColumn bias, String rowId) {
             this.query = add(query, queryType);
             this.key = key.equals(query) ? this.query : add(key, keyType);
             this.value = value.equals(key) ? this.key : value.equals(query) ? this.query : add(value, valueType);
@@ -194,7 +208,7 @@ final class StageJob implements AttentionJob {
             this.rowId = rowId;
         }
 
-        private Input add(String name, MatrixType type) {
+        private Input add(String name, SequenceDecoder type) {
             names.add(name);
             return new Input(name, names.size() - 1, type);
         }

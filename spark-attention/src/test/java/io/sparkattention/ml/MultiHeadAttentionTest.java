@@ -221,7 +221,7 @@ class MultiHeadAttentionTest {
         StructType schema = new StructType().add("query", DataTypes.StringType).add("x", FLOAT_MATRIX);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> model.transformSchema(schema));
         assertEquals("column query (queryCol): expected array<array<float>>, array<array<double>> or array<vector>, "
-            + "found string", e.getMessage());
+            + "or a flat array<float|double> of L·W values, found string", e.getMessage());
         e = assertThrows(IllegalArgumentException.class,
             () -> model.copy(new org.apache.spark.ml.param.ParamMap()).setQueryCol("x").setKeyCol("k")
                 .transformSchema(schema));

@@ -172,7 +172,7 @@ class ScaledDotProductAttentionTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
             () -> new ScaledDotProductAttention().transformSchema(schema));
         assertEquals("column query (queryCol): expected array<array<float>>, array<array<double>> or array<vector>, "
-            + "found string", e.getMessage());
+            + "or a flat array<float|double> of L·W values, found string", e.getMessage());
         e = assertThrows(IllegalArgumentException.class,
             () -> new ScaledDotProductAttention().setQueryCol("missing").transformSchema(schema));
         assertTrue(e.getMessage().startsWith("column missing (queryCol) does not exist"), e.getMessage());

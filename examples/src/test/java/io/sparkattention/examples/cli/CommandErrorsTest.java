@@ -99,7 +99,8 @@ class CommandErrorsTest {
     @DisplayName("a query of the wrong type names the column, the expected and the found type")
     void wrongType() {
         assertBadInput(apply(input("{\"query\":\"hello\"}")),
-            "column query (queryCol): expected array<array<float>>, array<array<double>> or array<vector>, found string");
+            "column query (queryCol): expected array<array<float>>, array<array<double>> or array<vector>, "
+                + "or a flat array<float|double> of L·W values, found string");
     }
 
     @Test
