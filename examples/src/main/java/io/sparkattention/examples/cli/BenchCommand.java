@@ -27,6 +27,8 @@ import java.util.concurrent.Callable;
         "With --backward, the backward kernel beside the forward (mode \"backward\", gflops counting 2.5x the "
             + "forward's flops, vs_forward); with --train, training through Spark (mode \"train\", tokens_per_s).",
         "With --peer ort, ONNX Runtime's MultiHeadAttention runs the same shapes in the same JVM (mode \"ort\").",
+        "With --layer, a whole multi-head layer (--embed-dim, --num-heads, --rows) beside the kernel, or through Spark "
+            + "with --spark (modes \"layer\", \"spark_layer\", \"ort_layer\").",
         "Several contenders (--peer) run round-robin, repetition by repetition, on the same data.",
         "The lab's own flags (--tile-ops, --block-q, --block-k, --compare-causal, --compare-kernel) are hidden here "
             + "and documented in BENCHMARKS.md."})
@@ -74,6 +76,10 @@ final class BenchCommand implements Callable<Integer> {
     @picocli.CommandLine.Mixin
     TrainBenchOptions trainOptions = new TrainBenchOptions();
 
+    /** {@code --layer}: the whole multi-head layer, in this JVM or through Spark. */
+    @picocli.CommandLine.Mixin
+    LayerBenchOptions layerOptions = new LayerBenchOptions();
+
     @Spec
     CommandSpec spec;
 
@@ -97,6 +103,9 @@ final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        if (layerOptions.layer) {
+            return layerOptions.run(this, spec.commandLine().getParseResult());
+        }
         if (trainOptions.train) {
             return trainOptions.run(this, spec.commandLine().getParseResult());
         }

@@ -34,7 +34,8 @@ final class SparkBenchOptions {
 
     @Option(names = "--rows", defaultValue = "1", paramLabel = "R",
         description = {"With --spark: rows (sequences) of n×(BH·d) each, so R·BH heads in all "
-            + "(default ${DEFAULT-VALUE}). Compare with the kernel mode's --batch-heads R·BH."})
+            + "(default ${DEFAULT-VALUE}). Compare with the kernel mode's --batch-heads R·BH. With --layer: rows of "
+            + "n×E, with or without --spark."})
     int rows;
 
     @Option(names = "--partitions", paramLabel = "P",
