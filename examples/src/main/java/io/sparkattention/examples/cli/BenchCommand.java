@@ -98,7 +98,7 @@ final class BenchCommand implements Callable<Integer> {
         description = "Also time a peer on the same shapes in this JVM, after the kernel at each length: ort "
             + "(ONNX Runtime's MultiHeadAttention, mha.onnx or mha_causal.onnx; needs --head-dim 64 and "
             + "--batch-heads a multiple of 16); fma (the machine's fp32 FMA rate in the same seconds, mode \"fma\"; "
-            + "needs the Vector API). Not with --spark.")
+            + "needs the Vector API). Not with --spark, except with --layer (ort: the whole layer as one ONNX graph).")
     List<String> peers = new ArrayList<>();
 
     @Override
