@@ -37,6 +37,7 @@ public final class SparkBenchmark {
     static final long SEED = 42;
     /** Length of the untimed warm-up run (started executors, loaded classes, compiled hot loops). */
     static final int WARMUP_LENGTH = 1024;
+
     private final SparkSession spark;
     private final Strategy strategy;
     private final int rows;
