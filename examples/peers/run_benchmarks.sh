@@ -65,6 +65,22 @@ for shape in 64,4,100,256 768,12,128,32 64,4,512,32; do
     echo "no PyTorch (python3-torch): no torch-train line for $shape" | tee -a "$out/session.log" >&2
   fi
 done
+log "whole layer (128×768 / 12 heads, 512 rows; 100×64 / 4 heads, 8192 rows): the stage (local[2]) with the raw layer"\
+" and ONNX Runtime's layer on the same rows; the raw layer beside the kernel at n = 1024; PyTorch's forward"
+: > "$out/layer.jsonl"
+for shape in 768,12,128,512 64,4,100,8192; do
+  IFS=, read -r e h n r <<< "$shape"
+  JAVA_OPTS=-Xmx6g "$bench" bench --layer --spark --master 'local[2]' --strategy batch --embed-dim "$e" --num-heads "$h" \
+    --seq-len "$n" --rows "$r" --partitions 16 --cache-input --repeat 7 --compare-kernel --peer ort >> "$out/layer.jsonl"
+  JAVA_OPTS=-Xmx6g "$bench" bench --layer --embed-dim "$e" --num-heads "$h" --seq-len "$n" --rows "$r" --threads 2 \
+    --repeat 7 --peer ort >> "$out/layer.jsonl"
+  if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
+    /usr/bin/python3 "$here/torch_layer.py" --embed-dim "$e" --num-heads "$h" --seq-len "$n" --rows "$r" --threads 2 \
+      --repeat 7 >> "$out/layer.jsonl"
+  else
+    echo "no PyTorch (python3-torch): no torch_layer line for $shape" | tee -a "$out/session.log" >&2
+  fi
+done
 log "the fp32 FMA peak, 1 and 2 threads (best of 5 each)"
 if command -v gcc >/dev/null 2>&1 && gcc -O2 -mavx2 -mfma -fopenmp "$here/fma_peak.c" -o "$out/fma_peak" 2>/dev/null; then
   { echo "# 1 thread"; OMP_NUM_THREADS=1 "$out/fma_peak"; echo "# 2 threads"; OMP_NUM_THREADS=2 "$out/fma_peak"; } \

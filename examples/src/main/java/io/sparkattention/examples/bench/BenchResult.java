@@ -88,6 +88,47 @@ public final class BenchResult {
         return r;
     }
 
+    /**
+     * A whole multi-head layer's line ({@code bench --layer}): self-attention over R rows of L×E
+     * with H heads. {@code gflops} counts {@link #layerFlops}; {@code tokens_per_s} is R·L over the
+     * median time.
+     *
+     * @param timesMs one wall time per timed repetition (each covers all R rows)
+     */
+    public static BenchResult layer(String mode, int seqLen, int embedDim, int numHeads, int rows, int threads,
+                                    double[] timesMs, String blas) {
+        double[] sorted = timesMs.clone();
+        Arrays.sort(sorted);
+        double median = median(sorted);
+        BenchResult r = new BenchResult();
+        ObjectNode node = r.node;
+        node.put("mode", mode);
+        node.put("seq_len", seqLen);
+        node.put("embed_dim", embedDim);
+        node.put("num_heads", numHeads);
+        node.put("head_dim", embedDim / numHeads);
+        node.put("rows", rows);
+        node.put("causal", false);
+        node.put("threads", threads);
+        node.put("median_ms", round(median));
+        node.put("min_ms", round(sorted[0]));
+        node.put("max_ms", round(sorted[sorted.length - 1]));
+        node.put("gflops", round(layerFlops(seqLen, embedDim, rows) / (median * 1e6)));
+        node.put("tokens_per_s", Math.round((double) rows * seqLen / (median / 1e3) * 10) / 10.0);
+        node.put("blas", blas);
+        r.machine(timesMs);
+        return r;
+    }
+
+    /**
+     * Work of one self-attention layer over R rows of L×E: the four projections (query, key,
+     * value, output), 2·L·E·E each, and the attention over all heads, 4·L²·E.
+     */
+    public static double layerFlops(int seqLen, int embedDim, int rows) {
+        double l = seqLen, e = embedDim;
+        return rows * (4 * 2 * l * e * e + 4 * l * l * e);
+    }
+
     /** The repetitions, their times and the machine's fields. */
     private void machine(double[] timesMs) {
         node.put("repeat", timesMs.length);

@@ -125,7 +125,7 @@ public final class OrtBenchmark implements AutoCloseable {
         }
     }
 
-    private static String ortVersion() {
+    static String ortVersion() {
         String v = OrtEnvironment.class.getPackage().getImplementationVersion();
         return v == null ? "1.29.0" : v;
     }

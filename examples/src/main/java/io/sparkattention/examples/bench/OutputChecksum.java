@@ -45,4 +45,25 @@ final class OutputChecksum implements RowFunction {
         }
         return (s0 + s1) + (s2 + s3);
     }
+
+    /**
+     * The checksum of a row-major matrix of {@code cols} columns held in a flat array, with the
+     * same additions in the same order as {@link #apply}, so equal matrices give equal checksums.
+     */
+    static double of(float[] matrix, int cols) {
+        double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+        for (int base = 0; base < matrix.length; base += cols) {
+            int j = 0;
+            for (; j + 4 <= cols; j += 4) {
+                s0 += matrix[base + j];
+                s1 += matrix[base + j + 1];
+                s2 += matrix[base + j + 2];
+                s3 += matrix[base + j + 3];
+            }
+            for (; j < cols; j++) {
+                s0 += matrix[base + j];
+            }
+        }
+        return (s0 + s1) + (s2 + s3);
+    }
 }

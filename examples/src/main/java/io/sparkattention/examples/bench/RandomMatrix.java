@@ -38,9 +38,17 @@ final class RandomMatrix implements RowFunction {
         return RowFunctions.column("random_matrix", new RandomMatrix(seed, rows, cols), TYPE, null, List.of(id));
     }
 
+    /**
+     * The generator of row {@code id}'s matrix: its values are the generator's next rows×cols
+     * {@link UniformInputs#uniform} values, row-major, so the driver can rebuild a row's matrix.
+     */
+    static SplittableRandom random(long seed, long id) {
+        return new SplittableRandom(seed * 0x9E3779B97F4A7C15L + id);
+    }
+
     @Override
     public Object apply(Object[] inputs) {
-        SplittableRandom random = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + (Long) inputs[0]);
+        SplittableRandom random = random(seed, (Long) inputs[0]);
         Object[] out = new Object[rows];
         float[] row = new float[cols];
         for (int i = 0; i < rows; i++) {

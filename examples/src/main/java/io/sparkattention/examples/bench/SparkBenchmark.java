@@ -15,7 +15,6 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.storage.StorageLevel;
 
-import java.util.Arrays;
 import java.util.List;
 import java.util.function.DoubleSupplier;
 
@@ -38,11 +37,6 @@ public final class SparkBenchmark {
     static final long SEED = 42;
     /** Length of the untimed warm-up run (started executors, loaded classes, compiled hot loops). */
     static final int WARMUP_LENGTH = 1024;
-    /**
-     * Most untimed repetitions of a configuration before timing it, settled or not (with
-     * {@link KernelBenchmark.Settling}'s 60 s limit): 20 × 2.3 s at n = 2048, 8 rows × 16 heads.
-     */
-    static final int MAX_SETTLING_RUNS = 20;
 
     private final SparkSession spark;
     private final Strategy strategy;
@@ -107,8 +101,7 @@ public final class SparkBenchmark {
             // Untimed repetitions until settled: the Spark JVM goes on compiling its job machinery
             // (task serialization, closure cleaning, scheduling) long after the kernel has
             // settled, so one warm-up run leaves the first timed repetitions slower.
-            Warmup warmup = new Warmup(job);
-            Trial stage = new StageTrial(job, seqLen, headDim, batchHeads, warmup);
+            Trial stage = new StageTrial(job, times -> describe(seqLen, headDim, batchHeads, times));
             if (kernel == null) {
                 return Interleaved.time(List.of(stage), repeat);
             }
@@ -125,91 +118,6 @@ public final class SparkBenchmark {
         }
     }
 
-    /**
-     * Untimed repetitions until five in a row are within 1.25× of the fastest, or
-     * {@link #MAX_SETTLING_RUNS} or 60 s, with the JIT compilers' time during each. That time
-     * does not settle as fast (Spark's own code is still being compiled after dozens of
-     * repetitions) and the compilers share the cores with the tasks, so it is reported rather
-     * than waited for.
-     */
-    private static final class Warmup {
-        final double[] wallMs;
-        final long[] jitMs;
-        final boolean settled;
-
-        Warmup(DoubleSupplier job) {
-            KernelBenchmark.Settling settling = new KernelBenchmark.Settling();
-            CompilerClock jit = new CompilerClock();
-            double[] wall = new double[MAX_SETTLING_RUNS];
-            long[] compiling = new long[MAX_SETTLING_RUNS];
-            int runs = 0;
-            while (runs < MAX_SETTLING_RUNS && !settling.settled() && !settling.givenUp()) {
-                long j0 = jit.millis(), t0 = System.nanoTime();
-                job.getAsDouble();
-                long nanos = System.nanoTime() - t0;
-                settling.add(nanos);
-                wall[runs] = Math.round(nanos / 1e5) / 10.0;
-                compiling[runs] = j0 < 0 ? 0 : jit.millis() - j0;
-                runs++;
-            }
-            wallMs = Arrays.copyOf(wall, runs);
-            jitMs = jit.millis() < 0 ? null : Arrays.copyOf(compiling, runs);
-            settled = settling.settled();
-        }
-    }
-
-    /** The stage's timed repetitions: one job each. */
-    private final class StageTrial implements Trial {
-        private final DoubleSupplier job;
-        private final int seqLen, headDim, batchHeads;
-        private final Warmup warmup;
-        private final CompilerClock jit = new CompilerClock();
-        /**
-         * The compilers' time when the first timed repetition started: −1 when this JVM does not
-         * count it, {@code MIN_VALUE} before that repetition.
-         */
-        private long jitAtStart = Long.MIN_VALUE;
-        private double checksum = Double.NaN;
-
-        StageTrial(DoubleSupplier job, int seqLen, int headDim, int batchHeads, Warmup warmup) {
-            this.job = job;
-            this.seqLen = seqLen;
-            this.headDim = headDim;
-            this.batchHeads = batchHeads;
-            this.warmup = warmup;
-        }
-
-        @Override
-        public void runOnce() {
-            if (jitAtStart == Long.MIN_VALUE) {
-                jitAtStart = jit.millis();
-            }
-            checksum = job.getAsDouble();
-        }
-
-        @Override
-        public boolean shortRun() {
-            return false;  // settled above, with Spark's own limits
-        }
-
-        @Override
-        public BenchResult result(double[] wallMs, double[] cpuMs) {
-            if (!Double.isFinite(checksum)) {
-                throw new IllegalStateException("benchmark produced a non-finite output (checksum " + checksum + ")");
-            }
-            return describe(seqLen, headDim, batchHeads, wallMs)
-                .with("warmup_ms", warmup.wallMs)
-                .with("warmup_jit_ms", warmup.jitMs)
-                .with("warmup_settled", warmup.settled)
-                .with("jit_ms", jitAtStart < 0 ? null : jit.millis() - jitAtStart)
-                .with("checksum", checksum);
-        }
-
-        @Override
-        public void close() {
-        }
-    }
-
     /** The strategy the stage runs with: the one asked for, or auto's choice for this workload. */
     private Strategy resolvedStrategy(int seqLen, int batchHeads) {
         return strategy != Strategy.AUTO ? strategy : AutoStrategy.choose(
@@ -222,7 +130,7 @@ public final class SparkBenchmark {
         ExecutionSettings settings = ExecutionSettings.from(spark);
         Strategy resolved = resolvedStrategy(seqLen, batchHeads);
         BenchResult result = new BenchResult("spark", seqLen, headDim, batchHeads, causal, cores, times,
-            BenchResult.flops(seqLen, headDim, rows * batchHeads, causal), executorBlas())
+            BenchResult.flops(seqLen, headDim, rows * batchHeads, causal), executorBlas(spark))
             .with("rows", rows)
             .with("partitions", partitions)
             .with("cached_input", cacheInput)
@@ -264,14 +172,14 @@ public final class SparkBenchmark {
     }
 
     /** One job: attends and checksums every row; returns the sum of the rows' checksums. */
-    private static double once(Dataset<Double> checksums) {
+    static double once(Dataset<Double> checksums) {
         // A reduce is one job with no shuffle; an aggregate would add a shuffle (a file per task)
         // and, with adaptive execution, a second job to every repetition.
         return checksums.reduce((ReduceFunction<Double>) Double::sum);
     }
 
     /** The BLAS the executors use (they may differ from the driver's). */
-    private String executorBlas() {
+    static String executorBlas(SparkSession spark) {
         List<String> names = JavaSparkContext.fromSparkContext(spark.sparkContext())
             .parallelize(List.of(0), 1).map(x -> Blas.name()).collect();
         return names.get(0);

@@ -10,6 +10,12 @@
  *       models ({@link io.sparkattention.examples.bench.OrtBenchmark}), the machine's FMA ceiling
  *       ({@link io.sparkattention.examples.bench.FmaPeak}), and the Spark stage ({@link
  *       io.sparkattention.examples.bench.SparkBenchmark}).</li>
+ *   <li>The whole multi-head layer ({@code bench --layer}): the raw layer beside the kernel ({@link
+ *       io.sparkattention.examples.bench.LayerBenchmark}), the {@code MultiHeadAttentionModel} stage
+ *       ({@link io.sparkattention.examples.bench.SparkLayerBenchmark}) and ONNX Runtime's whole-layer graph
+ *       ({@link io.sparkattention.examples.bench.OrtLayer}), on the same rows and weights ({@link
+ *       io.sparkattention.examples.bench.RandomLayer}); the models come from {@code examples/peers/make_ort_models.py}
+ *       and PyTorch's forward from {@code examples/peers/torch_layer.py}.</li>
  *   <li>The settling logic: untimed runs until times settle and the JIT compilers are quiet
  *       ({@link io.sparkattention.examples.bench.CompilerClock}).</li>
  *   <li>Process and heap figures ({@link io.sparkattention.examples.bench.ProcessMemory}, {@link

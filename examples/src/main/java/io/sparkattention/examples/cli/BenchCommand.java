@@ -27,6 +27,8 @@ import java.util.concurrent.Callable;
         "With --backward, the backward kernel beside the forward (mode \"backward\", gflops counting 2.5x the "
             + "forward's flops, vs_forward); with --train, training through Spark (mode \"train\", tokens_per_s).",
         "With --peer ort, ONNX Runtime's MultiHeadAttention runs the same shapes in the same JVM (mode \"ort\").",
+        "With --layer, a whole multi-head layer (--embed-dim, --num-heads, --rows) beside the kernel, or through Spark "
+            + "with --spark (modes \"layer\", \"spark_layer\", \"ort_layer\").",
         "Several contenders (--peer) run round-robin, repetition by repetition, on the same data.",
         "The lab's own flags (--tile-ops, --block-q, --block-k, --compare-causal, --compare-kernel) are hidden here "
             + "and documented in BENCHMARKS.md."})
@@ -74,6 +76,10 @@ final class BenchCommand implements Callable<Integer> {
     @picocli.CommandLine.Mixin
     TrainBenchOptions trainOptions = new TrainBenchOptions();
 
+    /** {@code --layer}: the whole multi-head layer, in this JVM or through Spark. */
+    @picocli.CommandLine.Mixin
+    LayerBenchOptions layerOptions = new LayerBenchOptions();
+
     @Spec
     CommandSpec spec;
 
@@ -92,11 +98,14 @@ final class BenchCommand implements Callable<Integer> {
         description = "Also time a peer on the same shapes in this JVM, after the kernel at each length: ort "
             + "(ONNX Runtime's MultiHeadAttention, mha.onnx or mha_causal.onnx; needs --head-dim 64 and "
             + "--batch-heads a multiple of 16); fma (the machine's fp32 FMA rate in the same seconds, mode \"fma\"; "
-            + "needs the Vector API). Not with --spark.")
+            + "needs the Vector API). Not with --spark, except with --layer (ort: the whole layer as one ONNX graph).")
     List<String> peers = new ArrayList<>();
 
     @Override
     public Integer call() {
+        if (layerOptions.layer) {
+            return layerOptions.run(this, spec.commandLine().getParseResult());
+        }
         if (trainOptions.train) {
             return trainOptions.run(this, spec.commandLine().getParseResult());
         }

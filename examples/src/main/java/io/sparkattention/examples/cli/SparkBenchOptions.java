@@ -34,7 +34,8 @@ final class SparkBenchOptions {
 
     @Option(names = "--rows", defaultValue = "1", paramLabel = "R",
         description = {"With --spark: rows (sequences) of n×(BH·d) each, so R·BH heads in all "
-            + "(default ${DEFAULT-VALUE}). Compare with the kernel mode's --batch-heads R·BH."})
+            + "(default ${DEFAULT-VALUE}). Compare with the kernel mode's --batch-heads R·BH. With --layer: rows of "
+            + "n×E, with or without --spark."})
     int rows;
 
     @Option(names = "--partitions", paramLabel = "P",
@@ -53,7 +54,8 @@ final class SparkBenchOptions {
     @Option(names = "--compare-kernel", hidden = true, description = {"With --spark and a local master: also time the raw kernel "
         + "on the same R·BH heads in this JVM, on as many threads as Spark's default parallelism (a local master's "
         + "cores), round-robin with the stage's repetitions (a kernel line follows each stage line). The stage's line "
-        + "gets throughput_vs_kernel: the kernel's median time over the stage's."})
+        + "gets throughput_vs_kernel: the kernel's median time over the stage's. With --layer, the raw layer instead "
+        + "(throughput_vs_raw_layer)."})
     boolean compareKernel;
 
     /** Runs {@code bench}'s lengths, head dimension and heads through Spark; one JSON line each. */

@@ -32,10 +32,10 @@ final class TrainBenchOptions {
         + "examples/peers/torch_train.py prints the same fields for PyTorch."})
     boolean train;
 
-    @Option(names = "--embed-dim", paramLabel = "E", description = "With --train: the embedding width E.")
+    @Option(names = "--embed-dim", paramLabel = "E", description = "With --train or --layer: the embedding width E.")
     Integer embedDim;
 
-    @Option(names = "--num-heads", paramLabel = "H", description = "With --train: attention heads (dividing E).")
+    @Option(names = "--num-heads", paramLabel = "H", description = "With --train or --layer: attention heads (dividing E).")
     Integer numHeads;
 
     @Option(names = "--rows-per-step", paramLabel = "B", description = "With --train: rows in every step.")
@@ -77,8 +77,11 @@ final class TrainBenchOptions {
 
     /** The training options, given without {@code --train}, would be silently ignored: refused. */
     void rejectWithoutTrain() {
-        if (embedDim != null || numHeads != null || rowsPerStep != null) {
-            throw new BadInputException("--embed-dim, --num-heads and --rows-per-step need --train");
+        if (rowsPerStep != null) {
+            throw new BadInputException("--rows-per-step needs --train");
+        }
+        if (embedDim != null || numHeads != null) {
+            throw new BadInputException("--embed-dim and --num-heads need --train or --layer");
         }
     }
 

@@ -107,7 +107,7 @@ class BenchCommandTest {
         CommandLineRun help = CommandLineRun.of("bench", "--help");
         assertEquals(0, help.exitCode, help.err);
         for (String flag : new String[] {"--seq-len", "--threads", "--peer", "--spark", "--rows", "--master",
-            "--backward", "--train", "--embed-dim", "--num-heads", "--rows-per-step"}) {
+            "--backward", "--train", "--embed-dim", "--num-heads", "--rows-per-step", "--layer"}) {
             assertTrue(listsOption(help.out, flag), flag + " in\n" + help.out);
         }
         for (String flag : new String[] {"--tile-ops", "--block-q", "--block-k", "--compare-causal", "--compare-kernel"}) {
@@ -259,8 +259,10 @@ class BenchCommandTest {
             CommandLineRun.of("bench", "--train", "--spark", "--seq-len", "64").errorLines());
         CommandLineRun stray = CommandLineRun.of("bench", "--seq-len", "64", "--embed-dim", "8");
         assertEquals(2, stray.exitCode, stray.err);
-        assertEquals(List.of("spark-attention bench: --embed-dim, --num-heads and --rows-per-step need --train"),
+        assertEquals(List.of("spark-attention bench: --embed-dim and --num-heads need --train or --layer"),
             stray.errorLines());
+        assertEquals(List.of("spark-attention bench: --rows-per-step needs --train"),
+            CommandLineRun.of("bench", "--seq-len", "64", "--rows-per-step", "8").errorLines());
     }
 
     private static JsonNode sparkRun(String rows, String... more) throws Exception {
