@@ -16,9 +16,24 @@ final class OutputChecksum implements RowFunction {
 
     private static final long serialVersionUID = 1L;
 
+    /** Values per matrix row of a flat column, or 0 for a nested one. */
+    private final int flatWidth;
+
+    private OutputChecksum(int flatWidth) {
+        this.flatWidth = flatWidth;
+    }
+
     /** The checksum of the array&lt;array&lt;float&gt;&gt; column {@code matrix}. */
     static Column of(Column matrix) {
-        return RowFunctions.column("checksum", new OutputChecksum(), DataTypes.DoubleType, null, List.of(matrix));
+        return RowFunctions.column("checksum", new OutputChecksum(0), DataTypes.DoubleType, null, List.of(matrix));
+    }
+
+    /**
+     * The checksum of a flat array&lt;float&gt; column of matrices with {@code cols} columns: the
+     * same additions in the same order as the nested column's, so equal matrices give equal checksums.
+     */
+    static Column ofFlat(Column flat, int cols) {
+        return RowFunctions.column("checksum", new OutputChecksum(cols), DataTypes.DoubleType, null, List.of(flat));
     }
 
     @Override
@@ -26,6 +41,9 @@ final class OutputChecksum implements RowFunction {
         ArrayData m = (ArrayData) inputs[0];
         if (m == null) {
             return null;
+        }
+        if (flatWidth > 0) {
+            return ofFlat(m, flatWidth);
         }
         // Four independent sums: a single chain of double adds waits out the add's latency on
         // every element. Read in place: a copy per row would be 128 MiB of garbage per 64 rows.
@@ -41,6 +59,23 @@ final class OutputChecksum implements RowFunction {
             }
             for (; j < n; j++) {
                 s0 += row.getFloat(j);
+            }
+        }
+        return (s0 + s1) + (s2 + s3);
+    }
+
+    private static double ofFlat(ArrayData m, int cols) {
+        double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+        for (int base = 0; base < m.numElements(); base += cols) {
+            int j = 0;
+            for (; j + 4 <= cols; j += 4) {
+                s0 += m.getFloat(base + j);
+                s1 += m.getFloat(base + j + 1);
+                s2 += m.getFloat(base + j + 2);
+                s3 += m.getFloat(base + j + 3);
+            }
+            for (; j < cols; j++) {
+                s0 += m.getFloat(base + j);
             }
         }
         return (s0 + s1) + (s2 + s3);

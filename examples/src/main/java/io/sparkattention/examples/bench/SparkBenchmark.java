@@ -6,9 +6,11 @@ import io.sparkattention.exec.Strategy;
 import io.sparkattention.exec.WorkloadStats;
 import io.sparkattention.kernel.Blas;
 import io.sparkattention.ml.ScaledDotProductAttention;
+import io.sparkattention.ml.SequenceLayout;
 import io.sparkattention.nn.WeightsMode;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.api.java.function.ReduceFunction;
+import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
@@ -46,6 +48,7 @@ public final class SparkBenchmark {
     private final boolean causal;
     private final int repeat;
     private final Integer blockSize;
+    private final boolean flat;
     private final ExecutorPeakHeap peakHeap = new ExecutorPeakHeap();
 
     /**
@@ -58,9 +61,10 @@ public final class SparkBenchmark {
      * @param causal    top-left causal mask
      * @param repeat    timed repetitions
      * @param blockSize kernel tile size, or null for the kernel's default
+     * @param flat      store query, key and value as flat array&lt;float&gt; columns (and get a flat output)
      */
     public SparkBenchmark(SparkSession spark, Strategy strategy, int rows, int partitions, boolean cacheInput,
-                          boolean causal, int repeat, Integer blockSize) {
+                          boolean causal, int repeat, Integer blockSize, boolean flat) {
         this.spark = spark;
         this.strategy = strategy;
         this.rows = rows;
@@ -69,12 +73,13 @@ public final class SparkBenchmark {
         this.causal = causal;
         this.repeat = repeat;
         this.blockSize = blockSize;
+        this.flat = flat;
         spark.sparkContext().addSparkListener(peakHeap);
     }
 
     /** One untimed run at {@link #WARMUP_LENGTH}. */
     public void warmUp(int headDim, int batchHeads) {
-        once(checksums(input(WARMUP_LENGTH, headDim, batchHeads), batchHeads));
+        once(checksums(input(WARMUP_LENGTH, headDim, batchHeads), headDim, batchHeads));
     }
 
     /**
@@ -96,8 +101,9 @@ public final class SparkBenchmark {
             // planned RDD whose shuffle outputs exist skips the stages that wrote them, so those
             // are planned again for every repetition.
             Dataset<Double> planned = resolvedStrategy(seqLen, batchHeads) == Strategy.BATCH
-                ? checksums(input, batchHeads) : null;
-            DoubleSupplier job = planned != null ? () -> once(planned) : () -> once(checksums(input, batchHeads));
+                ? checksums(input, headDim, batchHeads) : null;
+            DoubleSupplier job = planned != null ? () -> once(planned)
+                : () -> once(checksums(input, headDim, batchHeads));
             // Untimed repetitions until settled: the Spark JVM goes on compiling its job machinery
             // (task serialization, closure cleaning, scheduling) long after the kernel has
             // settled, so one warm-up run leaves the first timed repetitions slower.
@@ -134,6 +140,7 @@ public final class SparkBenchmark {
             .with("rows", rows)
             .with("partitions", partitions)
             .with("cached_input", cacheInput)
+            .with("flat_input", flat)
             .with("strategy", strategy.paramValue())
             .with("resolved_strategy", resolved.paramValue())
             .with("master", spark.sparkContext().master())
@@ -150,9 +157,14 @@ public final class SparkBenchmark {
     private Dataset<Row> input(int n, int d, int bh) {
         int width = bh * d;
         return spark.range(0, rows, 1, partitions)
-            .withColumn("query", RandomMatrix.column(col("id"), SEED, n, width))
-            .withColumn("key", RandomMatrix.column(col("id"), SEED + 1, n, width))
-            .withColumn("value", RandomMatrix.column(col("id"), SEED + 2, n, width));
+            .withColumn("query", layout(RandomMatrix.column(col("id"), SEED, n, width), "query", width, flat))
+            .withColumn("key", layout(RandomMatrix.column(col("id"), SEED + 1, n, width), "key", width, flat))
+            .withColumn("value", layout(RandomMatrix.column(col("id"), SEED + 2, n, width), "value", width, flat));
+    }
+
+    /** A generated matrix column as it is stored: nested, or flat with its width in the metadata. */
+    static Column layout(Column nested, String name, int width, boolean flat) {
+        return flat ? SequenceLayout.flatten(nested, name, width) : nested;
     }
 
     /**
@@ -162,13 +174,15 @@ public final class SparkBenchmark {
      * stage again for every repetition would add a cost no such job pays (the driver's analysis
      * and planning).
      */
-    private Dataset<Double> checksums(Dataset<Row> input, int bh) {
+    private Dataset<Double> checksums(Dataset<Row> input, int d, int bh) {
         ScaledDotProductAttention stage = new ScaledDotProductAttention().setKeyCol("key").setValueCol("value")
             .setNumHeads(bh).setCausal(causal).setStrategy(strategy.paramValue());
         if (blockSize != null) {
             stage.setBlockSize(blockSize);
         }
-        return stage.transform(input).select(OutputChecksum.of(col("attn_output"))).as(Encoders.DOUBLE());
+        Column output = col("attn_output");
+        return stage.transform(input).select(flat ? OutputChecksum.ofFlat(output, bh * d)
+            : OutputChecksum.of(output)).as(Encoders.DOUBLE());
     }
 
     /** One job: attends and checksums every row; returns the sum of the rows' checksums. */

@@ -9,6 +9,7 @@ import io.sparkattention.ml.MultiHeadAttentionModel;
 import io.sparkattention.nn.MultiHeadAttentionLayer;
 import io.sparkattention.nn.MultiHeadAttentionWeights;
 import io.sparkattention.nn.WeightsMode;
+import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
@@ -40,6 +41,7 @@ public final class SparkLayerBenchmark {
     private final boolean cacheInput;
     private final int repeat;
     private final MultiHeadAttentionWeights weights;
+    private final boolean flat;
     private final ExecutorPeakHeap peakHeap = new ExecutorPeakHeap();
 
     /**
@@ -50,9 +52,10 @@ public final class SparkLayerBenchmark {
      * @param cacheInput generate the rows once per length, cache them and time only the layer and the checksum
      * @param repeat     timed repetitions
      * @param weights    the layer (self-attention: kdim = vdim = E)
+     * @param flat       store the query as a flat array&lt;float&gt; column (and get a flat output)
      */
     public SparkLayerBenchmark(SparkSession spark, Strategy strategy, int rows, int partitions, boolean cacheInput,
-                               int repeat, MultiHeadAttentionWeights weights) {
+                               int repeat, MultiHeadAttentionWeights weights, boolean flat) {
         this.spark = spark;
         this.strategy = strategy;
         this.rows = rows;
@@ -60,6 +63,7 @@ public final class SparkLayerBenchmark {
         this.cacheInput = cacheInput;
         this.repeat = repeat;
         this.weights = weights;
+        this.flat = flat;
         spark.sparkContext().addSparkListener(peakHeap);
     }
 
@@ -72,7 +76,8 @@ public final class SparkLayerBenchmark {
         peakHeap.reset();
         int embedDim = weights.embedDim();
         Dataset<Row> generated = spark.range(0, rows, 1, partitions)
-            .withColumn("query", RandomMatrix.column(col("id"), SparkBenchmark.SEED, seqLen, embedDim));
+            .withColumn("query", SparkBenchmark.layout(RandomMatrix.column(col("id"), SparkBenchmark.SEED, seqLen,
+                embedDim), "query", embedDim, flat));
         Dataset<Row> input = cacheInput ? generated.persist(StorageLevel.MEMORY_AND_DISK()) : generated;
         if (cacheInput) {
             input.count();
@@ -82,9 +87,9 @@ public final class SparkLayerBenchmark {
         try {
             MultiHeadAttentionModel model = new MultiHeadAttentionModel(weights).setStrategy(strategy.paramValue());
             // As in SparkBenchmark: the batch strategy's plan is made once, the shuffling ones per repetition.
-            Dataset<Double> planned = resolvedStrategy(seqLen) == Strategy.BATCH ? checksums(model, input) : null;
+            Dataset<Double> planned = resolvedStrategy(seqLen) == Strategy.BATCH ? checksums(model, input, flat) : null;
             DoubleSupplier job = planned != null ? () -> SparkBenchmark.once(planned)
-                : () -> SparkBenchmark.once(checksums(model, input));
+                : () -> SparkBenchmark.once(checksums(model, input, flat));
             trials.add(new StageTrial(job, times -> describe(seqLen, times)));
             int cores = spark.sparkContext().defaultParallelism();
             float[][] x = rawLayer || ort ? RandomLayer.rows(rows, seqLen, embedDim) : null;
@@ -134,6 +139,7 @@ public final class SparkLayerBenchmark {
                 spark.sparkContext().defaultParallelism(), times, SparkBenchmark.executorBlas(spark))
             .with("partitions", partitions)
             .with("cached_input", cacheInput)
+            .with("flat_input", flat)
             .with("strategy", strategy.paramValue())
             .with("resolved_strategy", resolvedStrategy(seqLen).paramValue())
             .with("master", spark.sparkContext().master())
@@ -143,7 +149,10 @@ public final class SparkLayerBenchmark {
     }
 
     /** The layer over {@code input}, each row's output reduced to its checksum (see SparkBenchmark#checksums). */
-    private static Dataset<Double> checksums(MultiHeadAttentionModel model, Dataset<Row> input) {
-        return model.transform(input).select(OutputChecksum.of(col("attn_output"))).as(Encoders.DOUBLE());
+    private static Dataset<Double> checksums(MultiHeadAttentionModel model, Dataset<Row> input, boolean flat) {
+        Column output = col("attn_output");
+        int width = model.weights().embedDim();
+        return model.transform(input).select(flat ? OutputChecksum.ofFlat(output, width) : OutputChecksum.of(output))
+            .as(Encoders.DOUBLE());
     }
 }

@@ -71,9 +71,9 @@ final class LayerBenchOptions {
             return runSpark(bench, parsed, weights, ort);
         }
         if (sparkOptions.partitions != null || sparkOptions.cacheInput || !"auto".equals(sparkOptions.strategy)
-            || sparkOptions.compareKernel || sparkOptions.master != null) {
-            throw new BadInputException("--partitions, --cache-input, --master, --strategy and --compare-kernel need "
-                + "--spark");
+            || sparkOptions.compareKernel || sparkOptions.master != null || sparkOptions.flat) {
+            throw new BadInputException("--partitions, --cache-input, --master, --strategy, --compare-kernel and "
+                + "--flat need --spark");
         }
         positive("--threads", bench.threads);
         LayerBenchmark runner = new LayerBenchmark(weights, sparkOptions.rows, bench.threads, bench.repeat, ort);
@@ -109,7 +109,7 @@ final class LayerBenchOptions {
         SparkBenchOptions.pollExecutorMetrics();
         SparkSession session = SparkSessions.start("spark-attention bench --layer", options.master);
         SparkLayerBenchmark runner = new SparkLayerBenchmark(session, chosen, options.rows, parts, options.cacheInput,
-            bench.repeat, weights);
+            bench.repeat, weights, options.flat);
         for (int n : bench.seqLens) {
             print(runner.run(n, options.compareKernel, ort));
         }

@@ -47,6 +47,11 @@ final class SparkBenchOptions {
         + "in executor memory and time only the stage and the checksum (without it, every repetition generates them)."})
     boolean cacheInput;
 
+    @Option(names = "--flat", description = {"With --spark: store the generated query, key and value as flat "
+        + "array<float> columns of n·W values (SequenceLayout) instead of array<array<float>>; the output is flat "
+        + "too. Adds flat_input to the JSON."})
+    boolean flat;
+
     @Option(names = "--master", paramLabel = "URL",
         description = "With --spark or --train: the Spark master (default local[*]; e.g. spark://127.0.0.1:7077).")
     String master;
@@ -93,7 +98,7 @@ final class SparkBenchOptions {
         SparkSession session = SparkSessions.start("spark-attention bench", master);
         Integer block = bench.blockQ != null ? bench.blockQ : bench.blockK;
         SparkBenchmark runner = new SparkBenchmark(session, chosen, rows, parts, cacheInput, bench.causal, bench.repeat,
-            block);
+            block, flat);
         runner.warmUp(bench.headDim, bench.batchHeads);
         KernelBenchmark kernel = null;
         if (compareKernel) {
@@ -122,14 +127,14 @@ final class SparkBenchOptions {
 
     /** Whether an option of the stage's runs other than {@code --master} was given. */
     boolean stageOptionsGiven() {
-        return rows != 1 || partitions != null || cacheInput || !"auto".equals(strategy) || compareKernel;
+        return rows != 1 || partitions != null || cacheInput || !"auto".equals(strategy) || compareKernel || flat;
     }
 
     /** The Spark-only options, given without {@code --spark}, would be silently ignored: refused. */
     void rejectWithoutSpark() {
         if (stageOptionsGiven() || master != null) {
             throw new BadInputException(
-                "--rows, --partitions, --cache-input, --master, --strategy and --compare-kernel need --spark");
+                "--rows, --partitions, --cache-input, --master, --strategy, --compare-kernel and --flat need --spark");
         }
     }
 

@@ -47,8 +47,8 @@ final class TrainBenchOptions {
             throw new BadInputException("--train and --spark are separate modes: give one of them");
         }
         if (bench.sparkOptions.stageOptionsGiven()) {
-            throw new BadInputException("--rows, --partitions, --cache-input, --strategy and --compare-kernel need "
-                + "--spark, not --train");
+            throw new BadInputException("--rows, --partitions, --cache-input, --strategy, --compare-kernel and --flat "
+                + "need --spark, not --train");
         }
         for (String option : KERNEL_OPTIONS) {
             if (parsed.hasMatchedOption(option)) {

@@ -78,7 +78,7 @@ class BenchCommandTest {
     @DisplayName("spark mode: R rows of BH heads count as R·BH heads of work; the checksum covers every row")
     void sparkModeCountsEveryRow() throws Exception {
         JsonNode one = sparkRun("1"), two = sparkRun("2"), cached = sparkRun("2", "--cache-input");
-        JsonNode together = sparkRun("2", "--partitions", "1");
+        JsonNode together = sparkRun("2", "--partitions", "1"), flat = sparkRun("2", "--flat");
         assertEquals("spark", two.get("mode").asText());
         assertEquals("batch", two.get("resolved_strategy").asText());
         assertEquals(2, two.get("rows").asInt());
@@ -97,6 +97,9 @@ class BenchCommandTest {
         assertEquals(two.get("checksum").asDouble(), cached.get("checksum").asDouble(), 0.0,
             "a cached input is the same input");
         assertEquals(1, together.get("partitions").asInt());
+        assertEquals(true, flat.get("flat_input").asBoolean());
+        assertEquals(two.get("checksum").asDouble(), flat.get("checksum").asDouble(), 0.0,
+            "flat columns hold the same matrices and give the same outputs");
         double sum = two.get("checksum").asDouble();
         assertEquals(sum, together.get("checksum").asDouble(), 1e-9 * Math.abs(sum), "the same rows in one partition");
     }
@@ -134,7 +137,8 @@ class BenchCommandTest {
         CommandLineRun kernel = CommandLineRun.of("bench", "--rows", "4", "--seq-len", "64");
         assertEquals(2, kernel.exitCode, kernel.err);
         assertEquals(List.of(
-            "spark-attention bench: --rows, --partitions, --cache-input, --master, --strategy and --compare-kernel need --spark"),
+            "spark-attention bench: --rows, --partitions, --cache-input, --master, --strategy, --compare-kernel and "
+                + "--flat need --spark"),
             kernel.errorLines());
         CommandLineRun cluster = CommandLineRun.of("bench", "--spark", "--compare-kernel", "--master",
             "spark://127.0.0.1:1", "--seq-len", "64");

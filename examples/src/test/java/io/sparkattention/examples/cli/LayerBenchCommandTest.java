@@ -120,8 +120,8 @@ class LayerBenchCommandTest {
             "--embed-dim", "8", "--num-heads", "2", "--peer", "fma");
         assertError("--peer ort with --layer needs --num-heads 1, 2, 4, 8, 12 or 16 (the bundled mha_layer_h*.onnx), "
             + "got 3", "bench", "--layer", "--seq-len", "8", "--embed-dim", "9", "--num-heads", "3", "--peer", "ort");
-        assertError("--partitions, --cache-input, --master, --strategy and --compare-kernel need --spark", "bench",
-            "--layer", "--seq-len", "8", "--embed-dim", "8", "--num-heads", "2", "--cache-input");
+        assertError("--partitions, --cache-input, --master, --strategy, --compare-kernel and --flat need --spark",
+            "bench", "--layer", "--seq-len", "8", "--embed-dim", "8", "--num-heads", "2", "--cache-input");
         assertError("--threads is not an option of --spark (it runs on the cluster's cores: --master 'local[N]')",
             "bench", "--layer", "--spark", "--seq-len", "8", "--embed-dim", "8", "--num-heads", "2", "--threads", "2");
         assertError("--partitions must be <= --rows (2), got 3", "bench", "--layer", "--spark", "--seq-len", "8",
