@@ -82,6 +82,14 @@ public interface AttentionJob extends Serializable {
      */
     PreparedSequence prepare(Object[] values);
 
+    /**
+     * {@link #prepare(Object[])} that may decode into {@code buffers}' arrays, which the caller
+     * reuses for its next row: the result is valid until then. Default: {@link #prepare(Object[])}.
+     */
+    default PreparedSequence prepare(Object[] values, RowBuffers buffers) {
+        return prepare(values);
+    }
+
     /** The kernel's L×(H·dv) output → the stage's L×W output (output projection, if any). */
     float[] finish(float[] attended, int queryLength);
 

@@ -12,6 +12,8 @@ final class BatchRowFunction implements RowFunction {
     private final AttentionJob job;
     /** Kernel scratch reused across the task's rows (one copy of this function per task). */
     private transient Workspace workspace;
+    /** Decoded inputs and kernel output reused across the task's rows; free again once a row is encoded. */
+    private transient RowBuffers buffers;
 
     BatchRowFunction(AttentionJob job) {
         this.job = job;
@@ -19,15 +21,17 @@ final class BatchRowFunction implements RowFunction {
 
     @Override
     public Object apply(Object[] inputs) {
-        PreparedSequence p = job.prepare(inputs);
+        if (workspace == null) {
+            workspace = new Workspace();
+            buffers = new RowBuffers();
+        }
+        PreparedSequence p = job.prepare(inputs, buffers);
         if (p == null) {
             return null;
         }
-        if (workspace == null) {
-            workspace = new Workspace();
-        }
+        float[] attended = buffers.floats(RowBuffers.Slot.OUTPUT, p.shape().outputSize());
         Attention.Output out = Attention.compute(job.kernel(), p.shape(), p.q(), p.k(), p.v(), p.mask(),
-            job.weightsMode(), workspace);
+            job.weightsMode(), workspace, attended);
         return job.encode(job.finish(out.values(), p.shape().queryLength()), out.weights(), p.shape());
     }
 }

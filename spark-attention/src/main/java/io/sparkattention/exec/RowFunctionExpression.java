@@ -21,7 +21,7 @@ import java.util.Objects;
  *
  * <p>Why an expression rather than a UDF or {@code mapPartitions}: both of those convert arrays to
  * Scala collections of boxed floats (measured here 3–4× slower on 512×1024 rows), while an
- * expression sees {@code ArrayData} and copies each row with one {@code toFloatArray}. It also
+ * expression sees {@code ArrayData}, whose binary form the decoders read in place. It also
  * works unchanged on streaming DataFrames. Code generation falls back to {@link #eval}, which is
  * right for a call that does millions of flops per row.
  *

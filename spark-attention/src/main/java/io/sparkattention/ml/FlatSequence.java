@@ -1,5 +1,6 @@
 package io.sparkattention.ml;
 
+import io.sparkattention.exec.RowBuffers;
 import io.sparkattention.exec.RowDataException;
 import io.sparkattention.kernel.NonFinite;
 import org.apache.spark.sql.catalyst.expressions.UnsafeArrayData;
@@ -53,13 +54,14 @@ final class FlatSequence implements SequenceDecoder {
     }
 
     @Override
-    public MatrixType.Matrix decode(ArrayData value, String column, boolean finite) {
+    public MatrixType.Matrix decode(ArrayData value, String column, boolean finite, String hint, RowBuffers buffers,
+                                    RowBuffers.Slot slot) {
         int n = value.numElements();
         if (n % width != 0) {
             throw new RowDataException("column " + column + " has " + n + " values, not a multiple of its width "
                 + width + " (the values per position)");
         }
-        float[] data = new float[n];
+        float[] data = buffers.floats(slot, n);
         if (value instanceof UnsafeArrayData && !doubles) {
             UnsafeArrayData unsafe = (UnsafeArrayData) value;
             checkNoNulls(unsafe, n, column);
@@ -78,7 +80,7 @@ final class FlatSequence implements SequenceDecoder {
             int bad = NonFinite.first(data, 0, n);
             if (bad >= 0) {
                 throw new RowDataException("column " + column + " has " + data[bad] + " at position " + bad / width
-                    + ", value " + bad % width + MatrixType.KEEP_HINT);
+                    + ", value " + bad % width + hint);
             }
         }
         return new MatrixType.Matrix(n / width, width, data);

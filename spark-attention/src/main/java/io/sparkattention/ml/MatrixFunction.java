@@ -1,5 +1,6 @@
 package io.sparkattention.ml;
 
+import io.sparkattention.exec.RowBuffers;
 import io.sparkattention.exec.RowDataException;
 import io.sparkattention.exec.RowFunction;
 import io.sparkattention.exec.RowFunctions;
@@ -34,6 +35,8 @@ final class MatrixFunction implements RowFunction {
     private final String column;
     private final boolean keepInvalid;
     private final Operation operation;
+    /** The decoded input, reused across the task's rows (one copy of this function per task). */
+    private transient RowBuffers buffers;
 
     /**
      * The column that applies {@code operation} to every row's {@code input} matrix.
@@ -65,7 +68,11 @@ final class MatrixFunction implements RowFunction {
         if (inputs[0] == null) {
             return null;
         }
-        MatrixType.Matrix m = type.decode((ArrayData) inputs[0], column, !keepInvalid);
+        if (buffers == null) {
+            buffers = new RowBuffers();
+        }
+        MatrixType.Matrix m = type.decode((ArrayData) inputs[0], column, !keepInvalid, MatrixType.KEEP_HINT, buffers,
+            RowBuffers.Slot.QUERY);
         float[] out;
         try {
             out = operation.apply(m.values, m.rows, m.cols);
@@ -74,6 +81,6 @@ final class MatrixFunction implements RowFunction {
         } catch (IllegalArgumentException e) {
             throw new RowDataException("column " + column + ": " + e.getMessage());
         }
-        return CatalystMatrices.matrix(out, 0, m.rows, m.cols);
+        return NestedArrays.matrix(out, 0, m.rows, m.cols);
     }
 }

@@ -1,5 +1,6 @@
 package io.sparkattention.ml;
 
+import io.sparkattention.exec.RowBuffers;
 import io.sparkattention.exec.RowDataException;
 import io.sparkattention.kernel.NonFinite;
 import org.apache.spark.ml.linalg.SQLDataTypes;
@@ -11,6 +12,7 @@ import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.unsafe.Platform;
 
+import java.util.Arrays;
 
 /**
  * How a matrix column is stored, and how one row's value becomes a row-major float32 matrix.
@@ -50,6 +52,12 @@ enum MatrixType implements SequenceDecoder {
         return scalar.equals(DataTypes.FloatType) ? FLOAT : scalar.equals(DataTypes.DoubleType) ? DOUBLE : null;
     }
 
+    /** -1: each row's nested value carries its own width. */
+    @Override
+    public int fixedWidth() {
+        return -1;
+    }
+
     /**
      * Decodes one row's matrix.
      *
@@ -61,36 +69,35 @@ enum MatrixType implements SequenceDecoder {
      * @param value  the Catalyst value (an outer {@code ArrayData})
      * @param column the column's name, for error messages
      * @param finite reject NaN and ±∞
+     * @param hint   appended to a NaN/±∞ error (empty for stages without {@code handleInvalid})
      * @return the matrix; 0 rows gives width 0
      * @throws RowDataException when a row is null, ragged, or holds a null element or (with
      *                          {@code finite}) a NaN or ±∞
      */
-    @Override
-    public Matrix decode(ArrayData value, String column, boolean finite) {
-        return decode(value, column, finite, KEEP_HINT);
-    }
-
-    /** -1: each row's nested value carries its own width. */
-    @Override
-    public int fixedWidth() {
-        return -1;
+    Matrix decode(ArrayData value, String column, boolean finite, String hint) {
+        return decode(value, column, finite, hint, RowBuffers.none(), RowBuffers.Slot.QUERY);
     }
 
     /**
-     * Decodes one row's matrix as {@link #decode(ArrayData, String, boolean)} does, with
-     * {@code hint} appended to a NaN/±∞ error (empty for stages without {@code handleInvalid}).
+     * Decodes one row's matrix into {@code buffers}' array for {@code slot} (reused when its
+     * length is the matrix's), as {@link #decode(ArrayData, String, boolean, String)} does.
      */
-    Matrix decode(ArrayData value, String column, boolean finite, String hint) {
+    @Override
+    public Matrix decode(ArrayData value, String column, boolean finite, String hint, RowBuffers buffers,
+                         RowBuffers.Slot slot) {
         int rows = value.numElements();
         if (rows == 0) {
-            return new Matrix(0, 0, new float[0]);
+            return new Matrix(0, 0, buffers.floats(slot, 0));
+        }
+        if (this != VECTOR && value instanceof UnsafeArrayData) {
+            return decodeUnsafe((UnsafeArrayData) value, rows, column, finite, hint, buffers, slot);
         }
         int cols = -1;
         float[] data = null;
         int nonFinite = -1;  // the first NaN or ±∞ (flat index), when finite
         for (int i = 0; i < rows; i++) {
             if (value.isNullAt(i)) {
-                throw new RowDataException("column " + column + " row " + i + " is null");
+                throw nullRow(column, i);
             }
             if (this == VECTOR) {
                 InternalRow vector = value.getStruct(i, VEC_FIELDS);
@@ -98,14 +105,14 @@ enum MatrixType implements SequenceDecoder {
                     : vector.getInt(VEC_SIZE);
                 cols = checkWidth(column, i, width, cols);
                 if (data == null) {
-                    data = allocate(column, rows, cols);
+                    data = allocate(column, rows, cols, buffers, slot);
                 }
                 copyVector(vector, data, i * cols, cols);
             } else {
                 ArrayData row = value.getArray(i);
                 cols = checkWidth(column, i, row.numElements(), cols);
                 if (data == null) {
-                    data = allocate(column, rows, cols);
+                    data = allocate(column, rows, cols, buffers, slot);
                 }
                 copyRow(row, data, i * cols, column, i);
             }
@@ -113,19 +120,62 @@ enum MatrixType implements SequenceDecoder {
                 nonFinite = NonFinite.first(data, i * cols, (i + 1) * cols);
             }
         }
-        if (nonFinite >= 0) {
-            throw new RowDataException("column " + column + " has " + data[nonFinite] + " at row " + nonFinite / cols
-                + ", position " + nonFinite % cols + hint);
+        return checked(new Matrix(rows, cols, data), nonFinite, column, hint);
+    }
+
+    /**
+     * The usual case (rows from Parquet, a cache or a projection): the outer array's offset words
+     * are walked in place (no {@code UnsafeArrayData} per matrix row), each row's null bits are
+     * scanned a word of 64 elements at a time, and float rows, stored contiguously after their
+     * header, are copied in one go into the matrix.
+     */
+    private Matrix decodeUnsafe(UnsafeArrayData value, int rows, String column, boolean finite, String hint,
+                                RowBuffers buffers, RowBuffers.Slot slot) {
+        Object base = value.getBaseObject();
+        long array = value.getBaseOffset();
+        int cols = -1;
+        float[] data = null;
+        int nonFinite = -1;
+        for (int i = 0; i < rows; i++) {
+            if (NestedArrays.isNull(base, array, i)) {
+                throw nullRow(column, i);
+            }
+            long row = NestedArrays.element(base, array, rows, i);
+            cols = checkWidth(column, i, NestedArrays.numElements(base, row), cols);
+            if (data == null) {
+                data = allocate(column, rows, cols, buffers, slot);
+            }
+            int hole = NestedArrays.firstNull(base, row, cols);
+            if (hole >= 0) {
+                throw nullElement(column, i, hole);
+            }
+            long from = NestedArrays.values(row, cols);
+            int offset = i * cols;
+            if (this == FLOAT) {
+                Platform.copyMemory(base, from, data, Platform.FLOAT_ARRAY_OFFSET + 4L * offset, 4L * cols);
+            } else {
+                for (int j = 0; j < cols; j++) {
+                    data[offset + j] = (float) Platform.getDouble(base, from + 8L * j);
+                }
+            }
+            if (finite && nonFinite < 0) {
+                nonFinite = NonFinite.first(data, offset, offset + cols);
+            }
         }
-        return new Matrix(rows, cols, data);
+        return checked(new Matrix(rows, cols, data), nonFinite, column, hint);
+    }
+
+    /** The matrix, or the NaN/±∞ error when {@code nonFinite} (a flat index) is not -1. */
+    private static Matrix checked(Matrix m, int nonFinite, String column, String hint) {
+        if (nonFinite >= 0) {
+            throw new RowDataException("column " + column + " has " + m.values[nonFinite] + " at row "
+                + nonFinite / m.cols + ", position " + nonFinite % m.cols + hint);
+        }
+        return m;
     }
 
     private void copyRow(ArrayData row, float[] data, int offset, String column, int i) {
         int n = row.numElements();
-        if (row instanceof UnsafeArrayData) {
-            copyUnsafeRow((UnsafeArrayData) row, n, data, offset, column, i);
-            return;
-        }
         for (int j = 0; j < n; j++) {
             if (row.isNullAt(j)) {
                 throw nullElement(column, i, j);
@@ -134,33 +184,8 @@ enum MatrixType implements SequenceDecoder {
         }
     }
 
-    /**
-     * The usual case (rows from Parquet, a cache or a projection): the null bits are scanned a
-     * word of 64 elements at a time, and float elements, stored contiguously after the header,
-     * are copied in one go into the matrix — no per-element call, no temporary array (a
-     * per-element copy takes a sixth of the executor's samples in {@code bench --spark} at n = 512).
-     */
-    private void copyUnsafeRow(UnsafeArrayData row, int n, float[] data, int offset, String column, int i) {
-        Object base = row.getBaseObject();
-        long header = UnsafeArrayData.calculateHeaderPortionInBytes(n);
-        // Layout: numElements (8 bytes), then the null bits in 8-byte words, then the elements.
-        for (long word = row.getBaseOffset() + 8, end = row.getBaseOffset() + header; word < end; word += 8) {
-            if (Platform.getLong(base, word) != 0) {
-                for (int j = 0; j < n; j++) {
-                    if (row.isNullAt(j)) {
-                        throw nullElement(column, i, j);
-                    }
-                }
-            }
-        }
-        if (this == FLOAT) {
-            Platform.copyMemory(base, row.getBaseOffset() + header, data, Platform.FLOAT_ARRAY_OFFSET + 4L * offset,
-                4L * n);
-        } else {
-            for (int j = 0; j < n; j++) {
-                data[offset + j] = (float) row.getDouble(j);
-            }
-        }
+    private static RowDataException nullRow(String column, int i) {
+        return new RowDataException("column " + column + " row " + i + " is null");
     }
 
     private static RowDataException nullElement(String column, int i, int j) {
@@ -175,6 +200,7 @@ enum MatrixType implements SequenceDecoder {
             }
         } else {
             int[] indices = vector.getArray(VEC_INDICES).toIntArray();
+            Arrays.fill(data, offset, offset + cols, 0f);  // a reused buffer holds the previous row's values
             for (int j = 0; j < indices.length; j++) {
                 data[offset + indices[j]] = (float) values[j];
             }
@@ -189,11 +215,11 @@ enum MatrixType implements SequenceDecoder {
         return width;
     }
 
-    private static float[] allocate(String column, int rows, int cols) {
+    private static float[] allocate(String column, int rows, int cols, RowBuffers buffers, RowBuffers.Slot slot) {
         if ((long) rows * cols > Integer.MAX_VALUE - 8) {
             throw new RowDataException("column " + column + " is " + rows + "×" + cols + ", too large for one array");
         }
-        return new float[rows * cols];
+        return buffers.floats(slot, rows * cols);
     }
 
     /** A decoded row-major matrix. */

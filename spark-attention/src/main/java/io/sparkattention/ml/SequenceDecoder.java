@@ -1,5 +1,6 @@
 package io.sparkattention.ml;
 
+import io.sparkattention.exec.RowBuffers;
 import org.apache.spark.sql.catalyst.util.ArrayData;
 
 import java.io.Serializable;
@@ -12,13 +13,24 @@ import java.io.Serializable;
 interface SequenceDecoder extends Serializable {
 
     /**
+     * Decodes one row's value into a new array.
+     *
      * @param value  the Catalyst value (an {@code ArrayData})
      * @param column the column's name, for error messages
      * @param finite reject NaN and ±∞
      * @return the L×W matrix
      * @throws io.sparkattention.exec.RowDataException when the value is unusable, naming the column
      */
-    MatrixType.Matrix decode(ArrayData value, String column, boolean finite);
+    default MatrixType.Matrix decode(ArrayData value, String column, boolean finite) {
+        return decode(value, column, finite, MatrixType.KEEP_HINT, RowBuffers.none(), RowBuffers.Slot.QUERY);
+    }
+
+    /**
+     * Decodes one row's value into {@code buffers}' array for {@code slot} (reused when its length
+     * is the matrix's), with {@code hint} appended to a NaN/±∞ error.
+     */
+    MatrixType.Matrix decode(ArrayData value, String column, boolean finite, String hint, RowBuffers buffers,
+                             RowBuffers.Slot slot);
 
     /** The width every row has, or -1 when each row's value carries its own (nested types). */
     int fixedWidth();

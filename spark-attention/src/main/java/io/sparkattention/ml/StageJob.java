@@ -1,6 +1,7 @@
 package io.sparkattention.ml;
 
 import io.sparkattention.exec.AttentionJob;
+import io.sparkattention.exec.RowBuffers;
 import io.sparkattention.exec.RowDataException;
 import io.sparkattention.kernel.AttentionShape;
 import io.sparkattention.kernel.AttentionSpec;
@@ -99,13 +100,19 @@ final class StageJob implements AttentionJob {
 
     @Override
     public PreparedSequence prepare(Object[] values) {
+        return prepare(values, RowBuffers.none());
+    }
+
+    @Override
+    public PreparedSequence prepare(Object[] values, RowBuffers buffers) {
         if (values[0] == null) {
             return null;
         }
-        MatrixType.Matrix q = matrix(values, columns.query);
-        MatrixType.Matrix k = columns.key == columns.query ? q : matrix(values, columns.key);
+        MatrixType.Matrix q = matrix(values, columns.query, buffers, RowBuffers.Slot.QUERY);
+        MatrixType.Matrix k = columns.key == columns.query ? q
+            : matrix(values, columns.key, buffers, RowBuffers.Slot.KEY);
         MatrixType.Matrix v = columns.value == columns.key ? k
-            : columns.value == columns.query ? q : matrix(values, columns.value);
+            : columns.value == columns.query ? q : matrix(values, columns.value, buffers, RowBuffers.Slot.VALUE);
         if (v.rows != k.rows) {
             throw new RowDataException("column " + columns.value.name + " has " + v.rows + " rows but column "
                 + columns.key.name + " has " + k.rows);
@@ -122,11 +129,11 @@ final class StageJob implements AttentionJob {
         }
         if (columns.mask != null && values[columns.mask.index] != null) {
             mask = mask.withAllowed(columns.maskPlanes.decodeMask((ArrayData) values[columns.mask.index],
-                numHeads, L, S));
+                numHeads, L, S, buffers));
         }
         if (columns.bias != null && values[columns.bias.index] != null) {
             mask = mask.withBias(columns.biasPlanes.decodeBias((ArrayData) values[columns.bias.index],
-                numHeads, L, S, keepInvalid));
+                numHeads, L, S, keepInvalid, buffers));
         }
         try {
             return source.layer(q.cols, k.cols, v.cols).prepare(q.values, L, k.values, v.values, S, mask);
@@ -137,12 +144,13 @@ final class StageJob implements AttentionJob {
         }
     }
 
-    private MatrixType.Matrix matrix(Object[] values, StageColumns.Input input) {
+    private MatrixType.Matrix matrix(Object[] values, StageColumns.Input input, RowBuffers buffers,
+                                     RowBuffers.Slot slot) {
         Object value = values[input.index];
         if (value == null) {
             throw new RowDataException("column " + input.name + " is null");
         }
-        return input.type.decode((ArrayData) value, input.name, !keepInvalid);
+        return input.type.decode((ArrayData) value, input.name, !keepInvalid, MatrixType.KEEP_HINT, buffers, slot);
     }
 
     @Override
@@ -156,11 +164,11 @@ final class StageJob implements AttentionJob {
         int width = L == 0 ? 0 : output.length / L;
         Object[] fields = new Object[outputStruct.size()];
         fields[0] = flatOutput ? FlatSequence.encode(output, 0, output.length)
-            : CatalystMatrices.matrix(output, 0, L, width);
+            : NestedArrays.matrix(output, 0, L, width);
         if (weightsMode == WeightsMode.AVERAGED) {
-            fields[1] = CatalystMatrices.matrix(weights, 0, L, S);
+            fields[1] = NestedArrays.matrix(weights, 0, L, S);
         } else if (weightsMode == WeightsMode.PER_HEAD) {
-            fields[1] = CatalystMatrices.planes(weights, shape.numHeads(), L, S);
+            fields[1] = NestedArrays.planes(weights, shape.numHeads(), L, S);
         }
         return new GenericInternalRow(fields);
     }

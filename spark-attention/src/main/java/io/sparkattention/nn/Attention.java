@@ -50,11 +50,26 @@ public final class Attention {
      */
     public static Output compute(FlashAttention kernel, AttentionShape shape, float[] q, float[] k, float[] v,
                                  RowMask mask, WeightsMode mode, Workspace ws) {
+        return compute(kernel, shape, q, k, v, mask, mode, ws, new float[shape.outputSize()]);
+    }
+
+    /**
+     * Attends one sequence into {@code out}, which the kernel overwrites whole (a caller may
+     * reuse it from sequence to sequence); the result's values are {@code out}.
+     *
+     * @param out L×(H·dv), exactly {@code shape.outputSize()} values
+     * @throws IllegalArgumentException when {@code out} does not have that length
+     */
+    public static Output compute(FlashAttention kernel, AttentionShape shape, float[] q, float[] k, float[] v,
+                                 RowMask mask, WeightsMode mode, Workspace ws, float[] out) {
         long weightsSize = mode.size(shape.numHeads(), shape.queryLength(), shape.keyLength());
         if (weightsSize > Integer.MAX_VALUE - 8) {
             throw new IllegalArgumentException("attention weights of " + shape + " (" + mode + ") do not fit one array");
         }
-        float[] out = new float[shape.outputSize()];
+        if (out == null || out.length != shape.outputSize()) {
+            throw new IllegalArgumentException("output of " + shape + " needs " + shape.outputSize() + " values, got "
+                + (out == null ? "null" : out.length));
+        }
         float[] lse = mode == WeightsMode.NONE ? null : new float[shape.numHeads() * shape.queryLength()];
         kernel.forward(shape, q, k, v, mask, out, lse, ws);
         float[] weights = null;

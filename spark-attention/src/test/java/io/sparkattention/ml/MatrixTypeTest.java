@@ -1,5 +1,6 @@
 package io.sparkattention.ml;
 
+import io.sparkattention.exec.RowBuffers;
 import io.sparkattention.exec.RowDataException;
 import org.apache.spark.ml.linalg.VectorUDT;
 import org.apache.spark.ml.linalg.Vectors;
@@ -16,6 +17,8 @@ import org.junit.jupiter.api.Test;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -135,5 +138,74 @@ class MatrixTypeTest {
         ((GenericArrayData) m.getArray(0)).update(1, Float.NaN);
         RowDataException e = assertThrows(RowDataException.class, () -> MatrixType.FLOAT.decode(m, "q", true));
         assertEquals("column q row 2 has a null at position 4", e.getMessage());
+    }
+
+    /** A rows×cols float matrix whose rows in {@code nullRows} are null, in Catalyst's binary format. */
+    private static ArrayData withNullRows(int rows, int cols, int... nullRows) {
+        GenericArrayData m = generic(rows, cols, false, -1, -1);
+        for (int i : nullRows) {
+            m.update(i, null);
+        }
+        ArrayData converted = UnsafeProjection.create(new DataType[] {FLOATS})
+            .apply(new GenericInternalRow(new Object[] {m})).getArray(0);
+        return assertInstanceOf(UnsafeArrayData.class, converted);
+    }
+
+    @Test
+    @DisplayName("a null matrix row is named in either representation, past the first null-bit word too, and before a later ragged row")
+    void nullMatrixRowIsNamed() {
+        for (int row : new int[] {0, 63, 64, 70}) {
+            RowDataException u = assertThrows(RowDataException.class,
+                () -> MatrixType.FLOAT.decode(withNullRows(71, 3, row), "q", false));
+            assertEquals("column q row " + row + " is null", u.getMessage());
+            GenericArrayData g = generic(71, 3, false, -1, -1);
+            g.update(row, null);
+            assertEquals(u.getMessage(), assertThrows(RowDataException.class,
+                () -> MatrixType.FLOAT.decode(g, "q", false)).getMessage());
+        }
+        GenericArrayData m = generic(3, 2, false, -1, -1);
+        m.update(1, new GenericArrayData(new Object[] {1f}));
+        m.update(2, null);
+        RowDataException e = assertThrows(RowDataException.class, () -> MatrixType.FLOAT.decode(unsafe(m, FLOATS), "q", false));
+        assertEquals("column q row 1 has 1 values, expected 2 (as row 0)", e.getMessage());
+    }
+
+    @Test
+    @DisplayName("decoding into reused buffers: same length reuses the array with the new row's values, another length gets a new array")
+    void reusedBuffers() {
+        RowBuffers buffers = new RowBuffers();
+        float[] first = MatrixType.FLOAT.decode(unsafe(generic(3, 5, false, -1, -1), FLOATS), "q", true, "", buffers,
+            RowBuffers.Slot.QUERY).values;
+        GenericArrayData other = generic(5, 3, true, -1, -1);
+        ((GenericArrayData) other.getArray(4)).update(2, -7.5);
+        float[] second = MatrixType.DOUBLE.decode(unsafe(other, DOUBLES), "q", true, "", buffers,
+            RowBuffers.Slot.QUERY).values;
+        assertSame(first, second, "15 values both times: one array");
+        float[] want = expected(5, 3);
+        want[14] = -7.5f;
+        assertArrayEquals(want, second);
+        float[] longer = MatrixType.FLOAT.decode(unsafe(generic(4, 5, false, -1, -1), FLOATS), "q", true, "", buffers,
+            RowBuffers.Slot.QUERY).values;
+        assertEquals(20, longer.length);
+        assertArrayEquals(expected(4, 5), longer);
+        float[] key = MatrixType.FLOAT.decode(unsafe(generic(4, 5, false, -1, -1), FLOATS), "k", true, "", buffers,
+            RowBuffers.Slot.KEY).values;
+        assertNotSame(longer, key, "slots never share an array");
+        assertNotSame(MatrixType.FLOAT.decode(generic(1, 2, false, -1, -1), "q", true).values,
+            MatrixType.FLOAT.decode(generic(1, 2, false, -1, -1), "q", true).values, "without buffers: a new array");
+    }
+
+    @Test
+    @DisplayName("a sparse vector row decoded into a reused buffer has zeros where the previous row had values")
+    void sparseVectorsIntoReusedBuffer() {
+        VectorUDT udt = new VectorUDT();
+        RowBuffers buffers = new RowBuffers();
+        ArrayData dense = new GenericArrayData(new Object[] {udt.serialize(Vectors.dense(1, 2, 3)),
+            udt.serialize(Vectors.dense(4, 5, 6))});
+        ArrayData sparse = new GenericArrayData(new Object[] {udt.serialize(Vectors.sparse(3, new int[] {1}, new double[] {9})),
+            udt.serialize(Vectors.sparse(3, new int[0], new double[0]))});
+        MatrixType.VECTOR.decode(dense, "v", true, "", buffers, RowBuffers.Slot.VALUE);
+        assertArrayEquals(new float[] {0, 9, 0, 0, 0, 0},
+            MatrixType.VECTOR.decode(sparse, "v", true, "", buffers, RowBuffers.Slot.VALUE).values);
     }
 }
