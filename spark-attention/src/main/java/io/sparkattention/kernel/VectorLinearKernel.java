@@ -31,11 +31,12 @@ final class VectorLinearKernel extends LinearKernel {
     /** Rows of x per block. */
     static final int ROWS = 6;
     /**
-     * Vectors per panel: 6 × 4 accumulators + 4 weights + 1 broadcast = 29 of AVX-512's 32 vector
-     * registers; with 16 registers (AVX2 and narrower) 6 × 2 + 2 + 1 = 15.
+     * Vectors per panel: 6 × 2 accumulators + 2 weights + 1 broadcast = 15 vector registers, within
+     * AVX2's 16. With AVX-512's 32, C2 (JDK 17) spills an accumulator of 5×4 and 6×4 blocks inside
+     * the loop, and 6×2 runs 1.4× as fast as 6×4 (Zen 5).
      */
-    static final int VECTORS = LANES >= 16 ? 4 : 2;
-    /** Output columns per packed panel: 64 with AVX-512, 16 with AVX2. */
+    static final int VECTORS = 2;
+    /** Output columns per packed panel: 32 with AVX-512, 16 with AVX2. */
     static final int PANEL = VECTORS * LANES;
     /** Steps of k per block: a block of x is 6 × 256 floats (6 KiB), in L1 next to the panel's stream. */
     static final int DEPTH_BLOCK = 256;
@@ -109,10 +110,10 @@ final class VectorLinearKernel extends LinearKernel {
             int wOff = j * k + p0 * PANEL;
             int cols = Math.min(PANEL, n - j);
             if (rows == ROWS && cols == PANEL) {
-                block(kc, x, xOff, ldx, wp, wOff, y, i0 * n + j, n);
+                block6x2(kc, x, xOff, ldx, wp, wOff, y, i0 * n + j, n);
             } else {
                 Arrays.fill(tile, 0f);
-                block(kc, x, xOff, ldx, wp, wOff, tile, 0, PANEL);
+                block6x2(kc, x, xOff, ldx, wp, wOff, tile, 0, PANEL);
                 for (int r = 0; r < rows; r++) {
                     int dst = (i0 + r) * n + j;
                     for (int c = 0; c < cols; c++) {
@@ -123,94 +124,10 @@ final class VectorLinearKernel extends LinearKernel {
         }
     }
 
-    /** {@code c[ROWS × PANEL] (ld ldc) += x[ROWS × kc] (ld ldx) · panel[kc × PANEL]}. */
-    private static void block(int kc, float[] x, int xOff, int ldx, float[] wp, int wOff, float[] c, int cOff,
-                              int ldc) {
-        if (VECTORS == 4) {
-            block6x4(kc, x, xOff, ldx, wp, wOff, c, cOff, ldc);
-        } else {
-            block6x2(kc, x, xOff, ldx, wp, wOff, c, cOff, ldc);
-        }
-    }
-
-    /** 6 rows × 4 vectors: 24 accumulators, fed per step by 4 weight loads and 6 broadcasts. */
-    private static void block6x4(int kc, float[] x, int xOff, int ldx, float[] wp, int wOff, float[] c, int cOff,
-                                 int ldc) {
-        FloatVector c00 = FloatVector.zero(SPECIES), c01 = c00, c02 = c00, c03 = c00;
-        FloatVector c10 = c00, c11 = c00, c12 = c00, c13 = c00;
-        FloatVector c20 = c00, c21 = c00, c22 = c00, c23 = c00;
-        FloatVector c30 = c00, c31 = c00, c32 = c00, c33 = c00;
-        FloatVector c40 = c00, c41 = c00, c42 = c00, c43 = c00;
-        FloatVector c50 = c00, c51 = c00, c52 = c00, c53 = c00;
-        final int x0 = xOff, x1 = x0 + ldx, x2 = x1 + ldx, x3 = x2 + ldx, x4 = x3 + ldx, x5 = x4 + ldx;
-        for (int t = 0, w = wOff; t < kc; t++, w += PANEL) {
-            final FloatVector w0 = FloatVector.fromArray(SPECIES, wp, w);
-            final FloatVector w1 = FloatVector.fromArray(SPECIES, wp, w + LANES);
-            final FloatVector w2 = FloatVector.fromArray(SPECIES, wp, w + 2 * LANES);
-            final FloatVector w3 = FloatVector.fromArray(SPECIES, wp, w + 3 * LANES);
-            FloatVector a = FloatVector.broadcast(SPECIES, x[x0 + t]);
-            c00 = a.fma(w0, c00);
-            c01 = a.fma(w1, c01);
-            c02 = a.fma(w2, c02);
-            c03 = a.fma(w3, c03);
-            a = FloatVector.broadcast(SPECIES, x[x1 + t]);
-            c10 = a.fma(w0, c10);
-            c11 = a.fma(w1, c11);
-            c12 = a.fma(w2, c12);
-            c13 = a.fma(w3, c13);
-            a = FloatVector.broadcast(SPECIES, x[x2 + t]);
-            c20 = a.fma(w0, c20);
-            c21 = a.fma(w1, c21);
-            c22 = a.fma(w2, c22);
-            c23 = a.fma(w3, c23);
-            a = FloatVector.broadcast(SPECIES, x[x3 + t]);
-            c30 = a.fma(w0, c30);
-            c31 = a.fma(w1, c31);
-            c32 = a.fma(w2, c32);
-            c33 = a.fma(w3, c33);
-            a = FloatVector.broadcast(SPECIES, x[x4 + t]);
-            c40 = a.fma(w0, c40);
-            c41 = a.fma(w1, c41);
-            c42 = a.fma(w2, c42);
-            c43 = a.fma(w3, c43);
-            a = FloatVector.broadcast(SPECIES, x[x5 + t]);
-            c50 = a.fma(w0, c50);
-            c51 = a.fma(w1, c51);
-            c52 = a.fma(w2, c52);
-            c53 = a.fma(w3, c53);
-        }
-        int y = cOff;
-        addInto(c00, c, y);
-        addInto(c01, c, y + LANES);
-        addInto(c02, c, y + 2 * LANES);
-        addInto(c03, c, y + 3 * LANES);
-        y = cOff + ldc;
-        addInto(c10, c, y);
-        addInto(c11, c, y + LANES);
-        addInto(c12, c, y + 2 * LANES);
-        addInto(c13, c, y + 3 * LANES);
-        y = cOff + 2 * ldc;
-        addInto(c20, c, y);
-        addInto(c21, c, y + LANES);
-        addInto(c22, c, y + 2 * LANES);
-        addInto(c23, c, y + 3 * LANES);
-        y = cOff + 3 * ldc;
-        addInto(c30, c, y);
-        addInto(c31, c, y + LANES);
-        addInto(c32, c, y + 2 * LANES);
-        addInto(c33, c, y + 3 * LANES);
-        y = cOff + 4 * ldc;
-        addInto(c40, c, y);
-        addInto(c41, c, y + LANES);
-        addInto(c42, c, y + 2 * LANES);
-        addInto(c43, c, y + 3 * LANES);
-        y = cOff + 5 * ldc;
-        addInto(c50, c, y);
-        addInto(c51, c, y + LANES);
-        addInto(c52, c, y + 2 * LANES);
-        addInto(c53, c, y + 3 * LANES);
-    }
-    /** 6 rows × 2 vectors: 12 accumulators, fed per step by 2 weight loads and 6 broadcasts. */
+    /**
+     * {@code c[ROWS × PANEL] (ld ldc) += x[ROWS × kc] (ld ldx) · panel[kc × PANEL]}: 6 rows × 2
+     * vectors, 12 accumulators fed per step by 2 weight loads and 6 broadcasts from memory.
+     */
     private static void block6x2(int kc, float[] x, int xOff, int ldx, float[] wp, int wOff, float[] c, int cOff,
                                  int ldc) {
         FloatVector c00 = FloatVector.zero(SPECIES), c01 = c00;
