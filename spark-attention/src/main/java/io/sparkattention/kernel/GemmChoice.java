@@ -14,8 +14,8 @@ import java.util.Locale;
  *       is not native ({@link Blas#isNative()}) or the vectors are 512 bits wide
  *       ({@link LinearKernel#preferredOverNativeBlas}); else {@code blas}. This is the rule
  *       {@link TileOpsChoice} applies to the attention tiles. With 512-bit vectors the micro-kernel
- *       on its packed weight runs 128×768×768 projections 2.0× as fast as OpenBLAS held to its AVX2
- *       kernels ({@code OPENBLAS_CORETYPE=Haswell}) on a Zen 5;</li>
+ *       on its packed weight ran 128×768×768 projections 1.41× as fast as OpenBLAS held to its AVX2
+ *       kernels ({@code OPENBLAS_CORETYPE=Haswell}) on a Zen 5 ({@code bench --gemm}, medians);</li>
  *   <li>{@code vector}: the Java Vector API micro-kernel ({@link VectorLinearKernel});</li>
  *   <li>{@code blas}: {@code sgemm} from {@link Blas}.</li>
  * </ul>

@@ -11,7 +11,7 @@ import java.util.Arrays;
  * <p><b>Packed weight.</b> {@code W[n×k]} is cut into panels of {@link #PANEL} output columns
  * ({@link #VECTORS} vectors); a panel is k steps of PANEL contiguous floats, zero beyond n:
  * <pre>
- *   wp[p·PANEL·k + t·PANEL + j] = W[p·PANEL + j, t]      j < PANEL, t < k
+ *   wp[p·PANEL·k + t·PANEL + j] = W[p·PANEL + j, t]      j &lt; PANEL, t &lt; k
  * </pre>
  * <b>Blocks.</b> Each call of the micro-kernel computes a block of {@value #ROWS} rows × PANEL
  * columns of y over a depth block of at most {@value #DEPTH_BLOCK} steps:
@@ -47,9 +47,9 @@ final class VectorLinearKernel extends LinearKernel {
     private static final long MAX_PACKED = Integer.MAX_VALUE - 8;
 
     /**
-     * With AVX-512 (16-lane vectors, 32 registers) the micro-kernel runs near the FMA peak on a
-     * weight packed once, while OpenBLAS may be held to narrower kernels; with AVX2 a native BLAS
-     * keeps the projections ({@link GemmChoice}).
+     * With AVX-512 the micro-kernel runs 512-bit FMAs on a weight packed once, while a native
+     * OpenBLAS may be held to narrower kernels (see {@link GemmChoice}); with AVX2 a native BLAS
+     * keeps the projections.
      */
     @Override
     boolean preferredOverNativeBlas() {
