@@ -74,11 +74,15 @@ public final class LinearWeight {
     /**
      * {@code y[m×out] = x[m×in]·Wᵀ + b}, x row-major (its first {@code m·in} values are read).
      *
-     * @throws IllegalArgumentException when m is negative or x holds fewer than {@code m·in} values
+     * @throws IllegalArgumentException when m is negative, x holds fewer than {@code m·in} values or
+     *                                  the output would not fit in one array
      */
     public float[] apply(float[] x, int m) {
         Gemm.checkView("x", x, 0, m, in, in);
-        float[] y = new float[Math.multiplyExact(m, out)];
+        if ((long) m * out > Integer.MAX_VALUE - 8) {
+            throw new IllegalArgumentException("output " + m + "×" + out + " does not fit in one array");
+        }
+        float[] y = new float[m * out];
         if (bias != null) {
             for (int i = 0; i < m; i++) {
                 System.arraycopy(bias, 0, y, i * out, out);

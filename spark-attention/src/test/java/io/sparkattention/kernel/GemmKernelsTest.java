@@ -96,7 +96,8 @@ class GemmKernelsTest {
     }
 
     @Test
-    @DisplayName("a weight or bias of the wrong size, or an input shorter than m rows, is an error naming it")
+    @DisplayName("a weight or bias of the wrong size, an input shorter than m rows or an output too large for an "
+        + "array is an error naming it")
     void badArguments() {
         float[] w = new float[12];
         assertMessage("weight has 12 values, expected 5×3",
@@ -107,6 +108,8 @@ class GemmKernelsTest {
             () -> LinearWeight.of(w, 4, 3, null).apply(new float[8], 3));
         assertMessage("x: negative shape -1×3", () -> LinearWeight.of(w, 4, 3, null).apply(new float[8], -1));
         assertMessage("weight has 12 values, expected 4×4", () -> Gemm.linear(new float[4], 1, 4, w, 4, null));
+        assertMessage("output 1000000×100000 does not fit in one array",
+            () -> LinearWeight.of(new float[100_000], 100_000, 1, null).apply(new float[1_000_000], 1_000_000));
     }
 
     private static void assertMessage(String expected, Runnable call) {
