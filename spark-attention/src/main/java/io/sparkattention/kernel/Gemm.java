@@ -7,6 +7,10 @@ package io.sparkattention.kernel;
  * n×m matrix with the same {@code ld}: its transpose. So {@code C = A·op(B)} in row-major is
  * computed as {@code Cᵀ = op(B)ᵀ·Aᵀ} in column-major, swapping the operands; no data moves.
  *
+ * <p>Projections with a fixed weight ({@link #linear}, {@link LinearWeight}) go through the
+ * projection kernel chosen once per JVM ({@link GemmChoice}); the general products go through
+ * {@link Blas}.
+ *
  * <p>These entry points check their arguments once ({@link #checkView}); the kernel's inner
  * loops call {@link Blas#get()} directly with views they have already validated.
  */
@@ -57,24 +61,12 @@ public final class Gemm {
 
     /**
      * {@code Y[m×out] = X[m×in]·W[out×in]ᵀ + bias}: a PyTorch {@code nn.Linear}. {@code bias} may be null.
+     * Runs on the JVM's projection kernel ({@link LinearKernel#get()}: the Vector API micro-kernel
+     * or the BLAS, see {@link GemmChoice}), preparing the weight for this call; a caller that applies
+     * the same weight again prepares it once with {@link LinearWeight#of}.
      */
     public static float[] linear(float[] x, int m, int in, float[] w, int out, float[] bias) {
-        if (w.length != out * in) {
-            throw new IllegalArgumentException("weight has " + w.length + " values, expected " + out + "×" + in);
-        }
-        if (bias != null && bias.length != out) {
-            throw new IllegalArgumentException("bias has " + bias.length + " values, expected " + out);
-        }
-        float[] y = new float[m * out];
-        float beta = 0f;
-        if (bias != null) {
-            for (int i = 0; i < m; i++) {
-                System.arraycopy(bias, 0, y, i * out, out);
-            }
-            beta = 1f;
-        }
-        multiplyTransposed(m, out, in, 1f, x, 0, in, w, 0, in, beta, y, 0, out);
-        return y;
+        return LinearWeight.of(w, out, in, bias).apply(x, m);
     }
 
     /**

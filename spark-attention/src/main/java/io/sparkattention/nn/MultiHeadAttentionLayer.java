@@ -2,7 +2,7 @@ package io.sparkattention.nn;
 
 import io.sparkattention.kernel.AttentionShape;
 import io.sparkattention.kernel.FlashAttention;
-import io.sparkattention.kernel.Gemm;
+import io.sparkattention.kernel.LinearWeight;
 import io.sparkattention.kernel.RowMask;
 import io.sparkattention.kernel.Workspace;
 
@@ -13,7 +13,12 @@ import java.util.Objects;
  * for one sequence: input projections, the tiled attention kernel over PyTorch's head split
  * (projected columns {@code [h·hd, (h+1)·hd)} are head {@code h}), and the output projection.
  *
- * <p>Thread-safe: it holds only the immutable weights and kernel; scratch comes from the caller.
+ * <p>The four projections run on the JVM's projection kernel ({@link LinearWeight}); the layer
+ * prepares (packs) its weights for it once, on first use in each JVM, and reuses them for every
+ * sequence. The prepared form is not serialized: a deserialized layer prepares its own.
+ *
+ * <p>Thread-safe: it holds only the immutable weights, kernel and prepared projections; scratch
+ * comes from the caller.
  */
 public final class MultiHeadAttentionLayer implements SequenceAttention {
 
@@ -21,6 +26,8 @@ public final class MultiHeadAttentionLayer implements SequenceAttention {
 
     private final MultiHeadAttentionWeights weights;
     private final FlashAttention kernel;
+    /** The weights prepared for this JVM's projection kernel, built on first use. */
+    private transient volatile Projections projections;
 
     /**
      * @param weights projections (PyTorch layout)
@@ -59,10 +66,10 @@ public final class MultiHeadAttentionLayer implements SequenceAttention {
         checkRows("query", query, queryLength, E);
         checkRows("key", key, keyLength, weights.kdim());
         checkRows("value", value, keyLength, weights.vdim());
-        int kvDim = weights.numKvHeads() * weights.headDim();
-        float[] q = Gemm.linear(query, queryLength, E, weights.qWeight(), E, weights.qBias());
-        float[] k = Gemm.linear(key, keyLength, weights.kdim(), weights.kWeight(), kvDim, weights.kBias());
-        float[] v = Gemm.linear(value, keyLength, weights.vdim(), weights.vWeight(), kvDim, weights.vBias());
+        Projections p = projections();
+        float[] q = p.q.apply(query, queryLength);
+        float[] k = p.k.apply(key, keyLength);
+        float[] v = p.v.apply(value, keyLength);
         AttentionShape shape = new AttentionShape(queryLength, keyLength, weights.numHeads(), weights.numKvHeads(),
             weights.headDim(), weights.headDim());
         return new PreparedSequence(shape, q, k, v, mask);
@@ -71,8 +78,7 @@ public final class MultiHeadAttentionLayer implements SequenceAttention {
     /** Output projection: {@code y = a·W_oᵀ + b_o} (L×E). */
     @Override
     public float[] finish(float[] attended, int queryLength) {
-        int E = weights.embedDim();
-        return Gemm.linear(attended, queryLength, E, weights.outWeight(), E, weights.outBias());
+        return projections().out.apply(attended, queryLength);
     }
 
     /** {@link #forward(float[], int, float[], float[], int, RowMask, WeightsMode, Workspace)} with lengths from the widths. */
@@ -80,6 +86,36 @@ public final class MultiHeadAttentionLayer implements SequenceAttention {
                                     Workspace ws) {
         return forward(query, rows("query", query, weights.embedDim()), key, value, rows("key", key, weights.kdim()),
             mask, mode, ws);
+    }
+
+    /**
+     * The prepared projections. Threads that start together may each prepare them once; they get
+     * equal values, and the last one written is kept.
+     */
+    private Projections projections() {
+        Projections p = projections;
+        if (p == null) {
+            p = new Projections(weights);
+            projections = p;
+        }
+        return p;
+    }
+
+    /** The four projections, each weight prepared once ({@link LinearWeight#of}). */
+    private static final class Projections {
+        final LinearWeight q;
+        final LinearWeight k;
+        final LinearWeight v;
+        final LinearWeight out;
+
+        Projections(MultiHeadAttentionWeights w) {
+            int E = w.embedDim();
+            int kvDim = w.numKvHeads() * w.headDim();
+            q = LinearWeight.of(w.qWeight(), E, E, w.qBias());
+            k = LinearWeight.of(w.kWeight(), kvDim, w.kdim(), w.kBias());
+            v = LinearWeight.of(w.vWeight(), kvDim, w.vdim(), w.vBias());
+            out = LinearWeight.of(w.outWeight(), E, E, w.outBias());
+        }
     }
 
     private static void checkRows(String what, float[] x, int rows, int width) {

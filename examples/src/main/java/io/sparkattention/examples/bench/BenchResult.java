@@ -129,6 +129,33 @@ public final class BenchResult {
         return rows * (4 * 2 * l * e * e + 4 * l * l * e);
     }
 
+    /**
+     * A projection's line ({@code bench --gemm}, mode "gemm"): {@code y[m×n] = x[m×k]·Wᵀ + b} on one
+     * thread with a prepared weight, the kernel's name, and GFLOP/s counting 2·m·n·k per product.
+     *
+     * @param timesMs one wall time per timed repetition of {@code products} products
+     */
+    public static BenchResult projection(int m, int n, int k, String kernel, int products, double[] timesMs) {
+        double[] sorted = timesMs.clone();
+        Arrays.sort(sorted);
+        double median = median(sorted);
+        BenchResult r = new BenchResult();
+        ObjectNode node = r.node;
+        node.put("mode", "gemm");
+        node.put("m", m);
+        node.put("n", n);
+        node.put("k", k);
+        node.put("kernel", kernel);
+        node.put("products", products);
+        node.put("median_ms", round(median));
+        node.put("min_ms", round(sorted[0]));
+        node.put("max_ms", round(sorted[sorted.length - 1]));
+        node.put("gflops", round(2.0 * m * n * k * products / (median * 1e6)));
+        node.put("blas", Blas.name());
+        r.machine(timesMs);
+        return r;
+    }
+
     /** The repetitions, their times and the machine's fields. */
     private void machine(double[] timesMs) {
         node.put("repeat", timesMs.length);

@@ -2,6 +2,7 @@ package io.sparkattention.examples.cli;
 
 import io.sparkattention.examples.bench.BenchResult;
 import io.sparkattention.examples.bench.FmaPeak;
+import io.sparkattention.examples.bench.GemmBenchmark;
 import io.sparkattention.examples.bench.Interleaved;
 import io.sparkattention.examples.bench.KernelBenchmark;
 import io.sparkattention.examples.bench.OrtBenchmark;
@@ -34,7 +35,7 @@ import java.util.concurrent.Callable;
             + "and documented in BENCHMARKS.md."})
 final class BenchCommand implements Callable<Integer> {
 
-    @Option(names = "--seq-len", split = ",", required = true, paramLabel = "N",
+    @Option(names = "--seq-len", split = ",", paramLabel = "N",
         description = "Sequence lengths (L = S), comma-separated.")
     List<Integer> seqLens;
 
@@ -101,8 +102,28 @@ final class BenchCommand implements Callable<Integer> {
             + "needs the Vector API). Not with --spark, except with --layer (ort: the whole layer as one ONNX graph).")
     List<String> peers = new ArrayList<>();
 
+    @Option(names = "--gemm", hidden = true, arity = "0..1", fallbackValue = GemmBenchmark.SHAPES,
+        paramLabel = "MxNxK,...",
+        description = "Time the projections y = x·W^T + b instead (default shapes " + GemmBenchmark.SHAPES + "): "
+            + "the BLAS and the Vector API kernel round-robin on one thread, mode \"gemm\", vs_blas.")
+    String gemm;
+
     @Override
     public Integer call() {
+        if (gemm != null) {
+            List<int[]> shapes;
+            try {
+                shapes = GemmBenchmark.shapes(gemm);
+            } catch (IllegalArgumentException e) {
+                throw new BadInputException("--gemm: " + e.getMessage());
+            }
+            positive("--repeat", repeat);
+            GemmBenchmark.run(GemmBenchmark.kernels(), shapes, repeat).forEach(BenchCommand::print);
+            return 0;
+        }
+        if (seqLens == null) {
+            throw new BadInputException("Missing required option: '--seq-len=N'");
+        }
         if (layerOptions.layer) {
             return layerOptions.run(this, spec.commandLine().getParseResult());
         }

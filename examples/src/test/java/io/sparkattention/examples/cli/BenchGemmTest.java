@@ -1,0 +1,53 @@
+package io.sparkattention.examples.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@code spark-attention bench --gemm}: the projections' kernels side by side, one JSON line per (shape, kernel). */
+class BenchGemmTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @Test
+    @DisplayName("--gemm MxNxK: the BLAS line, then the Vector API kernel's with vs_blas; gflops counts 2·m·n·k per "
+        + "product")
+    void linesPerShapeAndKernel() throws Exception {
+        CommandLineRun run = CommandLineRun.of("bench", "--gemm", "7x33x20", "--repeat", "3");
+        assertEquals(0, run.exitCode, run.err);
+        List<JsonNode> lines = new ArrayList<>();
+        for (String line : run.outLines()) {
+            if (line.startsWith("{")) {
+                lines.add(JSON.readTree(line));
+            }
+        }
+        assertEquals(2, lines.size(), run.out);
+        JsonNode blas = lines.get(0), vector = lines.get(1);
+        assertEquals("gemm", blas.get("mode").asText());
+        assertTrue(blas.get("kernel").asText().startsWith("blas:"), blas.toString());
+        assertTrue(vector.get("kernel").asText().startsWith("vector:"), vector.toString());
+        assertEquals(7, vector.get("m").asInt());
+        assertEquals(33, vector.get("n").asInt());
+        assertEquals(20, vector.get("k").asInt());
+        double median = vector.get("median_ms").asDouble();
+        assertEquals(2.0 * 7 * 33 * 20 * vector.get("products").asInt() / (median * 1e6),
+            vector.get("gflops").asDouble(), 0.01 * vector.get("gflops").asDouble(), run.out);
+        assertEquals(blas.get("median_ms").asDouble() / median, vector.get("vs_blas").asDouble(), 0.01, run.out);
+    }
+
+    @Test
+    @DisplayName("a shape that is not MxNxK with positive sizes ends with exit code 2 and one line naming it")
+    void badShape() {
+        CommandLineRun run = CommandLineRun.of("bench", "--gemm", "128x768");
+        assertEquals(2, run.exitCode, run.err);
+        assertEquals(List.of("spark-attention bench: --gemm: shape \"128x768\": expected MxNxK with positive sizes"),
+            run.errorLines());
+    }
+}

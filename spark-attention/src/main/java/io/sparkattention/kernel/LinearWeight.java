@@ -1,0 +1,96 @@
+package io.sparkattention.kernel;
+
+import java.util.Objects;
+
+/**
+ * A projection's weight and bias prepared once for a {@link LinearKernel}: {@code y = x·Wᵀ + b}
+ * with PyTorch's {@code out×in} weight. The weights of a layer are fixed, so a layer prepares
+ * each of them once and applies it to every sequence; the Vector API kernel packs the weight
+ * into its panels here, the BLAS one keeps it as it is.
+ *
+ * <p>Immutable and thread-safe. The packed layout belongs to the kernel of this JVM, so it is
+ * not serializable: a serialized layer keeps its plain weights and prepares them where it runs.
+ */
+public final class LinearWeight {
+
+    private final LinearKernel kernel;
+    private final int out;
+    private final int in;
+    private final float[] packed;
+    private final float[] bias;
+
+    private LinearWeight(LinearKernel kernel, int out, int in, float[] packed, float[] bias) {
+        this.kernel = kernel;
+        this.out = out;
+        this.in = in;
+        this.packed = packed;
+        this.bias = bias;
+    }
+
+    /**
+     * Prepares {@code weight} (out×in, row-major) and {@code bias} (out values, or null) for the
+     * JVM's projection kernel ({@link LinearKernel#get()}). Neither array is modified; the BLAS
+     * kernel keeps a reference to the weight, so do not change it afterwards.
+     *
+     * @throws IllegalArgumentException naming the weight or bias whose size is wrong, or a weight
+     *                                  too large for the kernel's packed layout
+     */
+    public static LinearWeight of(float[] weight, int out, int in, float[] bias) {
+        return of(LinearKernel.get(), weight, out, in, bias);
+    }
+
+    /** {@link #of(float[], int, int, float[])} for a given kernel (side-by-side tests and benchmarks). */
+    public static LinearWeight of(LinearKernel kernel, float[] weight, int out, int in, float[] bias) {
+        Objects.requireNonNull(kernel, "kernel");
+        Objects.requireNonNull(weight, "weight");
+        if (out < 0 || in < 0) {
+            throw new IllegalArgumentException("weight: negative shape " + out + "×" + in);
+        }
+        if ((long) out * in != weight.length) {
+            throw new IllegalArgumentException("weight has " + weight.length + " values, expected " + out + "×" + in);
+        }
+        if (bias != null && bias.length != out) {
+            throw new IllegalArgumentException("bias has " + bias.length + " values, expected " + out);
+        }
+        float[] packed = out == 0 || in == 0 ? weight : kernel.pack(weight, out, in);
+        return new LinearWeight(kernel, out, in, packed, bias);
+    }
+
+    /** Output features (rows of the weight). */
+    public int out() {
+        return out;
+    }
+
+    /** Input features (columns of the weight). */
+    public int in() {
+        return in;
+    }
+
+    /** The kernel this weight was prepared for. */
+    public LinearKernel kernel() {
+        return kernel;
+    }
+
+    /**
+     * {@code y[m×out] = x[m×in]·Wᵀ + b}, x row-major (its first {@code m·in} values are read).
+     *
+     * @throws IllegalArgumentException when m is negative, x holds fewer than {@code m·in} values or
+     *                                  the output would not fit in one array
+     */
+    public float[] apply(float[] x, int m) {
+        Gemm.checkView("x", x, 0, m, in, in);
+        if ((long) m * out > Integer.MAX_VALUE - 8) {
+            throw new IllegalArgumentException("output " + m + "×" + out + " does not fit in one array");
+        }
+        float[] y = new float[m * out];
+        if (bias != null) {
+            for (int i = 0; i < m; i++) {
+                System.arraycopy(bias, 0, y, i * out, out);
+            }
+        }
+        if (m > 0 && out > 0 && in > 0) {
+            kernel.multiplyAdd(m, out, in, x, packed, y);
+        }
+        return y;
+    }
+}

@@ -1,0 +1,189 @@
+package io.sparkattention.kernel;
+
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorSpecies;
+
+import java.util.Arrays;
+
+/**
+ * Projections as a register-blocked Java Vector API micro-kernel on a packed weight, no BLAS.
+ *
+ * <p><b>Packed weight.</b> {@code W[n×k]} is cut into panels of {@link #PANEL} output columns
+ * ({@link #VECTORS} vectors); a panel is k steps of PANEL contiguous floats, zero beyond n:
+ * <pre>
+ *   wp[p·PANEL·k + t·PANEL + j] = W[p·PANEL + j, t]      j &lt; PANEL, t &lt; k
+ * </pre>
+ * <b>Blocks.</b> Each call of the micro-kernel computes a block of {@value #ROWS} rows × PANEL
+ * columns of y over a depth block of at most {@value #DEPTH_BLOCK} steps:
+ * <pre>
+ *   y[i0:i0+ROWS, j:j+PANEL] += Σ_{t &lt; kc} x[i0:i0+ROWS, p0+t] ⊗ wp[panel j, p0+t, 0:PANEL]
+ * </pre>
+ * one broadcast per row and VECTORS weight loads per step, shared by all rows. The loops run
+ * width block (columns, {@value #WIDTH_BLOCK}) → depth block → rows → panels, so a block's rows
+ * of x ({@code ROWS × kc}) stay in L1 while its packed panels ({@code WIDTH_BLOCK × kc}, 512 KiB)
+ * stay in L2. Edges: the last rows (fewer than ROWS) are copied into a zero-padded block, and a
+ * partial panel or row block is computed into a scratch tile and added back, so any m, n, k work.
+ */
+final class VectorLinearKernel extends LinearKernel {
+
+    private static final VectorSpecies<Float> SPECIES = FloatVector.SPECIES_PREFERRED;
+    private static final int LANES = SPECIES.length();
+    /** Rows of x per block. */
+    static final int ROWS = 6;
+    /**
+     * Vectors per panel: 6 × 2 accumulators + 2 weights + 1 broadcast = 15 vector registers, within
+     * AVX2's 16. With AVX-512's 32, C2 (JDK 17) spills an accumulator of 5×4 and 6×4 blocks inside
+     * the loop, and 6×2 runs 1.4× as fast as 6×4 (Zen 5).
+     */
+    static final int VECTORS = 2;
+    /** Output columns per packed panel: 32 with AVX-512, 16 with AVX2. */
+    static final int PANEL = VECTORS * LANES;
+    /** Steps of k per block: a block of x is 6 × 256 floats (6 KiB), in L1 next to the panel's stream. */
+    static final int DEPTH_BLOCK = 256;
+    /** Output columns per width block (a multiple of {@link #PANEL}): its packed panels, 512 × 256 floats, fit L2. */
+    static final int WIDTH_BLOCK = 512;
+
+    /** The largest packed weight: the largest array length every JVM allocates. */
+    private static final long MAX_PACKED = Integer.MAX_VALUE - 8;
+
+    /**
+     * With AVX-512 the micro-kernel runs 512-bit FMAs on a weight packed once, while a native
+     * OpenBLAS may be held to narrower kernels (see {@link GemmChoice}); with AVX2 a native BLAS
+     * keeps the projections.
+     */
+    @Override
+    boolean preferredOverNativeBlas() {
+        return LANES >= 16;
+    }
+
+    @Override
+    float[] pack(float[] w, int n, int k) {
+        long size = ((long) n + PANEL - 1) / PANEL * PANEL * k;
+        if (size > MAX_PACKED) {
+            throw new IllegalArgumentException("weight " + n + "×" + k + " needs " + size
+                + " floats packed in panels of " + PANEL + ", more than one array holds");
+        }
+        float[] packed = new float[(int) size];
+        for (int j = 0; j < n; j++) {
+            int base = j / PANEL * PANEL * k + j % PANEL;
+            int src = j * k;
+            for (int t = 0; t < k; t++) {
+                packed[base + t * PANEL] = w[src + t];
+            }
+        }
+        return packed;
+    }
+
+    @Override
+    void multiplyAdd(int m, int n, int k, float[] x, float[] wp, float[] y) {
+        float[] tile = new float[ROWS * PANEL];
+        int fullRows = m - m % ROWS;
+        float[] lastRows = fullRows < m ? new float[ROWS * Math.min(k, DEPTH_BLOCK)] : null;
+        for (int j0 = 0; j0 < n; j0 += WIDTH_BLOCK) {
+            int j1 = Math.min(n, j0 + WIDTH_BLOCK);
+            for (int p0 = 0; p0 < k; p0 += DEPTH_BLOCK) {
+                int kc = Math.min(DEPTH_BLOCK, k - p0);
+                for (int i0 = 0; i0 < fullRows; i0 += ROWS) {
+                    rowBlock(i0, ROWS, j0, j1, n, k, p0, kc, x, i0 * k + p0, k, wp, y, tile);
+                }
+                if (lastRows != null) {
+                    int rows = m - fullRows;
+                    for (int r = 0; r < rows; r++) {
+                        System.arraycopy(x, (fullRows + r) * k + p0, lastRows, r * kc, kc);
+                    }
+                    Arrays.fill(lastRows, rows * kc, ROWS * kc, 0f);
+                    rowBlock(fullRows, rows, j0, j1, n, k, p0, kc, lastRows, 0, kc, wp, y, tile);
+                }
+            }
+        }
+    }
+
+    /**
+     * {@code y[i0:i0+rows, j0:j1] += x-block · panelsᵀ} over the depth block {@code [p0, p0+kc)};
+     * the x block has ROWS rows (zero beyond {@code rows}) at {@code xOff} with leading dimension
+     * {@code ldx}. j0 is a multiple of PANEL.
+     */
+    private static void rowBlock(int i0, int rows, int j0, int j1, int n, int k, int p0, int kc, float[] x, int xOff,
+                                 int ldx, float[] wp, float[] y, float[] tile) {
+        for (int j = j0; j < j1; j += PANEL) {
+            // Panel j / PANEL starts at (j / PANEL)·PANEL·k = j·k.
+            int wOff = j * k + p0 * PANEL;
+            int cols = Math.min(PANEL, n - j);
+            if (rows == ROWS && cols == PANEL) {
+                block6x2(kc, x, xOff, ldx, wp, wOff, y, i0 * n + j, n);
+            } else {
+                Arrays.fill(tile, 0f);
+                block6x2(kc, x, xOff, ldx, wp, wOff, tile, 0, PANEL);
+                for (int r = 0; r < rows; r++) {
+                    int dst = (i0 + r) * n + j;
+                    for (int c = 0; c < cols; c++) {
+                        y[dst + c] += tile[r * PANEL + c];
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * {@code c[ROWS × PANEL] (ld ldc) += x[ROWS × kc] (ld ldx) · panel[kc × PANEL]}: 6 rows × 2
+     * vectors, 12 accumulators fed per step by 2 weight loads and 6 broadcasts from memory.
+     */
+    private static void block6x2(int kc, float[] x, int xOff, int ldx, float[] wp, int wOff, float[] c, int cOff,
+                                 int ldc) {
+        FloatVector c00 = FloatVector.zero(SPECIES), c01 = c00;
+        FloatVector c10 = c00, c11 = c00;
+        FloatVector c20 = c00, c21 = c00;
+        FloatVector c30 = c00, c31 = c00;
+        FloatVector c40 = c00, c41 = c00;
+        FloatVector c50 = c00, c51 = c00;
+        final int x0 = xOff, x1 = x0 + ldx, x2 = x1 + ldx, x3 = x2 + ldx, x4 = x3 + ldx, x5 = x4 + ldx;
+        for (int t = 0, w = wOff; t < kc; t++, w += PANEL) {
+            final FloatVector w0 = FloatVector.fromArray(SPECIES, wp, w);
+            final FloatVector w1 = FloatVector.fromArray(SPECIES, wp, w + LANES);
+            FloatVector a = FloatVector.broadcast(SPECIES, x[x0 + t]);
+            c00 = a.fma(w0, c00);
+            c01 = a.fma(w1, c01);
+            a = FloatVector.broadcast(SPECIES, x[x1 + t]);
+            c10 = a.fma(w0, c10);
+            c11 = a.fma(w1, c11);
+            a = FloatVector.broadcast(SPECIES, x[x2 + t]);
+            c20 = a.fma(w0, c20);
+            c21 = a.fma(w1, c21);
+            a = FloatVector.broadcast(SPECIES, x[x3 + t]);
+            c30 = a.fma(w0, c30);
+            c31 = a.fma(w1, c31);
+            a = FloatVector.broadcast(SPECIES, x[x4 + t]);
+            c40 = a.fma(w0, c40);
+            c41 = a.fma(w1, c41);
+            a = FloatVector.broadcast(SPECIES, x[x5 + t]);
+            c50 = a.fma(w0, c50);
+            c51 = a.fma(w1, c51);
+        }
+        int y = cOff;
+        addInto(c00, c, y);
+        addInto(c01, c, y + LANES);
+        y = cOff + ldc;
+        addInto(c10, c, y);
+        addInto(c11, c, y + LANES);
+        y = cOff + 2 * ldc;
+        addInto(c20, c, y);
+        addInto(c21, c, y + LANES);
+        y = cOff + 3 * ldc;
+        addInto(c30, c, y);
+        addInto(c31, c, y + LANES);
+        y = cOff + 4 * ldc;
+        addInto(c40, c, y);
+        addInto(c41, c, y + LANES);
+        y = cOff + 5 * ldc;
+        addInto(c50, c, y);
+        addInto(c51, c, y + LANES);
+    }
+    private static void addInto(FloatVector acc, float[] c, int off) {
+        FloatVector.fromArray(SPECIES, c, off).add(acc).intoArray(c, off);
+    }
+
+    @Override
+    public String name() {
+        return "vector:" + SPECIES.vectorBitSize() + "-bit:" + ROWS + "x" + PANEL;
+    }
+}

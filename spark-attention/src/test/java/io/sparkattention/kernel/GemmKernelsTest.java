@@ -1,0 +1,158 @@
+package io.sparkattention.kernel;
+
+import io.sparkattention.testing.RandomTensors;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+import static io.sparkattention.testing.Close.assertClose;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/** Every projection kernel against one float64 reference of {@code y = x·Wᵀ + b}. */
+class GemmKernelsTest {
+
+    /** Sizes at and around the micro-kernel's rows (6), vector widths (8, 16), panels (16, 32, 64). */
+    private static final int[] AWKWARD = {0, 1, 3, 17, 63, 64, 65, 127, 129};
+
+    /** Unit roundoff of float32. */
+    private static final double EPS = 0x1p-24;
+
+    static Stream<Arguments> everyImplementation() {
+        List<LinearKernel> all = new ArrayList<>();
+        all.add(LinearKernel.named("blas"));
+        LinearKernel vector = GemmChoice.vectorKernel();
+        if (vector != null) {
+            all.add(vector);
+        }
+        return all.stream().map(k -> Arguments.of(k.name(), k));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("everyImplementation")
+    @DisplayName("every m, n, k in {0, 1, 3, 17, 63, 64, 65, 127, 129}, with and without bias, is within float32's "
+        + "summation bound of the float64 reference")
+    void awkwardShapes(String name, LinearKernel kernel) {
+        RandomTensors rnd = new RandomTensors(23);
+        for (int m : AWKWARD) {
+            for (int n : AWKWARD) {
+                for (int k : AWKWARD) {
+                    check(kernel, rnd, m, n, k, (m + n + k) % 2 == 0);
+                }
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("everyImplementation")
+    @DisplayName("projection shapes and shapes across several depth and width blocks (k > 256, n > 512) match "
+        + "the reference")
+    void largeShapes(String name, LinearKernel kernel) {
+        RandomTensors rnd = new RandomTensors(29);
+        int[][] shapes = {{128, 768, 768}, {100, 64, 64}, {7, 1000, 520}, {130, 513, 257}, {1, 768, 769},
+            {13, 1025, 3}, {5, 3, 1100}};
+        for (int[] s : shapes) {
+            check(kernel, rnd, s[0], s[1], s[2], true);
+            check(kernel, rnd, s[0], s[1], s[2], false);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("everyImplementation")
+    @DisplayName("a prepared weight gives the same bits on every call and leaves its inputs unchanged")
+    void preparedWeightIsReusable(String name, LinearKernel kernel) {
+        RandomTensors rnd = new RandomTensors(31);
+        int m = 20, n = 70, k = 33;
+        float[] x = rnd.normal(m * k, 1), w = rnd.normal(n * k, 0.2), b = rnd.normal(n, 1);
+        float[] x0 = x.clone(), w0 = w.clone(), b0 = b.clone();
+        LinearWeight weight = LinearWeight.of(kernel, w, n, k, b);
+        float[] first = weight.apply(x, m);
+        assertArrayEquals(first, weight.apply(x, m));
+        assertArrayEquals(x0, x);
+        assertArrayEquals(w0, w);
+        assertArrayEquals(b0, b);
+        assertEquals(n, weight.out());
+        assertEquals(k, weight.in());
+    }
+
+    @Test
+    @DisplayName("Gemm.linear runs on the JVM's projection kernel and agrees with the reference")
+    void linearUsesTheChosenKernel() {
+        RandomTensors rnd = new RandomTensors(37);
+        int m = 50, n = 96, k = 80;
+        float[] x = rnd.normal(m * k, 1), w = rnd.normal(n * k, 0.1), b = rnd.normal(n, 1);
+        float[] y = Gemm.linear(x, m, k, w, n, b);
+        assertArrayEquals(LinearWeight.of(LinearKernel.get(), w, n, k, b).apply(x, m), y);
+        assertClose("linear", reference(x, m, k, w, n, b), y);
+    }
+
+    @Test
+    @DisplayName("a weight or bias of the wrong size, an input shorter than m rows or an output too large for an "
+        + "array is an error naming it")
+    void badArguments() {
+        float[] w = new float[12];
+        assertMessage("weight has 12 values, expected 5×3",
+            () -> LinearWeight.of(w, 5, 3, null));
+        assertMessage("bias has 2 values, expected 4",
+            () -> LinearWeight.of(w, 4, 3, new float[2]));
+        assertMessage("x: view 3×3 (ld 3) at offset 0 does not fit in 8 values",
+            () -> LinearWeight.of(w, 4, 3, null).apply(new float[8], 3));
+        assertMessage("x: negative shape -1×3", () -> LinearWeight.of(w, 4, 3, null).apply(new float[8], -1));
+        assertMessage("weight has 12 values, expected 4×4", () -> Gemm.linear(new float[4], 1, 4, w, 4, null));
+        assertMessage("output 1000000×100000 does not fit in one array",
+            () -> LinearWeight.of(new float[100_000], 100_000, 1, null).apply(new float[1_000_000], 1_000_000));
+    }
+
+    private static void assertMessage(String expected, Runnable call) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, call::run);
+        assertTrue(e.getMessage().contains(expected), e.getMessage());
+    }
+
+    private static void check(LinearKernel kernel, RandomTensors rnd, int m, int n, int k, boolean withBias) {
+        float[] x = rnd.normal(m * k, 1), w = rnd.normal(n * k, 1);
+        float[] b = withBias ? rnd.normal(n, 1) : null;
+        float[] y = LinearWeight.of(kernel, w, n, k, b).apply(x, m);
+        String shape = kernel.name() + " m=" + m + " n=" + n + " k=" + k + (withBias ? " with bias" : "");
+        assertEquals(m * n, y.length, shape + ": length");
+        double[] ref = reference(x, m, k, w, n, b);
+        for (int i = 0; i < m; i++) {
+            for (int j = 0; j < n; j++) {
+                // Float32 sums of k products and the bias are within (k + 2)·eps·Σ|terms| (Higham's γ).
+                double magnitude = b != null ? Math.abs(b[j]) : 0;
+                for (int t = 0; t < k; t++) {
+                    magnitude += Math.abs((double) x[i * k + t] * w[j * k + t]);
+                }
+                double bound = (k + 2) * EPS * magnitude + Float.MIN_NORMAL;
+                double err = Math.abs(y[i * n + j] - ref[i * n + j]);
+                if (!(err <= bound)) {
+                    fail(shape + ": y[" + i + "," + j + "] = " + y[i * n + j] + ", reference " + ref[i * n + j]
+                        + ", error " + err + " > " + bound);
+                }
+            }
+        }
+    }
+
+    /** {@code y[i, j] = b[j] + Σₜ x[i, t]·w[j, t]} in float64. */
+    static double[] reference(float[] x, int m, int k, float[] w, int n, float[] b) {
+        double[] y = new double[m * n];
+        for (int i = 0; i < m; i++) {
+            for (int j = 0; j < n; j++) {
+                double sum = b != null ? b[j] : 0;
+                for (int t = 0; t < k; t++) {
+                    sum += (double) x[i * k + t] * w[j * k + t];
+                }
+                y[i * n + j] = sum;
+            }
+        }
+        return y;
+    }
+}
