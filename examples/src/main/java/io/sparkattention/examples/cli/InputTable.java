@@ -17,27 +17,33 @@ import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
- * The command line's input: JSON lines or Parquet, a file or a directory, read with a
- * deterministic row index (the record's position in the input) so that data errors name the row
+ * The command line's input: JSON lines or Parquet, a file or a directory, read with the types
+ * the command declares for the columns it knows and a deterministic row index (the record's position in the input) so that data errors name the row
  * the user can find. The index column is the command's own and never reaches the output.
  */
 final class InputTable {
 
-    /** Spark's column for lines that are not JSON objects. */
-    private static final String CORRUPT_RECORD = "_corrupt_record";
-
     final String path;
     final Dataset<Row> rows;
     final String rowIndexColumn;
+    /** The JSON lines files (null for Parquet): where a failed read's record is looked up. */
+    final JsonLines jsonLines;
+    /** The columns the command knows, and their kinds. */
+    final Map<String, ColumnKind> known;
 
-    private InputTable(String path, Dataset<Row> rows, String rowIndexColumn) {
+    private InputTable(String path, Dataset<Row> rows, String rowIndexColumn, JsonLines jsonLines,
+                       Map<String, ColumnKind> known) {
         this.path = path;
         this.rows = rows;
         this.rowIndexColumn = rowIndexColumn;
+        this.jsonLines = jsonLines;
+        this.known = known;
     }
 
     /** True when the input had no columns at all (an empty JSON lines file). */
@@ -51,28 +57,24 @@ final class InputTable {
     }
 
     /**
-     * Reads the input, whose format {@link InputFiles#inspect} found. Integer matrices (JSON
-     * numbers written without a fraction, Parquet int or long arrays) are read as double, the same
-     * in both formats.
+     * Reads the input, whose format {@link InputFiles#inspect} found. JSON lines are read with the
+     * schema {@link DeclaredSchema} declares (no pass over the whole input to infer one); in
+     * Parquet, integer matrices (int or long arrays) are read as double, as JSON numbers are.
      *
-     * @param matrixColumns the columns read as matrices (query, key, value, bias)
+     * @param known the columns the command knows, by name, and their kinds
      */
-    static InputTable read(SparkSession spark, String path, boolean json, Set<String> matrixColumns) {
+    static InputTable read(SparkSession spark, String path, boolean json, Map<String, ColumnKind> known) {
         Dataset<Row> df;
+        JsonLines lines = null;
         if (json) {
+            lines = JsonLines.of(path);
+            StructType schema = DeclaredSchema.of(spark, lines, known);
             // FAILFAST: a malformed line is an error, not a row of nulls.
-            df = spark.read().option("mode", "FAILFAST").json(path);
-            if (List.of(df.columns()).contains(CORRUPT_RECORD)) {
-                throw new BadInputException("--input " + path + ": expected one JSON object per line (JSON lines); "
-                    + "a line is not a complete JSON object");
-            }
-            StructType widened = widenIntegerMatrices(df.schema(), matrixColumns);
-            if (!widened.equals(df.schema())) {
-                df = spark.read().option("mode", "FAILFAST").schema(widened).json(path);
-            }
+            df = schema.isEmpty() ? spark.emptyDataFrame()
+                : spark.read().option("mode", "FAILFAST").schema(schema).json(path);
         } else {
             df = spark.read().parquet(path);
-            StructType widened = widenIntegerMatrices(df.schema(), matrixColumns);
+            StructType widened = widenIntegerMatrices(df.schema(), matrices(known));
             if (!widened.equals(df.schema())) {
                 Column[] columns = new Column[widened.size()];
                 for (int i = 0; i < columns.length; i++) {
@@ -86,7 +88,18 @@ final class InputTable {
         while (List.of(df.columns()).contains(index)) {
             index = "_" + index;
         }
-        return new InputTable(path, withRowIndex(spark, df, index), index);
+        return new InputTable(path, withRowIndex(spark, df, index), index, lines, known);
+    }
+
+    /** The known columns that hold matrices (of numbers). */
+    private static Set<String> matrices(Map<String, ColumnKind> known) {
+        Set<String> out = new HashSet<>();
+        known.forEach((name, kind) -> {
+            if (kind == ColumnKind.MATRIX || kind == ColumnKind.BIAS) {
+                out.add(name);
+            }
+        });
+        return out;
     }
 
     /** The input's columns, without the command's row index. */
