@@ -94,7 +94,7 @@ enum ColumnKind {
         if (leafFits(value)) {
             return null;
         }
-        return (path.isEmpty() ? "the value" : path) + " is " + what(value) + ", expected " + leafName();
+        return (path.isEmpty() ? "the value" : path) + " is " + what(value);
     }
 
     private boolean leafFits(JsonNode leaf) {
@@ -106,10 +106,6 @@ enum ColumnKind {
             default:
                 return leaf.isNumber() || leaf.isTextual() && NON_NUMERIC.contains(leaf.textValue());
         }
-    }
-
-    private String leafName() {
-        return this == MASK ? "true or false" : this == INTEGER ? "a whole number" : "a number";
     }
 
     /**

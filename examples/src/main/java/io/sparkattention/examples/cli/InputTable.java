@@ -88,7 +88,15 @@ final class InputTable {
         while (List.of(df.columns()).contains(index)) {
             index = "_" + index;
         }
-        return new InputTable(path, withRowIndex(spark, df, index), index, lines, known);
+        try {
+            return new InputTable(path, withRowIndex(spark, df, index), index, lines, known);
+        } catch (Exception e) {
+            // Numbering the rows of several partitions counts them: a bad record can fail here.
+            // (SparkException is checked, and thrown by Scala code undeclared.)
+            BadInputException record = BadRecords.describe(e, new InputTable(path, df, index, lines, known));
+            throw record != null ? record : e instanceof RuntimeException ? (RuntimeException) e
+                : new IllegalStateException(e.getMessage(), e);
+        }
     }
 
     /** The known columns that hold matrices (of numbers). */

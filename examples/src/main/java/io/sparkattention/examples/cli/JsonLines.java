@@ -18,6 +18,7 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Predicate;
 
 /**
  * The lines of a JSON lines input read on the driver, without Spark: its first records (the
@@ -103,20 +104,22 @@ final class JsonLines {
     }
 
     /**
-     * The first line whose text is {@code record} in the file Spark names as {@code sparkPath}
-     * (a URI, e.g. {@code file:///...}), or null when there is none or the file cannot be read.
+     * The first non-blank line that {@code wanted} accepts, in the file Spark names as
+     * {@code sparkPath} (a URI, e.g. {@code file:///...}; every file when null), or null when
+     * there is none or the file cannot be read.
      */
-    Line find(String sparkPath, String record) {
+    Line find(String sparkPath, Predicate<Line> wanted) {
         for (Path file : files) {
-            if (!sameFile(file, sparkPath)) {
+            if (sparkPath != null && !sameFile(file, sparkPath)) {
                 continue;
             }
             try (BufferedReader reader = open(file)) {
                 long number = 0;
                 for (String text = reader.readLine(); text != null; text = reader.readLine()) {
                     number++;
-                    if (text.equals(record)) {
-                        return new Line(file, number, text);
+                    Line line = new Line(file, number, text);
+                    if (!text.isBlank() && wanted.test(line)) {
+                        return line;
                     }
                 }
             } catch (IOException e) {
