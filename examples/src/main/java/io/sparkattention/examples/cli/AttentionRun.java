@@ -154,7 +154,10 @@ final class AttentionRun {
         }
     }
 
-    /** An error whose message lists the input's columns, without the command's row index column. */
+    /**
+     * An error whose message lists the input's columns without the command's row id column, and
+     * names rows by their position in the input.
+     */
     private static Exception hideIndex(Exception e, InputTable input) {
         if (input == null) {
             return e;
@@ -162,7 +165,8 @@ final class AttentionRun {
         for (Throwable t = e; t != null && t.getCause() != t; t = t.getCause()) {
             String message = t.getMessage();
             if ((t instanceof IllegalArgumentException || t instanceof BadInputException) && message != null) {
-                return message.contains(input.rowIndexColumn) ? new BadInputException(input.hideIndex(message), e) : e;
+                String shown = input.rowNumbers(input.hideIndex(message));
+                return shown.equals(message) ? e : new BadInputException(shown, e);
             }
         }
         return e;

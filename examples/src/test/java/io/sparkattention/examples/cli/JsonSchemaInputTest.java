@@ -31,6 +31,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class JsonSchemaInputTest {
 
+    /** Spark's split size: small, for inputs of several partitions. */
+    private static final String SPLIT = "spark.sql.files.maxPartitionBytes";
     private static final String WEIGHTS = Fixtures.path("mha_self_basic").toString();  // E = 16, 4 heads
 
     @TempDir
@@ -111,7 +113,7 @@ class JsonSchemaInputTest {
     }
 
     @Test
-    @DisplayName("reading the input runs no pass over it: the only job infers the sampled lines, from memory")
+    @DisplayName("reading the input of several partitions runs no pass over it: one job, on the sampled lines in memory")
     void noInferencePass() throws IOException, TimeoutException {
         Random random = new Random(7);
         List<String> lines = new ArrayList<>();
@@ -132,6 +134,7 @@ class JsonSchemaInputTest {
         };
         spark.sparkContext().listenerBus().waitUntilEmpty();
         spark.sparkContext().addSparkListener(listener);
+        spark.conf().set(SPLIT, "4096");
         InputTable table;
         try {
             AttentionOptions options = new AttentionOptions();
@@ -140,12 +143,33 @@ class JsonSchemaInputTest {
             spark.sparkContext().listenerBus().waitUntilEmpty();
         } finally {
             spark.sparkContext().removeSparkListener(listener);
+            spark.conf().unset(SPLIT);
         }
+        assertTrue(table.rows.rdd().getNumPartitions() > 1, "several partitions");
         assertEquals(0, bytesRead.get(), "bytes read from the input while reading its schema, in stages " + stages);
         assertTrue(stages.size() <= 1, stages.toString());
         assertEquals("struct<id:bigint,key_length:bigint,query:array<array<float>>," + table.rowIndexColumn + ":bigint>",
             table.rows.schema().simpleString());
         assertEquals(400, table.rows.count());
+    }
+
+    @Test
+    @DisplayName("a bad row in a later partition is named by its position in the input")
+    void rowNumbersAcrossPartitions() throws IOException {
+        List<String> lines = new ArrayList<>();
+        for (int r = 0; r < 400; r++) {
+            lines.add("{\"id\":" + r + ",\"query\":[[1,0,0,1],[0,1,1,0]]}");
+        }
+        lines.set(350, "{\"id\":350,\"query\":[[1,0,0,1],[0,1]]}");
+        Path in = write("in.jsonl", lines);
+        SparkSession spark = SparkSessions.start("JsonSchemaInputTest", Cli.MASTER);
+        spark.conf().set(SPLIT, "4096");
+        try {
+            assertBad(sdpa(in, dir.resolve("out.jsonl")),
+                "spark-attention sdpa: row 350: column query row 1 has 2 values, expected 4 (as row 0)");
+        } finally {
+            spark.conf().unset(SPLIT);
+        }
     }
 
     @Test
