@@ -32,8 +32,7 @@ enum ColumnKind {
     static final int PER_HEAD = 3;
 
     /** The strings Spark reads as float or double values (its non-numeric numbers). */
-    private static final Set<String> NON_NUMERIC = Set.of("NaN", "Infinity", "+Infinity", "-Infinity", "INF", "+INF",
-        "-INF");
+    private static final Set<String> NON_NUMERIC = Set.of("NaN", "Infinity", "+Infinity", "-Infinity", "+INF", "-INF");
 
     private final boolean planes;
 

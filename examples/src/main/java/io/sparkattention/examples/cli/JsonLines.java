@@ -33,6 +33,9 @@ final class JsonLines {
     static final JsonMapper JSON = JsonMapper.builder()
         .enable(JsonReadFeature.ALLOW_SINGLE_QUOTES, JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS).build();
 
+    /** Jackson's note of where an array or object began: a place within the line, not in the file. */
+    private static final String SOURCE_LOCATION = "\\s*\\(start marker at \\[Source:[^\\]]*\\]\\)";
+
     /** One non-blank line of a data file. */
     static final class Line {
         final Path file;
@@ -145,7 +148,7 @@ final class JsonLines {
             tree = JSON.readTree(line.text);
         } catch (JsonProcessingException e) {
             throw new BadInputException("--input " + input + ": malformed JSON record on " + where(line) + " ("
-                + ErrorReporting.oneLine(e.getOriginalMessage()) + ")", e);
+                + ErrorReporting.oneLine(e.getOriginalMessage()).replaceAll(SOURCE_LOCATION, "") + ")", e);
         }
         if (tree == null || !tree.isObject()) {
             throw new BadInputException("--input " + input + ": malformed JSON record on " + where(line)

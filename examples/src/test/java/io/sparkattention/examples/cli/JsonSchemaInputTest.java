@@ -242,7 +242,8 @@ class JsonSchemaInputTest {
         Cli.Result result = sdpa(in, dir.resolve("out.jsonl"));
         assertEquals(2, result.exitCode, result.toString());
         assertEquals(1, result.errorLines().size(), result.toString());
-        assertTrue(result.errorLines().get(0).startsWith("spark-attention sdpa: --input " + in + ": malformed JSON "
-            + "record on line " + (DeclaredSchema.SAMPLE_LINES + 6) + " ("), result.toString());
+        assertEquals("spark-attention sdpa: --input " + in + ": malformed JSON record on line "
+            + (DeclaredSchema.SAMPLE_LINES + 6) + " (Unexpected end-of-input: expected close marker for Array)",
+            result.errorLines().get(0));
     }
 }
