@@ -58,7 +58,7 @@ final class InputTable {
         this.known = known;
     }
 
-    /** True when the input had no columns at all (an empty JSON lines file). */
+    /** True when the input had no columns at all (JSON lines without a record). */
     boolean isEmpty() {
         return rows.schema().size() == 1;
     }
@@ -71,7 +71,7 @@ final class InputTable {
     /**
      * Reads the input, whose format {@link InputFiles#inspect} found. JSON lines are read with the
      * schema {@link DeclaredSchema} declares (no pass over the whole input to infer one); in
-     * Parquet, integer matrices (int or long arrays) are read as double, as JSON numbers are.
+     * Parquet, integer matrices (int or long arrays) are read as double: the stages take float or double.
      *
      * @param known the columns the command knows, by name, and their kinds
      */
