@@ -10,8 +10,8 @@ import org.apache.spark.sql.SparkSession;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.util.HashMap;
 import java.util.Map;
-import java.util.Set;
 import java.util.function.Supplier;
 
 /**
@@ -65,8 +65,7 @@ final class AttentionRun {
             T attention = stage.get();
             InputTable input = null;
             try {
-                input = InputTable.read(spark, options.input, json,
-                    Set.of(options.queryCol, KEY, VALUE, ATTN_BIAS));
+                input = InputTable.read(spark, options.input, json, knownColumns(options));
                 if (input.isEmpty()) {
                     target.writeEmpty();
                     return 0;
@@ -76,12 +75,26 @@ final class AttentionRun {
                 target.write(out);
             } catch (Exception e) {
                 // SparkException is a checked exception that Scala code throws undeclared.
-                throw hideIndex(readFailure(e, options.input), input);
+                BadInputException record = BadRecords.describe(e, input);
+                throw hideIndex(record != null ? record : readFailure(e, options.input), input);
             }
             return 0;
         } finally {
             quiet.close();
         }
+    }
+
+    /** The input columns the commands know, and the kinds they are read as. */
+    static Map<String, ColumnKind> knownColumns(AttentionOptions options) {
+        Map<String, ColumnKind> known = new HashMap<>();
+        known.put(KEY, ColumnKind.MATRIX);
+        known.put(VALUE, ColumnKind.MATRIX);
+        known.put(KEY_LENGTH, ColumnKind.INTEGER);
+        known.put(ATTN_MASK, ColumnKind.MASK);
+        known.put(ATTN_BIAS, ColumnKind.BIAS);
+        known.put(options.outputColumn(), ColumnKind.MATRIX);
+        known.put(options.queryCol, ColumnKind.MATRIX);
+        return known;
     }
 
     /** A further input file (a local one) exists: checked before Spark starts. */
@@ -141,7 +154,10 @@ final class AttentionRun {
         }
     }
 
-    /** An error whose message lists the input's columns, without the command's row index column. */
+    /**
+     * An error whose message lists the input's columns without the command's row id column, and
+     * names rows by their position in the input.
+     */
     private static Exception hideIndex(Exception e, InputTable input) {
         if (input == null) {
             return e;
@@ -149,7 +165,8 @@ final class AttentionRun {
         for (Throwable t = e; t != null && t.getCause() != t; t = t.getCause()) {
             String message = t.getMessage();
             if ((t instanceof IllegalArgumentException || t instanceof BadInputException) && message != null) {
-                return message.contains(input.rowIndexColumn) ? new BadInputException(input.hideIndex(message), e) : e;
+                String shown = input.rowNumbers(input.hideIndex(message));
+                return shown.equals(message) ? e : new BadInputException(shown, e);
             }
         }
         return e;

@@ -88,7 +88,8 @@ final class InputFiles {
         }
     }
 
-    private static List<Path> dataFiles(String path, FileSystem fs, FileStatus status) throws IOException {
+    /** The input's data files: the file itself, or a directory's in name order. */
+    static List<Path> dataFiles(String path, FileSystem fs, FileStatus status) throws IOException {
         List<Path> files = new ArrayList<>();
         if (!status.isDirectory()) {
             files.add(status.getPath());

@@ -17,30 +17,48 @@ import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
- * The command line's input: JSON lines or Parquet, a file or a directory, read with a
- * deterministic row index (the record's position in the input) so that data errors name the row
- * the user can find. The index column is the command's own and never reaches the output.
+ * The command line's input: JSON lines or Parquet, a file or a directory, read with the types
+ * the command declares for the columns it knows and a deterministic row id, so that data errors
+ * name the row the user can find (its position in the input). The id column is the command's
+ * own and never reaches the output.
  */
 final class InputTable {
 
-    /** Spark's column for lines that are not JSON objects. */
-    private static final String CORRUPT_RECORD = "_corrupt_record";
+    /** Bits of a row id that hold the row's position in its input partition (2^40 rows each). */
+    static final int LOCAL_BITS = 40;
+    /** A row named in a stage's message. */
+    private static final Pattern ROW_ID = Pattern.compile("\\brow (\\d+):");
 
     final String path;
     final Dataset<Row> rows;
     final String rowIndexColumn;
+    /** The input's rows before the index is appended: the partitions row ids count in. */
+    private final JavaRDD<InternalRow> source;
+    /** The JSON lines files (null for Parquet): where a failed read's record is looked up. */
+    final JsonLines jsonLines;
+    /** The columns the command knows, and their kinds. */
+    final Map<String, ColumnKind> known;
 
-    private InputTable(String path, Dataset<Row> rows, String rowIndexColumn) {
+    private InputTable(String path, Dataset<Row> rows, String rowIndexColumn, JavaRDD<InternalRow> source,
+                       JsonLines jsonLines, Map<String, ColumnKind> known) {
         this.path = path;
         this.rows = rows;
         this.rowIndexColumn = rowIndexColumn;
+        this.source = source;
+        this.jsonLines = jsonLines;
+        this.known = known;
     }
 
-    /** True when the input had no columns at all (an empty JSON lines file). */
+    /** True when the input had no columns at all (JSON lines without a record). */
     boolean isEmpty() {
         return rows.schema().size() == 1;
     }
@@ -51,28 +69,24 @@ final class InputTable {
     }
 
     /**
-     * Reads the input, whose format {@link InputFiles#inspect} found. Integer matrices (JSON
-     * numbers written without a fraction, Parquet int or long arrays) are read as double, the same
-     * in both formats.
+     * Reads the input, whose format {@link InputFiles#inspect} found. JSON lines are read with the
+     * schema {@link DeclaredSchema} declares (no pass over the whole input to infer one); in
+     * Parquet, integer matrices (int or long arrays) are read as double: the stages take float or double.
      *
-     * @param matrixColumns the columns read as matrices (query, key, value, bias)
+     * @param known the columns the command knows, by name, and their kinds
      */
-    static InputTable read(SparkSession spark, String path, boolean json, Set<String> matrixColumns) {
+    static InputTable read(SparkSession spark, String path, boolean json, Map<String, ColumnKind> known) {
         Dataset<Row> df;
+        JsonLines lines = null;
         if (json) {
+            lines = JsonLines.of(path);
+            StructType schema = DeclaredSchema.of(spark, lines, known);
             // FAILFAST: a malformed line is an error, not a row of nulls.
-            df = spark.read().option("mode", "FAILFAST").json(path);
-            if (List.of(df.columns()).contains(CORRUPT_RECORD)) {
-                throw new BadInputException("--input " + path + ": expected one JSON object per line (JSON lines); "
-                    + "a line is not a complete JSON object");
-            }
-            StructType widened = widenIntegerMatrices(df.schema(), matrixColumns);
-            if (!widened.equals(df.schema())) {
-                df = spark.read().option("mode", "FAILFAST").schema(widened).json(path);
-            }
+            df = schema.isEmpty() ? spark.emptyDataFrame()
+                : spark.read().option("mode", "FAILFAST").schema(schema).json(path);
         } else {
             df = spark.read().parquet(path);
-            StructType widened = widenIntegerMatrices(df.schema(), matrixColumns);
+            StructType widened = widenIntegerMatrices(df.schema(), matrices(known));
             if (!widened.equals(df.schema())) {
                 Column[] columns = new Column[widened.size()];
                 for (int i = 0; i < columns.length; i++) {
@@ -86,7 +100,19 @@ final class InputTable {
         while (List.of(df.columns()).contains(index)) {
             index = "_" + index;
         }
-        return new InputTable(path, withRowIndex(spark, df, index), index);
+        JavaRDD<InternalRow> source = df.queryExecution().toRdd().toJavaRDD();
+        return new InputTable(path, withRowIndex(spark, source, df.schema(), index), index, source, lines, known);
+    }
+
+    /** The known columns that hold matrices (of numbers). */
+    private static Set<String> matrices(Map<String, ColumnKind> known) {
+        Set<String> out = new HashSet<>();
+        known.forEach((name, kind) -> {
+            if (kind == ColumnKind.MATRIX || kind == ColumnKind.BIAS) {
+                out.add(name);
+            }
+        });
+        return out;
     }
 
     /** The input's columns, without the command's row index. */
@@ -121,15 +147,73 @@ final class InputTable {
     }
 
     /**
-     * Appends each row's position in the input (0-based, in file and line order as Spark reads
-     * them). Catalyst rows are indexed directly, not converted to {@code Row}s and back, which
-     * would box every float of every matrix.
+     * Appends each row's id: its input partition's index above {@link #LOCAL_BITS}, its position
+     * in the partition below. Numbering costs no job (numbering rows 0, 1, ... across partitions
+     * would count every partition first, a pass over the input); {@link #rowNumbers} turns an id
+     * in a message into the row's position in the input. Catalyst rows are indexed directly, not
+     * converted to {@code Row}s and back, which would box every float of every matrix.
      */
-    private static Dataset<Row> withRowIndex(SparkSession spark, Dataset<Row> df, String column) {
-        JavaRDD<InternalRow> indexed = df.queryExecution().toRdd().toJavaRDD().zipWithIndex()
-            .map(t -> new JoinedRow(t._1().copy(), new GenericInternalRow(new Object[] {t._2()})));
-        StructType schema = df.schema().add(column, DataTypes.LongType, false);
-        return ((org.apache.spark.sql.classic.SparkSession) spark).internalCreateDataFrame(indexed.rdd(), schema,
-            false);
+    private static Dataset<Row> withRowIndex(SparkSession spark, JavaRDD<InternalRow> source, StructType schema,
+                                             String column) {
+        JavaRDD<InternalRow> indexed = source.mapPartitionsWithIndex((partition, rows) -> {
+            long base = (long) partition << LOCAL_BITS;
+            return new Iterator<InternalRow>() {
+                private long next = base;
+
+                @Override
+                public boolean hasNext() {
+                    return rows.hasNext();
+                }
+
+                @Override
+                public InternalRow next() {
+                    return new JoinedRow(rows.next().copy(), new GenericInternalRow(new Object[] {next++}));
+                }
+            };
+        }, true);
+        return ((org.apache.spark.sql.classic.SparkSession) spark).internalCreateDataFrame(indexed.rdd(),
+            schema.add(column, DataTypes.LongType, false), false);
+    }
+
+    /**
+     * {@code message} with every row id ("row ID:", as the stages name rows) replaced by the
+     * row's position in the input, from 0 in file and line order. A row past the first partition
+     * costs a job that counts the rows of the partitions before it (on this error path only).
+     */
+    String rowNumbers(String message) {
+        Matcher m = ROW_ID.matcher(message);
+        StringBuilder out = new StringBuilder();
+        while (m.find()) {
+            long id;
+            try {
+                id = Long.parseLong(m.group(1));
+            } catch (NumberFormatException e) {
+                continue;
+            }
+            m.appendReplacement(out, Matcher.quoteReplacement("row " + position(id) + ":"));
+        }
+        m.appendTail(out);
+        return out.toString();
+    }
+
+    private String position(long id) {
+        int partition = (int) (id >>> LOCAL_BITS);
+        long local = id & ((1L << LOCAL_BITS) - 1);
+        if (partition == 0 || source == null) {
+            return Long.toString(local);
+        }
+        try {
+            long before = source.mapPartitionsWithIndex((p, rows) -> {
+                long n = 0;
+                for (; p < partition && rows.hasNext(); rows.next()) {
+                    n++;
+                }
+                return List.of(n).iterator();
+            }, false).reduce(Long::sum);
+            return Long.toString(before + local);
+        } catch (Exception e) {
+            // SparkException is checked, and thrown by Scala code undeclared.
+            return local + " of input partition " + partition;
+        }
     }
 }

@@ -12,8 +12,9 @@ import picocli.CommandLine.Option;
 
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
 import java.util.concurrent.Callable;
 
 /**
@@ -142,6 +143,9 @@ final class TrainCommand implements Callable<Integer> {
     @Option(names = "--verbose", description = "Keep Spark's and the trainer's log output on stderr.")
     boolean verbose;
 
+    /** The input once read: where a record that fails to read is looked up. */
+    private InputTable table;
+
     @Override
     public Integer call() throws Exception {
         validate();
@@ -165,7 +169,8 @@ final class TrainCommand implements Callable<Integer> {
             } catch (IllegalArgumentException e) {
                 throw new BadInputException(optionNames(e.getMessage()), e);
             } catch (Exception e) {
-                throw AttentionRun.readFailure(e, input);
+                BadInputException record = BadRecords.describe(e, table);
+                throw record != null ? record : AttentionRun.readFailure(e, input);
             }
             outputs.write(model);
             return 0;
@@ -214,9 +219,8 @@ final class TrainCommand implements Callable<Integer> {
 
     /** The input's rows, every column the command needs present (named by its option when missing). */
     private Dataset<Row> trainingRows(SparkSession spark, boolean json) {
-        InputTable table;
         try {
-            table = InputTable.read(spark, input, json, Set.of(featuresCol));
+            table = InputTable.read(spark, input, json, knownColumns());
         } catch (Exception e) {
             throw rethrow(AttentionRun.readFailure(e, input));
         }
@@ -240,6 +244,21 @@ final class TrainCommand implements Callable<Integer> {
         }
         // Rows keep their input order, so the stage's "row N" is the record's position in the input.
         return table.rows.drop(table.rowIndexColumn);
+    }
+
+    /** The input columns train knows, and the kinds they are read as. */
+    private Map<String, ColumnKind> knownColumns() {
+        Map<String, ColumnKind> known = new HashMap<>();
+        known.put(KEY_LENGTH, ColumnKind.INTEGER);
+        if (keyLengthCol != null) {
+            known.put(keyLengthCol, ColumnKind.INTEGER);
+        }
+        if (weightCol != null) {
+            known.put(weightCol, ColumnKind.NUMBER);
+        }
+        known.put(labelCol, ColumnKind.NUMBER);
+        known.put(featuresCol, ColumnKind.MATRIX);
+        return known;
     }
 
     private void require(InputTable table, String column, String option) {

@@ -128,13 +128,15 @@ class TrainCommandErrorsTest {
     }
 
     @Test
-    @DisplayName("a label that is not an integer >= 0 names its row and the column")
+    @DisplayName("a label that is not an integer >= 0 names its row (or its line, for a string) and the column")
     void badLabels() {
         assertBadInput(train(input(ROW0, ROW1.replace("\"label\":1", "\"label\":1.5"))),
             "row 1: column label is 1.5, not a class index");
         assertBadInput(train(input(ROW0.replace("\"label\":0", "\"label\":-1"), ROW1)),
             "row 0: column label is -1.0, not a class index");
         assertBadInput(train(input(ROW0, ROW1.replace("\"label\":1", "\"label\":\"cat\""))),
+            "line 2: column label: expected double, but the value is a string");
+        assertBadInput(train(input(ROW0.replace("\"label\":0", "\"label\":\"cat\""), ROW1)),
             "column label (--label-col) holds string values; expected a number");
     }
 
