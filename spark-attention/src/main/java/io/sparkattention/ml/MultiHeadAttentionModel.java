@@ -5,6 +5,8 @@ import io.sparkattention.exec.Strategy;
 import io.sparkattention.io.MultiHeadAttentionStateDict;
 import io.sparkattention.io.SafeTensors;
 import io.sparkattention.kernel.AttentionSpec;
+import io.sparkattention.kernel.FlashAttention;
+import io.sparkattention.nn.MultiHeadAttentionLayer;
 import io.sparkattention.nn.MultiHeadAttentionWeights;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.api.java.JavaSparkContext;
@@ -192,9 +194,9 @@ public final class MultiHeadAttentionModel extends Model<MultiHeadAttentionModel
         transformSchema(schema, true);
         AttentionSpec spec = attentionSpec();
         StageJob.StageColumns columns = StageSchema.columns(this, schema, layerWidths());
-        Broadcast<MultiHeadAttentionWeights> shipped =
-            JavaSparkContext.fromSparkContext(dataset.sparkSession().sparkContext()).broadcast(weights);
-        LayerSource source = new WeightsSource(shipped, spec, columns.query.name, columns.key.name, columns.value.name);
+        Broadcast<MultiHeadAttentionLayer> shipped = JavaSparkContext.fromSparkContext(dataset.sparkSession()
+            .sparkContext()).broadcast(new MultiHeadAttentionLayer(weights, new FlashAttention(spec)));
+        LayerSource source = new WeightsSource(shipped, columns.query.name, columns.key.name, columns.value.name);
         StageJob job = new StageJob(columns, source, spec, getNumHeads(), weightsMode(),
             "keep".equals(getHandleInvalid()), StageSchema.outputStruct(this, columns, layerWidths()));
         return AttentionExecution.transform(dataset, job, Strategy.parse(getStrategy()));
