@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The long fuzzing run: every fuzz test that reads outside bytes (safetensors, .npy, the two
+# state_dict loaders, JSON lines and Parquet-shaped rows through the attention stages) in
+# Jazzer's fuzzing mode, one JVM at a time, RUNS inputs each (default 10^6), with a fixed seed.
+# Prints the inputs each reader ran, its wall time and its verdict; logs go to
+# spark-attention/target/fuzz-long/. A finding is written by Jazzer into the test's inputs
+# directory under spark-attention/src/test/resources (a regression input from then on) and
+# printed as FINDING; the run goes on with the next reader.
+#
+#   examples/peers/fuzz_long.sh                 # 10^6 inputs per reader
+#   RUNS=100000 SEED=7 examples/peers/fuzz_long.sh
+#   ONLY=NpyFuzzTest examples/peers/fuzz_long.sh
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+RUNS=${RUNS:-1000000}
+SEED=${SEED:-1}
+ONLY=${ONLY:-}
+export JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}
+. conf/spark-env.sh
+
+TARGETS=(
+  "SafeTensorsFuzzTest#anyBytesOpenAndReadOrAreRefusedNamingTheSource"
+  "NpyFuzzTest#anyBytesReadAsAFloatArrayOrAreRefusedNamingTheSource"
+  "StateDictFuzzTest#multiHeadAttentionLoadsOrRefusesNamingTheTensor"
+  "StateDictFuzzTest#classifierLoadsOrRefusesNamingTheTensor"
+  "StageRowsFuzzTest#jsonLinesGoThroughTheStagesOrFailWithRowDataException"
+  "StageRowsFuzzTest#catalystRowsGoThroughTheStagesOrFailWithRowDataException"
+)
+
+LOGS=spark-attention/target/fuzz-long
+mvn -o -B -q -pl spark-attention test-compile || exit 1
+mkdir -p "$LOGS"
+total_start=$(date +%s)
+printf '%-75s %10s %7s  %s\n' "fuzz test" "inputs" "wall s" "verdict"
+for target in "${TARGETS[@]}"; do
+  if [[ -n "$ONLY" && "$target" != *"$ONLY"* ]]; then
+    continue
+  fi
+  log="$LOGS/${target//#/.}.log"
+  start=$(date +%s)
+  if mvn -o -B -Pfuzz -pl spark-attention surefire:test -Dtest="$target" -Dsurefire.failIfNoSpecifiedTests=false \
+      -Dfuzz.runs="$RUNS" -Dfuzz.seed="$SEED" >"$log" 2>&1; then
+    verdict="no finding"
+  else
+    verdict="FINDING (see $log)"
+  fi
+  runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
+  printf '%-75s %10s %7d  %s\n' "$target" "${runs:-?}" "$(( $(date +%s) - start ))" "$verdict"
+done
+printf 'total wall time: %d s\n' "$(( $(date +%s) - total_start ))"
