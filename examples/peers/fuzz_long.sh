@@ -5,7 +5,8 @@
 # Prints the inputs each reader ran, its wall time and its verdict; logs go to
 # spark-attention/target/fuzz-long/. A finding is written by Jazzer into the test's inputs
 # directory under spark-attention/src/test/resources (a regression input from then on) and
-# printed as FINDING; the run goes on with the next reader.
+# printed as FINDING; Jazzer goes on past it (up to KEEP_GOING distinct findings per reader, by
+# stack trace), so the count still reaches RUNS.
 #
 #   examples/peers/fuzz_long.sh                 # 10^6 inputs per reader
 #   RUNS=100000 SEED=7 examples/peers/fuzz_long.sh
@@ -15,6 +16,7 @@ cd "$(dirname "$0")/../.."
 RUNS=${RUNS:-1000000}
 SEED=${SEED:-1}
 ONLY=${ONLY:-}
+KEEP_GOING=${KEEP_GOING:-20}
 export JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}
 . conf/spark-env.sh
 
@@ -39,10 +41,10 @@ for target in "${TARGETS[@]}"; do
   log="$LOGS/${target//#/.}.log"
   start=$(date +%s)
   if mvn -o -B -Pfuzz -pl spark-attention surefire:test -Dtest="$target" -Dsurefire.failIfNoSpecifiedTests=false \
-      -Dfuzz.runs="$RUNS" -Dfuzz.seed="$SEED" >"$log" 2>&1; then
+      -Dfuzz.runs="$RUNS" -Dfuzz.seed="$SEED" -Dfuzz.keepGoing="$KEEP_GOING" >"$log" 2>&1; then
     verdict="no finding"
   else
-    verdict="FINDING (see $log)"
+    verdict="FINDING: $(grep -o 'DEDUP_TOKEN: [0-9a-f]*' "$log" | sort -u | wc -l) distinct (see $log)"
   fi
   runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
   printf '%-75s %10s %7d  %s\n' "$target" "${runs:-?}" "$(( $(date +%s) - start ))" "$verdict"

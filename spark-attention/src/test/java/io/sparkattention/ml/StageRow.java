@@ -10,6 +10,7 @@ import org.apache.spark.sql.catalyst.expressions.AttributeReference;
 import org.apache.spark.sql.catalyst.expressions.BoundReference;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
+import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import scala.jdk.javaapi.CollectionConverters;
@@ -101,7 +102,7 @@ final class StageRow {
         return null;
     }
 
-    private static boolean sameFields(org.apache.spark.sql.types.DataType t, StructType type) {
+    private static boolean sameFields(DataType t, StructType type) {
         if (!(t instanceof StructType) || ((StructType) t).size() != type.size()) {
             return false;
         }

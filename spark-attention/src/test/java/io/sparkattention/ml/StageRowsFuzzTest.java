@@ -14,6 +14,7 @@ import org.apache.spark.sql.catalyst.expressions.UnsafeProjection;
 import org.apache.spark.sql.catalyst.util.ArrayData;
 import org.apache.spark.sql.types.ArrayType;
 import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.DisplayName;
@@ -21,7 +22,9 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Any row a JSON-lines or Parquet scan can produce under the declared schema either goes through
@@ -112,7 +115,7 @@ class StageRowsFuzzTest {
         }
         assertEquals(row.getArray(0).numElements(), out.getArray(0).numElements(), "output rows = query rows");
         StringBuilder sb = new StringBuilder();
-        DataType[] types = Arrays.stream(stage.outputStruct().fields()).map(f -> f.dataType()).toArray(DataType[]::new);
+        DataType[] types = Arrays.stream(stage.outputStruct().fields()).map(StructField::dataType).toArray(DataType[]::new);
         for (int i = 0; i < types.length; i++) {
             sb.append(out.isNullAt(i) ? "null" : describe(out.getArray(i), (ArrayType) types[i])).append(';');
         }
@@ -132,8 +135,8 @@ class StageRowsFuzzTest {
 
     /** One JSON parser and one unsafe projection per schema, reused by every input. */
     private static final class Parsers {
-        private static final java.util.Map<StructType, JsonRows> JSON = new java.util.HashMap<>();
-        private static final java.util.Map<StructType, UnsafeProjection> UNSAFE = new java.util.HashMap<>();
+        private static final Map<StructType, JsonRows> JSON = new HashMap<>();
+        private static final Map<StructType, UnsafeProjection> UNSAFE = new HashMap<>();
 
         static JsonRows json(StructType schema) {
             return JSON.computeIfAbsent(schema, JsonRows::new);

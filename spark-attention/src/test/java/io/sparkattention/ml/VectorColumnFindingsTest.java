@@ -11,6 +11,8 @@ import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
+import java.util.Arrays;
+
 /**
  * Rows of an {@code array<vector>} query column whose VectorUDT fields disagree, as a hostile
  * Parquet file can hold them (StageRowsFuzzTest's findings): each must be refused with a
@@ -20,14 +22,14 @@ class VectorColumnFindingsTest {
 
     /** VectorUDT's Catalyst form: type (0 sparse, 1 dense), size, indices, values. */
     private static InternalRow sparse(int size, int[] indices, double[] values) {
-        Object[] idx = indices == null ? null : java.util.Arrays.stream(indices).boxed().toArray();
-        Object[] val = values == null ? null : java.util.Arrays.stream(values).boxed().toArray();
+        Object[] idx = indices == null ? null : Arrays.stream(indices).boxed().toArray();
+        Object[] val = values == null ? null : Arrays.stream(values).boxed().toArray();
         return new GenericInternalRow(new Object[] {(byte) 0, size, idx == null ? null : new GenericArrayData(idx),
             val == null ? null : new GenericArrayData(val)});
     }
 
     private static InternalRow dense(double[] values) {
-        Object[] val = values == null ? null : java.util.Arrays.stream(values).boxed().toArray();
+        Object[] val = values == null ? null : Arrays.stream(values).boxed().toArray();
         return new GenericInternalRow(new Object[] {(byte) 1, null, null, val == null ? null : new GenericArrayData(val)});
     }
 
@@ -55,8 +57,8 @@ class VectorColumnFindingsTest {
     }
 
     @Test
-    @Disabled("finding: MatrixType.copyVector writes data[offset + index] for a negative index, into the row "
-        + "before or before the array (ArrayIndexOutOfBoundsException)")
+    @Disabled("finding: MatrixType.copyVector writes data[offset + index] for a negative index: into the previous "
+        + "matrix row, or before the array's start (ArrayIndexOutOfBoundsException)")
     @DisplayName("a negative sparse index is refused")
     void negativeIndex() {
         assertRefused(sparse(2, new int[] {-1}, new double[] {7}));
