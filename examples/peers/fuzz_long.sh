@@ -40,11 +40,17 @@ for target in "${TARGETS[@]}"; do
   fi
   log="$LOGS/${target//#/.}.log"
   start=$(date +%s)
-  if mvn -o -B -Pfuzz -pl spark-attention surefire:test -Dtest="$target" -Dsurefire.failIfNoSpecifiedTests=false \
-      -Dfuzz.runs="$RUNS" -Dfuzz.seed="$SEED" -Dfuzz.keepGoing="$KEEP_GOING" >"$log" 2>&1; then
+  mvn -o -B -Pfuzz -pl spark-attention surefire:test -Dtest="$target" -Dsurefire.failIfNoSpecifiedTests=false \
+    -Dfuzz.runs="$RUNS" -Dfuzz.seed="$SEED" -Dfuzz.keepGoing="$KEEP_GOING" >"$log" 2>&1
+  status=$?
+  # With keep_going, Jazzer reports each distinct finding (DEDUP_TOKEN) and the test may still pass.
+  findings=$(grep -o 'DEDUP_TOKEN: [0-9a-f]*' "$log" | sort -u | wc -l)
+  if [[ $status -eq 0 && $findings -eq 0 ]]; then
     verdict="no finding"
+  elif [[ $findings -gt 0 ]]; then
+    verdict="FINDING: $findings distinct (see $log)"
   else
-    verdict="FINDING: $(grep -o 'DEDUP_TOKEN: [0-9a-f]*' "$log" | sort -u | wc -l) distinct (see $log)"
+    verdict="FAILED (see $log)"
   fi
   runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
   printf '%-75s %10s %7d  %s\n' "$target" "${runs:-?}" "$(( $(date +%s) - start ))" "$verdict"

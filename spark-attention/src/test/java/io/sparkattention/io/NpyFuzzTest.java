@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import java.util.Set;
+import org.junit.jupiter.api.DisplayName;
 
 /**
  * Any bytes given to {@link Npy} either read as a float32 or float64 C-order array that the bytes
@@ -18,6 +19,7 @@ class NpyFuzzTest {
     private static final String SOURCE = "fuzzed.npy";
 
     @FuzzTest(maxDuration = "10s")
+    @DisplayName("any bytes read as a float array the bytes hold, or are refused naming the source")
     void anyBytesReadAsAFloatArrayOrAreRefusedNamingTheSource(byte[] bytes) {
         NpyArray array;
         try {

@@ -10,6 +10,7 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
+import org.junit.jupiter.api.DisplayName;
 
 /**
  * Any bytes given to {@link SafeTensors} either open as a file whose every tensor reads back in
@@ -25,6 +26,7 @@ class SafeTensorsFuzzTest {
     private static final String SOURCE = "fuzzed.safetensors";
 
     @FuzzTest(maxDuration = "10s")
+    @DisplayName("any bytes open as safetensors whose every tensor reads back, or are refused naming the source")
     void anyBytesOpenAndReadOrAreRefusedNamingTheSource(byte[] bytes) throws IOException {
         SafeTensors st;
         try {

@@ -10,6 +10,7 @@ import io.sparkattention.nn.Pooling;
 import java.io.IOException;
 import java.util.LinkedHashSet;
 import java.util.Set;
+import org.junit.jupiter.api.DisplayName;
 
 /**
  * The PyTorch state_dict loaders on any safetensors bytes: they return weights that the bytes
@@ -28,6 +29,7 @@ class StateDictFuzzTest {
     private static final int[] HEADS = {1, 2, 3};
 
     @FuzzTest(maxDuration = "10s")
+    @DisplayName("nn.MultiheadAttention weights load from any safetensors bytes, or are refused naming the tensor")
     void multiHeadAttentionLoadsOrRefusesNamingTheTensor(byte[] bytes) throws IOException {
         SafeTensors st = open(bytes);
         if (st == null) {
@@ -53,6 +55,7 @@ class StateDictFuzzTest {
     }
 
     @FuzzTest(maxDuration = "10s")
+    @DisplayName("classifier weights load from any safetensors bytes, or are refused before a large allocation")
     void classifierLoadsOrRefusesNamingTheTensor(byte[] bytes) throws IOException {
         SafeTensors st = open(bytes);
         if (st == null) {

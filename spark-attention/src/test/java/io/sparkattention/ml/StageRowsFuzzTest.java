@@ -41,6 +41,7 @@ class StageRowsFuzzTest {
     private static final List<StructType> ROW_SCHEMAS = List.of(FuzzStages.SHARED, FuzzStages.PER_HEAD);
 
     @FuzzTest(maxDuration = "10s")
+    @DisplayName("any JSON line Spark parses goes through every stage, or fails with a RowDataException")
     @DictionaryEntries({"\"query\"", "\"key\"", "\"value\"", "\"key_length\"", "\"attn_mask\"", "\"attn_bias\"",
         "[[", "]]", "],[", "true", "false", "null", "NaN", "-Infinity", "1e39", "-0.0"})
     void jsonLinesGoThroughTheStagesOrFailWithRowDataException(byte[] bytes) {
@@ -55,6 +56,8 @@ class StageRowsFuzzTest {
     }
 
     @FuzzTest(maxDuration = "10s")
+    @DisplayName("any Catalyst row of the schemas goes through every stage alike as generic and unsafe values, or fails"
+        + " with a RowDataException")
     void catalystRowsGoThroughTheStagesOrFailWithRowDataException(FuzzedDataProvider data) {
         StructType schema = ROW_SCHEMAS.get(data.consumeInt(0, ROW_SCHEMAS.size() - 1));
         InternalRow row = FuzzedRows.row(data, schema);
@@ -67,6 +70,7 @@ class StageRowsFuzzTest {
         + " and its values (AIOOBE, NegativeArraySizeException, NPE, or a silent write into the next row);"
         + " VectorColumnFindingsTest has one case each")
     @FuzzTest(maxDuration = "10s")
+    @DisplayName("any array<vector> row goes through the stage, or fails with a RowDataException")
     void vectorRowsGoThroughTheStageOrFailWithRowDataException(FuzzedDataProvider data) {
         InternalRow row = FuzzedRows.row(data, FuzzStages.VECTORS);
         for (StageRow stage : FuzzStages.over(FuzzStages.VECTORS)) {
