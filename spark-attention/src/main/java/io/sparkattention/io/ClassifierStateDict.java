@@ -74,17 +74,13 @@ public final class ClassifierStateDict {
     public static float[] load(SafeTensors tensors, List<ParameterTensor> layout, int parameterCount)
         throws IOException {
         Objects.requireNonNull(tensors, "tensors");
+        // Every tensor is found and shaped as the layout says before the vector is allocated:
+        // its size then comes from tensors the file holds, not from one shape in its header.
+        for (ParameterTensor p : layout) {
+            checkPresentAndShaped(tensors, p);
+        }
         float[] flat = new float[parameterCount];
         for (ParameterTensor p : layout) {
-            if (!tensors.has(p.name())) {
-                throw new TensorFormatException(tensors.source(), p.name(), "missing; expected shape "
-                    + Arrays.toString(p.shape()));
-            }
-            int[] shape = tensors.intShape(p.name());
-            if (!Arrays.equals(shape, p.shape())) {
-                throw new TensorFormatException(tensors.source(), p.name(), "has shape " + Arrays.toString(shape)
-                    + ", expected " + Arrays.toString(p.shape()));
-            }
             float[] values = tensors.floats(p.name());
             for (int i = 0; i < values.length; i++) {
                 if (!Float.isFinite(values[i])) {
@@ -95,6 +91,18 @@ public final class ClassifierStateDict {
             System.arraycopy(values, 0, flat, p.offset(), values.length);
         }
         return flat;
+    }
+
+    private static void checkPresentAndShaped(SafeTensors tensors, ParameterTensor p) throws TensorFormatException {
+        if (!tensors.has(p.name())) {
+            throw new TensorFormatException(tensors.source(), p.name(), "missing; expected shape "
+                + Arrays.toString(p.shape()));
+        }
+        int[] shape = tensors.intShape(p.name());
+        if (!Arrays.equals(shape, p.shape())) {
+            throw new TensorFormatException(tensors.source(), p.name(), "has shape " + Arrays.toString(shape)
+                + ", expected " + Arrays.toString(p.shape()));
+        }
     }
 
     /**

@@ -138,6 +138,7 @@ public final class Npy {
                     + Arrays.toString(header.shape));
         }
         DType dtype = header.descr.equals("<f4") ? DType.F32 : DType.F64;
+        assert header.count * dtype.width() == available : "the shape's size is checked against the file first";
         float[] data = new float[(int) header.count];
         try {
             ElementReader.forEachChunk(in, dataStart, data.length, dtype.width(),

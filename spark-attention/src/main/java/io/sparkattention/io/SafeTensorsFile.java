@@ -84,6 +84,10 @@ final class SafeTensorsFile {
 
     /** The tensor's element count as an array length, or an error naming the tensor when it does not fit one. */
     int arrayLength(TensorEntry e) throws TensorFormatException {
+        // The header's tiling check bounds every tensor by the bytes the content holds, so an
+        // array sized from a header shape never outgrows the input.
+        assert dataStart + e.end() <= fileSize && e.end() - e.begin() == e.elementCount() * e.dtype().width()
+            : "tensor '" + e.name() + "' is not inside the " + fileSize + " bytes of " + source;
         if (e.elementCount() > SafeTensors.MAX_ARRAY_LENGTH) {
             throw new TensorFormatException(source, e.name(), "has " + e.elementCount() + " elements (shape "
                 + Arrays.toString(e.shape()) + "), more than a Java array holds (" + SafeTensors.MAX_ARRAY_LENGTH

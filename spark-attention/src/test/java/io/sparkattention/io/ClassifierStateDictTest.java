@@ -77,4 +77,17 @@ class ClassifierStateDictTest {
         e = assertThrows(TensorFormatException.class, () -> ClassifierStateDict.dimensions(noHead));
         assertEquals("classifier.weight", e.tensor());
     }
+
+    @Test
+    @DisplayName("a lone wide classifier.weight (E = 20000 from 20 kB) is refused as missing tensors before a "
+        + "6.4 GB parameter vector is allocated")
+    void wideHeadAloneIsRefusedBeforeAllocating() throws IOException {
+        SafeTensors st = reopen(Map.of("classifier.weight", Tensor.f32(new float[20_000], 1, 20_000)));
+        int[] ek = ClassifierStateDict.dimensions(st);
+        AttentionClassifierNetwork wide = new AttentionClassifierNetwork(ek[0], 1, ek[1], false, true, Pooling.MEAN);
+        TensorFormatException e = assertThrows(TensorFormatException.class,
+            () -> ClassifierStateDict.load(st, wide.parameters(), wide.parameterCount()));
+        assertEquals("attention.in_proj_weight", e.tensor());
+        assertTrue(e.getMessage().contains("missing; expected shape [60000, 20000]"), e.getMessage());
+    }
 }
