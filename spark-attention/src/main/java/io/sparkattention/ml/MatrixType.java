@@ -101,13 +101,11 @@ enum MatrixType implements SequenceDecoder {
             }
             if (this == VECTOR) {
                 InternalRow vector = value.getStruct(i, VEC_FIELDS);
-                int width = vector.getByte(VEC_TYPE) == 1 ? vector.getArray(VEC_VALUES).numElements()
-                    : vector.getInt(VEC_SIZE);
-                cols = checkWidth(column, i, width, cols);
+                cols = checkWidth(column, i, vectorWidth(vector, column, i), cols);
                 if (data == null) {
                     data = allocate(column, rows, cols, buffers, slot);
                 }
-                copyVector(vector, data, i * cols, cols);
+                copyVector(vector, data, i * cols, cols, column, i);
             } else {
                 ArrayData row = value.getArray(i);
                 cols = checkWidth(column, i, row.numElements(), cols);
@@ -192,7 +190,37 @@ enum MatrixType implements SequenceDecoder {
         return new RowDataException("column " + column + " row " + i + " has a null at position " + j);
     }
 
-    private static void copyVector(InternalRow vector, float[] data, int offset, int cols) {
+    /**
+     * A vector's width, after checking that its struct is one MLlib writes: a values array (and
+     * for a sparse vector an indices array as long, a size ≥ 0). A vector built by other means
+     * than MLlib's encoder can break these, and would otherwise fail with an index error or write
+     * into the wrong row.
+     */
+    private static int vectorWidth(InternalRow vector, String column, int row) {
+        if (vector.isNullAt(VEC_TYPE) || vector.isNullAt(VEC_VALUES)) {
+            throw badVector(column, row, "has no " + (vector.isNullAt(VEC_TYPE) ? "type" : "values"));
+        }
+        if (vector.getByte(VEC_TYPE) == 1) {
+            return vector.getArray(VEC_VALUES).numElements();
+        }
+        if (vector.isNullAt(VEC_SIZE) || vector.isNullAt(VEC_INDICES)) {
+            throw badVector(column, row, "is sparse without " + (vector.isNullAt(VEC_SIZE) ? "a size" : "indices"));
+        }
+        int size = vector.getInt(VEC_SIZE);
+        int indices = vector.getArray(VEC_INDICES).numElements(), values = vector.getArray(VEC_VALUES).numElements();
+        if (size < 0 || indices != values) {
+            throw badVector(column, row, size < 0 ? "has size " + size
+                : "has " + indices + " indices but " + values + " values");
+        }
+        return size;
+    }
+
+    private static RowDataException badVector(String column, int row, String what) {
+        return new RowDataException("column " + column + " row " + row + ": the vector " + what);
+    }
+
+    /** Copies a vector checked by {@link #vectorWidth}; a sparse index outside [0, cols) is refused. */
+    private static void copyVector(InternalRow vector, float[] data, int offset, int cols, String column, int row) {
         double[] values = vector.getArray(VEC_VALUES).toDoubleArray();
         if (vector.getByte(VEC_TYPE) == 1) {
             for (int j = 0; j < cols; j++) {
@@ -202,7 +230,11 @@ enum MatrixType implements SequenceDecoder {
             int[] indices = vector.getArray(VEC_INDICES).toIntArray();
             Arrays.fill(data, offset, offset + cols, 0f);  // a reused buffer holds the previous row's values
             for (int j = 0; j < indices.length; j++) {
-                data[offset + indices[j]] = (float) values[j];
+                int index = indices[j];
+                if (index < 0 || index >= cols) {
+                    throw badVector(column, row, "has index " + index + " outside its size " + cols);
+                }
+                data[offset + index] = (float) values[j];
             }
         }
     }

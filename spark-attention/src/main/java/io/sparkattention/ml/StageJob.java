@@ -113,6 +113,9 @@ final class StageJob implements AttentionJob {
             : matrix(values, columns.key, buffers, RowBuffers.Slot.KEY);
         MatrixType.Matrix v = columns.value == columns.key ? k
             : columns.value == columns.query ? q : matrix(values, columns.value, buffers, RowBuffers.Slot.VALUE);
+        requirePositions(q, columns.query);
+        requirePositions(k, columns.key);
+        requirePositions(v, columns.value);
         if (v.rows != k.rows) {
             throw new RowDataException("column " + columns.value.name + " has " + v.rows + " rows but column "
                 + columns.key.name + " has " + k.rows);
@@ -141,6 +144,14 @@ final class StageJob implements AttentionJob {
             throw e;
         } catch (IllegalArgumentException e) {
             throw new RowDataException(e.getMessage());
+        }
+    }
+
+    /** A sequence position needs at least one value: rows of none (e.g. {@code [[]]}) are refused. */
+    private static void requirePositions(MatrixType.Matrix m, StageColumns.Input input) {
+        if (m.rows > 0 && m.cols == 0) {
+            throw new RowDataException("column " + input.name + " has " + m.rows + " rows of 0 values (a sequence "
+                + "position needs at least one value)");
         }
     }
 

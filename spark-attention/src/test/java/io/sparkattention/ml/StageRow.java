@@ -16,6 +16,7 @@ import org.apache.spark.sql.types.StructType;
 import scala.jdk.javaapi.CollectionConverters;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -48,7 +49,8 @@ final class StageRow {
         Dataset<Row> in = SparkTestSession.get().createDataFrame(List.of(), schema);
         LogicalPlan inputPlan = in.queryExecution().analyzed();
         List<Attribute> inputs = CollectionConverters.asJava(inputPlan.output());
-        StructType outputStruct = StageSchema.outputStruct(params);
+        StructField[] added = stage.transformSchema(schema).fields();
+        StructType outputStruct = new StructType(Arrays.copyOfRange(added, schema.size(), added.length));
         Expression found = find(stage.transform(in).queryExecution().analyzed(), outputStruct);
         if (found == null) {
             throw new IllegalStateException("no expression of type " + outputStruct.simpleString() + " in the plan of "

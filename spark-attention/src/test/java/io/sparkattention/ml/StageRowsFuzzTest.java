@@ -16,7 +16,6 @@ import org.apache.spark.sql.types.ArrayType;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -66,9 +65,6 @@ class StageRowsFuzzTest {
         }
     }
 
-    @Disabled("finding: MatrixType decodes a sparse VectorUDT row without checking its indices against its size"
-        + " and its values (AIOOBE, NegativeArraySizeException, NPE, or a silent write into the next row);"
-        + " VectorColumnFindingsTest has one case each")
     @FuzzTest(maxDuration = "10s")
     @DisplayName("any array<vector> row goes through the stage, or fails with a RowDataException")
     void vectorRowsGoThroughTheStageOrFailWithRowDataException(FuzzedDataProvider data) {

@@ -7,7 +7,6 @@ import io.sparkattention.exec.RowDataException;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.catalyst.util.GenericArrayData;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -41,40 +40,30 @@ class VectorColumnFindingsTest {
     }
 
     @Test
-    @Disabled("finding: MatrixType.copyVector reads values[j] for every index, past the values array "
-        + "(ArrayIndexOutOfBoundsException)")
     @DisplayName("a sparse vector with more indices than values is refused")
     void moreIndicesThanValues() {
         assertRefused(sparse(3, new int[] {0, 1}, new double[] {1}));
     }
 
     @Test
-    @Disabled("finding: MatrixType.copyVector writes data[offset + index] for an index >= size, into the next "
-        + "matrix row, and the row goes through with the stray value (silent corruption)")
     @DisplayName("a sparse index at or past the vector's size is refused, not written into the next row")
     void indexPastSize() {
         assertRefused(sparse(2, new int[] {3}, new double[] {7}), sparse(2, new int[0], new double[0]));
     }
 
     @Test
-    @Disabled("finding: MatrixType.copyVector writes data[offset + index] for a negative index: into the previous "
-        + "matrix row, or before the array's start (ArrayIndexOutOfBoundsException)")
     @DisplayName("a negative sparse index is refused")
     void negativeIndex() {
         assertRefused(sparse(2, new int[] {-1}, new double[] {7}));
     }
 
     @Test
-    @Disabled("finding: MatrixType takes a sparse vector's negative size as the matrix width and allocates "
-        + "rows x size floats (NegativeArraySizeException)")
     @DisplayName("a sparse vector of negative size is refused")
     void negativeSize() {
         assertRefused(sparse(-1, new int[0], new double[0]));
     }
 
     @Test
-    @Disabled("finding: MatrixType reads a vector's values (and a sparse vector's indices) without a null check "
-        + "(NullPointerException)")
     @DisplayName("a vector whose values field is null is refused")
     void nullValues() {
         assertRefused(dense(null));

@@ -5,7 +5,6 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.catalyst.util.GenericArrayData;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -28,17 +27,12 @@ class ZeroWidthMatrixFindingsTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"json_query_one_empty_row", "json_query_one_empty_row_extra_field", "json_value_zero_width",
         "json_key_zero_width_no_queries"})
-    @Disabled("finding: a zero-width query, key or value passes StageJob.prepare and reaches FlashAttention.forward,"
-        + " whose Checks throw a plain IllegalArgumentException ('query has 0 values, expected 1', 'value has 0"
-        + " values, expected 2', 'key has 0 values, expected 1') that names no column and escapes"
-        + " RowFunctionExpression's row locating")
     @DisplayName("a JSON line with a zero-width matrix gives an output or a RowDataException in every stage")
     void jsonLineWithAZeroWidthMatrix(String input) throws IOException {
         new StageRowsFuzzTest().jsonLinesGoThroughTheStagesOrFailWithRowDataException(bytes(input));
     }
 
     @Test
-    @Disabled("finding: as above, from the Catalyst target: a 4 x 0 query in a row whose other columns are null")
     @DisplayName("a query of four empty rows gives an output or a RowDataException in every stage")
     void fourEmptyQueryRows() {
         Object[] empty = new Object[4];
@@ -51,8 +45,6 @@ class ZeroWidthMatrixFindingsTest {
         }
     }
 
-    @Disabled("finding: as above; the Catalyst target's inputs (a zero-width query, key and value) in"
-        + " ZeroWidthMatrixFindingsTestInputs/catalystTargetInputs/")
     @FuzzTest
     @DisplayName("the Catalyst target's zero-width inputs give an output or a RowDataException in every stage")
     void catalystTargetInputs(FuzzedDataProvider data) {
