@@ -5,6 +5,7 @@ import org.apache.spark.ml.linalg.SQLDataTypes;
 import org.apache.spark.sql.types.ArrayType;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
 import java.util.List;
@@ -44,6 +45,16 @@ final class FuzzStages {
         .add("query", array(SQLDataTypes.VectorType()))
         .add("key_length", DataTypes.LongType);
 
+    /**
+     * Flat sequences: query {@code array<float>} with its width in the metadata, key and value
+     * {@code array<double>} without (the stages' {@code sequenceWidth} or weights give it).
+     */
+    static final StructType FLAT = new StructType()
+        .add(new StructField("query", array(DataTypes.FloatType), true, SequenceLayout.widthMetadata(MODEL_WIDTH)))
+        .add("key", array(DataTypes.DoubleType))
+        .add("value", array(DataTypes.DoubleType))
+        .add("key_length", DataTypes.LongType);
+
     private FuzzStages() {
     }
 
@@ -58,6 +69,9 @@ final class FuzzStages {
         if (schema == VECTORS) {
             return Holder.VECTOR_STAGES;
         }
+        if (schema == FLAT) {
+            return Holder.FLAT_STAGES;
+        }
         throw new IllegalArgumentException("not a fuzz schema: " + schema.simpleString());
     }
 
@@ -65,6 +79,7 @@ final class FuzzStages {
         static final List<StageRow> SHARED_STAGES = List.of(sdpaSelf(), sdpaCross(), multiHead());
         static final List<StageRow> PER_HEAD_STAGES = List.of(sdpaPerHead());
         static final List<StageRow> VECTOR_STAGES = List.of(sdpaVectors());
+        static final List<StageRow> FLAT_STAGES = List.of(sdpaFlat(), multiHeadFlat());
     }
 
     /** Self-attention on query alone, with key length, shared mask and bias, averaged weights. */
@@ -103,6 +118,21 @@ final class FuzzStages {
     private static StageRow sdpaVectors() {
         ScaledDotProductAttention s = new ScaledDotProductAttention().setKeyLengthCol("key_length");
         return StageRow.of(s, s, VECTORS);
+    }
+
+    /** Two heads of cross-attention over flat columns, with key length; the output flat too. */
+    private static StageRow sdpaFlat() {
+        ScaledDotProductAttention s = new ScaledDotProductAttention().setNumHeads(HEADS).setKeyCol("key")
+            .setValueCol("value").setKeyLengthCol("key_length").setSequenceWidth(MODEL_WIDTH);
+        return StageRow.of(s, s, FLAT);
+    }
+
+    /** PyTorch's layer on flat query, key and value (its weights give their widths), with key length. */
+    private static StageRow multiHeadFlat() {
+        MultiHeadAttentionModel m = new MultiHeadAttentionModel(
+            MultiHeadAttentionInit.pytorchDefault(MODEL_WIDTH, HEADS, MODEL_WIDTH, MODEL_WIDTH, true, 7))
+            .setKeyCol("key").setValueCol("value").setKeyLengthCol("key_length");
+        return StageRow.of(m, m, FLAT);
     }
 
     static ArrayType array(DataType element) {

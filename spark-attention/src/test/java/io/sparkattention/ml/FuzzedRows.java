@@ -57,15 +57,28 @@ final class FuzzedRows {
         switch (field.name()) {
             case "query":
                 return field.dataType().equals(FuzzStages.array(SQLDataTypes.VectorType()))
-                    ? vectors(queryLength, width) : matrix(field.dataType(), queryLength, width);
+                    ? vectors(queryLength, width) : sequence(field.dataType(), queryLength);
             case "key":
             case "value":
-                return matrix(field.dataType(), keyLength, width);
+                return sequence(field.dataType(), keyLength);
             case "key_length":
                 return data.consumeBoolean() ? data.consumeLong(-1, keyLength + 1) : data.consumeLong();
             default:
                 return planes(field.dataType());
         }
+    }
+
+    /** A query, key or value of {@code rows} positions: nested, or flat around rows × the stages' width. */
+    private Object sequence(DataType type, int rows) {
+        DataType element = ((ArrayType) type).elementType();
+        if (element instanceof ArrayType) {
+            return matrix(type, rows, width);
+        }
+        Object[] values = new Object[length(rows * FuzzStages.MODEL_WIDTH)];
+        for (int j = 0; j < values.length; j++) {
+            values[j] = rare() ? null : scalar(element);
+        }
+        return new GenericArrayData(values);
     }
 
     /** A mask or bias: L×S, or H×L×S when the type nests three deep. */

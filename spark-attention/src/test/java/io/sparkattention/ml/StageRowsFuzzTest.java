@@ -37,7 +37,8 @@ import java.util.Map;
 class StageRowsFuzzTest {
 
     private static final List<StructType> JSON_SCHEMAS = List.of(FuzzStages.SHARED, FuzzStages.PER_HEAD);
-    private static final List<StructType> ROW_SCHEMAS = List.of(FuzzStages.SHARED, FuzzStages.PER_HEAD);
+    private static final List<StructType> ROW_SCHEMAS = List.of(FuzzStages.SHARED, FuzzStages.PER_HEAD,
+        FuzzStages.FLAT);
 
     @FuzzTest(maxDuration = "10s")
     @DisplayName("any JSON line Spark parses goes through every stage, or fails with a RowDataException")
