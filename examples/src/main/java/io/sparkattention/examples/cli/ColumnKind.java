@@ -8,7 +8,7 @@ import java.util.Set;
 
 /**
  * What a command knows about an input column, and so the type it declares for it when it reads
- * JSON lines: matrices as {@code array<array<float>>}, boolean masks and additive biases as one
+ * JSON lines: matrices as {@code array<array<double>>}, boolean masks and additive biases as one
  * L×S plane ({@code array<array<t>>}) or one plane per head ({@code array<array<array<t>>>}),
  * lengths as {@code bigint}, numbers (labels, weights) as {@code double}. A JSON value fits a kind
  * when its arrays nest to the kind's depth and hold leaves of the kind's type; empty arrays and
@@ -55,10 +55,16 @@ enum ColumnKind {
         return planes ? depth == PLANE || depth == PER_HEAD : depth == defaultDepth();
     }
 
-    /** The Spark type declared for this kind at {@code depth} levels of arrays. */
+    /**
+     * The Spark type declared for this kind at {@code depth} levels of arrays. Numbers are read as
+     * double, as JSON's decimals are written: a column passed through to the output keeps the
+     * values it was given (the stages narrow to float32 themselves), and Parquet writes doubles
+     * several times faster than floats of few distinct values (its float dictionary's hash
+     * probing took minutes on the 1 GB input of BENCHMARKS.md).
+     */
     DataType type(int depth) {
         DataType t = this == MASK ? DataTypes.BooleanType : this == INTEGER ? DataTypes.LongType
-            : this == NUMBER ? DataTypes.DoubleType : DataTypes.FloatType;
+            : DataTypes.DoubleType;
         for (int i = 0; i < depth; i++) {
             t = DataTypes.createArrayType(t, true);
         }

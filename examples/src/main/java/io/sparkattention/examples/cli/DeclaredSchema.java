@@ -20,7 +20,7 @@ import java.util.Map;
  * read) give the columns and, through Spark's own inference on those lines alone, the types of
  * the columns the command does not know; those are kept and written out as Spark would read them.
  * The columns the command knows get its {@link ColumnKind}'s type: matrices as
- * {@code array<array<float>>} (so an all-empty {@code []} column is still a matrix column), masks
+ * {@code array<array<double>>} (so an all-empty {@code []} column is still a matrix column), masks
  * and biases with the depth of their first non-empty value (shared L×S planes, or H×L×S per
  * head). A known column whose first value is of another kind keeps the type found, so that the
  * stage names the column, the expected and the found type; a later sampled value of another kind

@@ -148,7 +148,7 @@ class JsonSchemaInputTest {
         assertTrue(table.rows.rdd().getNumPartitions() > 1, "several partitions");
         assertEquals(0, bytesRead.get(), "bytes read from the input while reading its schema, in stages " + stages);
         assertTrue(stages.size() <= 1, stages.toString());
-        assertEquals("struct<id:bigint,key_length:bigint,query:array<array<float>>," + table.rowIndexColumn + ":bigint>",
+        assertEquals("struct<id:bigint,key_length:bigint,query:array<array<double>>," + table.rowIndexColumn + ":bigint>",
             table.rows.schema().simpleString());
         assertEquals(400, table.rows.count());
     }
@@ -225,7 +225,7 @@ class JsonSchemaInputTest {
         Files.write(parts.resolve("part-0.jsonl"), lines.subList(0, 50));
         Files.write(parts.resolve("part-1.jsonl"), lines.subList(50, lines.size()));
         assertBad(sdpa(parts, out), "spark-attention sdpa: --input " + parts + ": part-1.jsonl line "
-            + (DeclaredSchema.SAMPLE_LINES - 40) + ": column query: expected array<array<float>> (as the first lines), "
+            + (DeclaredSchema.SAMPLE_LINES - 40) + ": column query: expected array<array<double>> (as the first lines), "
             + "but [0] is a string, not an array");
         assertTrue(Cli.listNames(dir).stream().noneMatch(n -> n.startsWith("out") || n.startsWith(".out")));
     }
