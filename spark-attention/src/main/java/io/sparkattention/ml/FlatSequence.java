@@ -13,8 +13,7 @@ import org.apache.spark.unsafe.Platform;
 /**
  * A flat sequence column: one {@code array<float>} (or {@code array<double>}) of L·W values per
  * row, position {@code i}'s W values at {@code [i·W, (i+1)·W)} — the row-major matrix itself. One
- * array per row instead of L: Spark stores, caches and shuffles it as one block, and a float row
- * from Parquet or the cache decodes with a single copy.
+ * array per row instead of L; a float row from Parquet or the cache decodes with a single copy.
  */
 final class FlatSequence implements SequenceDecoder {
 

@@ -9,8 +9,8 @@ import org.apache.spark.sql.types.StructField;
 /**
  * Flat sequence columns: a sequence of L positions of width W stored as one {@code array<float>}
  * of L·W values (position {@code i} at {@code [i·W, (i+1)·W)}) instead of an
- * {@code array<array<float>>}. Spark stores, caches and shuffles one array per row far more
- * cheaply than L of them, and the attention stages read and write it with one copy.
+ * {@code array<array<float>>}: one array per row instead of L, which the attention stages read
+ * and write with one copy.
  *
  * <p>The width travels in the column's metadata ({@link #withWidth}); the attention stages write
  * it on their flat outputs and read it on their inputs, and fall back to the layer's own width
