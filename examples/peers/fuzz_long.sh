@@ -27,6 +27,7 @@ TARGETS=(
   "StateDictFuzzTest#classifierLoadsOrRefusesNamingTheTensor"
   "StageRowsFuzzTest#jsonLinesGoThroughTheStagesOrFailWithRowDataException"
   "StageRowsFuzzTest#catalystRowsGoThroughTheStagesOrFailWithRowDataException"
+  "StageRowsFuzzTest#vectorRowsGoThroughTheStageOrFailWithRowDataException"
 )
 
 LOGS=spark-attention/target/fuzz-long
