@@ -174,7 +174,8 @@ public final class OrtBenchmark implements AutoCloseable {
         }
     }
 
-    private static byte[] modelBytes(String name) {
+    /** A bundled model's bytes, from {@code /peers/ort/} on the class path. */
+    static byte[] modelBytes(String name) {
         try (InputStream in = OrtBenchmark.class.getResourceAsStream("/peers/ort/" + name)) {
             if (in == null) {
                 throw new IllegalStateException("model /peers/ort/" + name + " is not on the class path");

@@ -6,9 +6,6 @@ import ai.onnxruntime.OrtException;
 import ai.onnxruntime.OrtSession;
 import io.sparkattention.nn.MultiHeadAttentionWeights;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.FloatBuffer;
@@ -72,7 +69,7 @@ public final class OrtLayer implements AutoCloseable {
             options.setInterOpNumThreads(1);
             options.addConfigEntry("session.intra_op.allow_spinning", "0");
             options.setOptimizationLevel(OrtSession.SessionOptions.OptLevel.ALL_OPT);
-            session = env.createSession(modelBytes(model), options);
+            session = env.createSession(OrtBenchmark.modelBytes(model), options);
             weights.put("w_in", tensor(in, new long[] {e, 3L * e}));
             weights.put("b_in", tensor(bias, new long[] {3L * e}));
             weights.put("w_out", tensor(out, new long[] {e, e}));
@@ -174,17 +171,6 @@ public final class OrtLayer implements AutoCloseable {
     private static void copyBias(float[] b, float[] dst, int offset) {
         if (b != null) {
             System.arraycopy(b, 0, dst, offset, b.length);
-        }
-    }
-
-    private static byte[] modelBytes(String name) {
-        try (InputStream in = OrtLayer.class.getResourceAsStream("/peers/ort/" + name)) {
-            if (in == null) {
-                throw new IllegalStateException("model /peers/ort/" + name + " is not on the class path");
-            }
-            return in.readAllBytes();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
     }
 }
