@@ -130,6 +130,57 @@ public final class BenchResult {
     }
 
     /**
+     * An encoder's line ({@code bench --encoder}): N texts of T tokens in all through a BERT-family
+     * encoder. {@code tokens_per_s} and {@code sentences_per_s} count the texts' own tokens over the
+     * median time (a padding runtime's padded positions are work, not throughput); {@code gflops}
+     * counts {@link #encoderFlops} over it.
+     *
+     * @param texts   the texts timed (their lengths give the work)
+     * @param timesMs one wall time per timed repetition (each covers all N texts)
+     * @param flops   the work of one repetition
+     */
+    public static BenchResult encoder(String mode, EncoderTexts texts, int threads, double[] timesMs, double flops,
+                                      String blas) {
+        double[] sorted = timesMs.clone();
+        Arrays.sort(sorted);
+        double median = median(sorted);
+        BenchResult r = new BenchResult();
+        ObjectNode node = r.node;
+        node.put("mode", mode);
+        node.put("lengths", texts.source());
+        node.put("texts", texts.count());
+        node.put("tokens", texts.tokens());
+        node.put("mean_len", round(texts.meanLength()));
+        node.put("min_len", texts.minLength());
+        node.put("max_len", texts.maxLength());
+        node.put("threads", threads);
+        node.put("median_ms", round(median));
+        node.put("min_ms", round(sorted[0]));
+        node.put("max_ms", round(sorted[sorted.length - 1]));
+        node.put("tokens_per_s", Math.round(texts.tokens() / (median / 1e3) * 10) / 10.0);
+        node.put("sentences_per_s", Math.round(texts.count() / (median / 1e3) * 10) / 10.0);
+        node.put("gflops", round(flops / (median * 1e6)));
+        node.put("blas", blas);
+        r.machine(timesMs);
+        return r;
+    }
+
+    /**
+     * Work of a post-LayerNorm BERT encoder over texts of {@code ids[i].length} tokens, per layer and
+     * text of L tokens: the query, key, value and output projections (2·L·E·E each), the two FFN
+     * products (2·L·E·I each) and the attention (4·L²·E); embeddings, LayerNorms and GELU are not
+     * counted. all-MiniLM-L6-v2 (6 layers, E = 384, I = 1536): about 21 MFLOP per token.
+     */
+    public static double encoderFlops(int[][] ids, int layers, int hidden, int intermediate) {
+        double e = hidden, sum = 0;
+        for (int[] text : ids) {
+            double l = text.length;
+            sum += 8 * l * e * e + 4 * l * e * intermediate + 4 * l * l * e;
+        }
+        return layers * sum;
+    }
+
+    /**
      * A projection's line ({@code bench --gemm}, mode "gemm"): {@code y[m×n] = x[m×k]·Wᵀ + b} on one
      * thread with a prepared weight, the kernel's name, and GFLOP/s counting 2·m·n·k per product.
      *

@@ -53,8 +53,8 @@ public final class Passages {
             Encoders.row(SCHEMA));
     }
 
-    /** The passages of one book's text. */
-    static Iterator<Row> split(String book, String text) {
+    /** The passages of one book's text, as rows of {@link #SCHEMA} ({@code book} names the book). */
+    public static Iterator<Row> split(String book, String text) {
         List<Row> out = new ArrayList<>();
         int number = 0;
         for (String paragraph : text.split("\\r?\\n\\s*\\r?\\n")) {
