@@ -1,5 +1,6 @@
 package io.sparkattention.examples.cli;
 
+import io.sparkattention.examples.bench.BenchCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
