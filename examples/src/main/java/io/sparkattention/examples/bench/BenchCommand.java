@@ -22,6 +22,7 @@ import java.util.concurrent.Callable;
         "With --backward, the backward kernel beside the forward (mode \"backward\", gflops counting 2.5x the "
             + "forward's flops, vs_forward); with --train, training through Spark (mode \"train\", tokens_per_s).",
         "With --peer ort, ONNX Runtime's MultiHeadAttention runs the same shapes in the same JVM (mode \"ort\").",
+        "With --encoder, all-MiniLM-L6-v2 on the demo's Austen passages (modes \"encoder\", \"ort_encoder\").",
         "With --layer, a whole multi-head layer (--embed-dim, --num-heads, --rows) beside the kernel, or through Spark "
             + "with --spark (modes \"layer\", \"spark_layer\", \"ort_layer\").",
         "Several contenders (--peer) run round-robin, repetition by repetition, on the same data.",
@@ -75,6 +76,10 @@ public final class BenchCommand implements Callable<Integer> {
     @picocli.CommandLine.Mixin
     LayerBenchOptions layerOptions = new LayerBenchOptions();
 
+    /** {@code --encoder}: all-MiniLM-L6-v2, the raw encoder against ONNX Runtime. */
+    @picocli.CommandLine.Mixin
+    EncoderBenchOptions encoderOptions = new EncoderBenchOptions();
+
     @Spec
     CommandSpec spec;
 
@@ -104,6 +109,10 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        if (encoderOptions.encoder) {
+            return encoderOptions.run(this, spec.commandLine().getParseResult());
+        }
+        encoderOptions.rejectWithoutEncoder(spec.commandLine().getParseResult());
         if (gemm != null) {
             List<int[]> shapes;
             try {

@@ -1,0 +1,161 @@
+package io.sparkattention.examples.bench;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sparkattention.examples.cli.BadInputException;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParseResult;
+
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The encoder mode of {@code spark-attention bench} ({@code --encoder}): all-MiniLM-L6-v2 over
+ * the demo's Austen passages (or fixed lengths), the library's raw encoder against ONNX Runtime on
+ * the same ONNX file ({@link EncoderBenchmark}). A mixin of {@link BenchCommand}, sharing its
+ * {@code --seq-len}, {@code --threads}, {@code --repeat} and {@code --peer}.
+ */
+final class EncoderBenchOptions {
+
+    /** Options of the other modes, which mean nothing to an encoder run. */
+    private static final List<String> OTHER_OPTIONS = List.of("--head-dim", "--batch-heads", "--causal",
+        "--backward", "--train", "--rows-per-step", "--tile-ops", "--block-q", "--block-k", "--compare-causal",
+        "--layer", "--embed-dim", "--num-heads", "--rows", "--strategy", "--cache-input", "--flat", "--gemm");
+
+    @Option(names = "--encoder", description = {"Time all-MiniLM-L6-v2 (the bundled ONNX file) on --texts of the demo's "
+        + "Austen passages, evenly spaced through the corpus and tokenized by the bundled tokenizer (their real lengths, "
+        + "[CLS] and [SEP] included), or with --seq-len on N sequences of each fixed length. With --peer ort, ONNX "
+        + "Runtime runs the same file (all graph optimisations, --threads intra-op threads; mode \"ort_encoder\") fed "
+        + "as its users feed it: sorted by length in batches of 32 padded to the longest (batching \"sorted32\") and "
+        + "in input order in batches of 8 (\"inorder8\"), with padding_share. Every contender pools each text's "
+        + "sentence embedding (mean over its tokens, L2-normalised); the lines carry the embeddings' checksum. "
+        + "tokens_per_s and sentences_per_s count the texts' own tokens over the median time; gflops counts 8·L·E² + "
+        + "4·L·E·I + 4·L²·E per layer and text. E.g. --encoder --threads 2 --peer ort."})
+    boolean encoder;
+
+    @Option(names = "--texts", defaultValue = "2000", paramLabel = "N",
+        description = "With --encoder: texts timed (default ${DEFAULT-VALUE}).")
+    int texts;
+
+    @Option(names = "--corpus", paramLabel = "DIR",
+        description = "With --encoder: the books the passages come from (default: the bundled examples/data/austen).")
+    String corpus;
+
+    @Option(names = "--write-ids", hidden = true, paramLabel = "FILE",
+        description = "With --encoder: write the texts' token ids as JSON lines ({\"input_ids\": [...]}, one per text, "
+            + "in input order) to FILE for examples/peers/torch_encoder.py, and time nothing.")
+    String writeIds;
+
+    /** Whether an option of this mode was given without {@code --encoder}. */
+    void rejectWithoutEncoder(ParseResult parsed) {
+        for (String option : List.of("--texts", "--corpus", "--write-ids")) {
+            if (parsed.hasMatchedOption(option)) {
+                throw new BadInputException(option + " needs --encoder");
+            }
+        }
+    }
+
+    /** Runs the encoder benchmark; one JSON line per contender and length. */
+    int run(BenchCommand bench, ParseResult parsed) {
+        for (String option : OTHER_OPTIONS) {
+            if (parsed.hasMatchedOption(option)) {
+                throw new BadInputException(option + " is not an option of --encoder");
+            }
+        }
+        positive("--texts", texts);
+        positive("--threads", bench.threads);
+        positive("--repeat", bench.repeat);
+        boolean ort = ortPeer(bench.peers);
+        List<EncoderTexts> inputs = new ArrayList<>();
+        if (bench.seqLens == null) {
+            inputs.add(austen());
+        } else {
+            for (int n : bench.seqLens) {
+                if (n < 2 || n > BundledMiniLm.MAX_LENGTH) {
+                    throw new BadInputException("--seq-len with --encoder must be in [2, " + BundledMiniLm.MAX_LENGTH
+                        + "] ([CLS] and [SEP] included), got " + n);
+                }
+                inputs.add(EncoderTexts.fixed(n, texts));
+            }
+        }
+        if (writeIds != null) {
+            writeIds(inputs, Paths.get(writeIds));
+            return 0;
+        }
+        if (!ort) {
+            throw new BadInputException("--encoder needs --peer ort");
+        }
+        for (EncoderTexts input : inputs) {
+            for (BenchResult result : EncoderBenchmark.ort(input, bench.threads, bench.repeat)) {
+                System.out.println(result.toJson());
+            }
+            System.out.flush();
+        }
+        return 0;
+    }
+
+    private EncoderTexts austen() {
+        Path dir = corpus != null ? Paths.get(corpus)
+            : Paths.get(System.getProperty("spark.attention.home", "."), "examples", "data", "austen");
+        if (!Files.isDirectory(dir)) {
+            throw new BadInputException((corpus == null ? "bundled corpus " : "--corpus ") + dir + ": no such directory");
+        }
+        try {
+            return EncoderTexts.austen(dir, texts);
+        } catch (IllegalArgumentException e) {
+            throw new BadInputException("--texts: " + e.getMessage(), e);
+        }
+    }
+
+    /** The texts' ids as JSON lines, every length's after the other's; written whole or not at all. */
+    private static void writeIds(List<EncoderTexts> inputs, Path file) {
+        if (Files.exists(file)) {
+            throw new BadInputException("--write-ids " + file + ": exists; give a new name");
+        }
+        ObjectMapper json = new ObjectMapper();
+        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+        try (BufferedWriter out = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
+            for (EncoderTexts input : inputs) {
+                for (int[] ids : input.ids()) {
+                    out.write(json.writeValueAsString(Map.of("input_ids", ids)));
+                    out.newLine();
+                }
+            }
+            out.close();
+            Files.move(tmp, file);
+        } catch (IOException e) {
+            try {
+                Files.deleteIfExists(tmp);
+            } catch (IOException ignored) {
+                // the write's error is the one reported
+            }
+            throw new UncheckedIOException("--write-ids " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Whether {@code --peer} asks for ONNX Runtime, the one peer of an encoder run. */
+    private static boolean ortPeer(List<String> peers) {
+        boolean ort = false;
+        for (String peer : peers) {
+            if (!"ort".equals(peer.trim().toLowerCase(Locale.ROOT))) {
+                throw new BadInputException("--peer: unknown peer \"" + peer + "\" for --encoder, expected ort");
+            }
+            ort = true;
+        }
+        return ort;
+    }
+
+    private static void positive(String option, int value) {
+        if (value < 1) {
+            throw new BadInputException(option + " must be >= 1, got " + value);
+        }
+    }
+}
