@@ -144,6 +144,20 @@ public final class HuggingFaceTokenizer extends Transformer implements MLWritabl
             Objects.requireNonNull(json, "json").clone(), "tokenizer.json bytes");
     }
 
+    /**
+     * The tokenizer of a model bundled on the class path (see
+     * {@link io.sparkattention.io.BundledModels}), e.g. {@code "all-minilm-l6-v2"}.
+     *
+     * @param name the model's name
+     * @return the stage
+     * @throws IllegalArgumentException for an unknown name
+     * @throws IllegalStateException naming the artifact to add when the model is not on the class path
+     */
+    public static HuggingFaceTokenizer pretrained(String name) {
+        return new HuggingFaceTokenizer(Identifiable$.MODULE$.randomUID("hfTokenizer"),
+            io.sparkattention.io.BundledModels.tokenizerJson(name), name + " tokenizer.json");
+    }
+
     private void init() {
         inputCol = new Param<>(this, "inputCol", "input column: the texts (string)");
         outputCol = new Param<>(this, "outputCol", "output column: the token ids (array<int>), special tokens included");

@@ -18,8 +18,8 @@ import java.util.List;
  */
 public final class MiniLmReference {
 
-    /** One text's reference: ids and tokens (with [CLS]/[SEP]), the sentence embedding. */
-    public record Case(String text, int[] inputIds, String[] tokens, float[] embedding) {
+    /** One text's reference: ids and tokens (with [CLS]/[SEP]), the last hidden state (L×E), the sentence embedding. */
+    public record Case(String text, int[] inputIds, String[] tokens, double[][] lastHiddenState, double[] embedding) {
     }
 
     /** The id of {@code [UNK]} in all-MiniLM-L6-v2's vocabulary. */
@@ -43,16 +43,25 @@ public final class MiniLmReference {
                     ids[i] = n.get("input_ids").get(i).asInt();
                     tokens[i] = n.get("tokens").get(i).asText();
                 }
-                float[] embedding = new float[n.get("embedding").size()];
-                for (int i = 0; i < embedding.length; i++) {
-                    embedding[i] = (float) n.get("embedding").get(i).asDouble();
+                JsonNode states = n.get("last_hidden_state");
+                double[][] lastHiddenState = new double[states.size()][];
+                for (int i = 0; i < lastHiddenState.length; i++) {
+                    lastHiddenState[i] = doubles(states.get(i));
                 }
-                cases.add(new Case(n.get("text").asText(), ids, tokens, embedding));
+                cases.add(new Case(n.get("text").asText(), ids, tokens, lastHiddenState, doubles(n.get("embedding"))));
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
         return cases;
+    }
+
+    private static double[] doubles(JsonNode array) {
+        double[] out = new double[array.size()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = array.get(i).asDouble();
+        }
+        return out;
     }
 
     /**
@@ -77,7 +86,7 @@ public final class MiniLmReference {
             }
         }
         return new Case(c.text(), ids.stream().mapToInt(Integer::intValue).toArray(), tokens.toArray(new String[0]),
-            c.embedding());
+            c.lastHiddenState(), c.embedding());
     }
 
     /** all-MiniLM-L6-v2's tokenizer.json, read from langchain4j's jar. */
