@@ -1,0 +1,488 @@
+package io.sparkattention.ml.feature;
+
+import io.sparkattention.exec.RowFunctions;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.spark.SparkContext;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.broadcast.Broadcast;
+import org.apache.spark.ml.Transformer;
+import org.apache.spark.ml.param.IntParam;
+import org.apache.spark.ml.param.Param;
+import org.apache.spark.ml.param.ParamMap;
+import org.apache.spark.ml.param.ParamValidators;
+import org.apache.spark.ml.util.DefaultParamsReader;
+import org.apache.spark.ml.util.DefaultParamsReader$;
+import org.apache.spark.ml.util.DefaultParamsWriter$;
+import org.apache.spark.ml.util.Identifiable$;
+import org.apache.spark.ml.util.MLReader;
+import org.apache.spark.ml.util.MLWritable;
+import org.apache.spark.ml.util.MLWriter;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.functions;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+import scala.Option;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * A Hugging Face tokenizer ({@code tokenizer.json}, run by Hugging Face's Rust tokenizers through
+ * DJL) as a pipeline stage: a text column in, {@code input_ids} ({@code array<int>}) out, and
+ * optionally the WordPiece {@code tokens} ({@code array<string>}, for pictures) and whether the
+ * text was truncated ({@code boolean}).
+ *
+ * <pre>{@code
+ * Dataset<Row> ids = HuggingFaceTokenizer.pretrained("all-minilm-l6-v2")
+ *     .setInputCol("text").setOutputCol("input_ids").setMaxLength(256)
+ *     .transform(texts);
+ * }</pre>
+ *
+ * <p>The special tokens are added ({@code [CLS] … [SEP]} for BERT: an empty text gives those two),
+ * nothing is padded, and a text longer than {@code maxLength} tokens (special tokens included) is
+ * truncated there — explicitly: DJL's own default silently takes the file's limit. A null text
+ * follows {@code handleInvalid}: {@code error} (the default; the error names column and row),
+ * {@code skip} (the row is dropped) or {@code keep} (null outputs).
+ *
+ * <p>The tokenizer file travels with the stage: to executors by broadcast, where each JVM builds
+ * its native tokenizer once per file (keyed by the file's content hash) and shares it between
+ * tasks; and into a saved stage or {@code Pipeline}, under {@code data/tokenizer.json}, so a saved
+ * pipeline is self-contained. DJL loads the native library bundled in its jar and is kept offline
+ * (see {@link NativeTokenizers}). Works row by row, so it runs unchanged on streaming DataFrames.
+ */
+public final class HuggingFaceTokenizer extends Transformer implements MLWritable {
+
+    private static final long serialVersionUID = 1L;
+
+    /** The tokenizer file under a saved stage's {@code data} directory. */
+    static final String TOKENIZER_FILE = "tokenizer.json";
+    /** The values of {@code handleInvalid}. */
+    static final String[] HANDLE_INVALID = {"error", "skip", "keep"};
+    /** sentence-transformers' limit for all-MiniLM-L6-v2, and the default of {@code maxLength}. */
+    public static final int DEFAULT_MAX_LENGTH = 256;
+
+    private final String uid;
+    /** The tokenizer.json's bytes, or null for the empty stage Spark Connect's service loader builds. */
+    private final byte[] json;
+    private final String hash;
+    /** What the file is (its path, or the bundled model's name), for messages. */
+    private final String source;
+    private Param<String> inputCol;
+    private Param<String> outputCol;
+    private Param<String> tokensCol;
+    private Param<String> truncatedCol;
+    private IntParam maxLength;
+    private Param<String> handleInvalid;
+    /** The file shipped to executors, once per SparkContext (Spark's cleaner drops it with the stage). */
+    private transient Broadcast<byte[]> shipped;
+    private transient SparkContext shippedTo;
+
+    /**
+     * An empty stage, without a tokenizer: what Spark Connect ML's service loader instantiates to
+     * list the stage. {@link #transform} refuses it; use {@link #fromPath}, {@link #fromBytes},
+     * {@link #pretrained} or {@link #load}.
+     */
+    public HuggingFaceTokenizer() {
+        this(Identifiable$.MODULE$.randomUID("hfTokenizer"), null, "no tokenizer");
+    }
+
+    /**
+     * A stage with the given uid and tokenizer file (used by the factories, persistence and {@link #copy}).
+     *
+     * @param uid    the stage's uid
+     * @param json   the tokenizer.json's bytes; parsed here, so a malformed file fails now
+     * @param source what the file is (a path, a model name), named in errors
+     * @throws IllegalArgumentException naming {@code source} when the bytes are not a tokenizer
+     */
+    public HuggingFaceTokenizer(String uid, byte[] json, String source) {
+        this.uid = Objects.requireNonNull(uid, "uid");
+        this.json = json;
+        this.source = Objects.requireNonNull(source, "source");
+        this.hash = json == null ? null : NativeTokenizers.contentHash(json);
+        init();
+        if (json != null) {
+            NativeTokenizers.get(hash, getMaxLength(), () -> json, source);
+        }
+    }
+
+    /**
+     * The tokenizer in a {@code tokenizer.json} file on any Hadoop file system.
+     *
+     * @param path a local path, or {@code hdfs://}, {@code s3a://}...
+     * @return the stage
+     * @throws UncheckedIOException naming the file when it cannot be read
+     * @throws IllegalArgumentException naming the file when it is not a Hugging Face tokenizer
+     */
+    public static HuggingFaceTokenizer fromPath(String path) {
+        return new HuggingFaceTokenizer(Identifiable$.MODULE$.randomUID("hfTokenizer"),
+            readFile(path, hadoopConf()), path);
+    }
+
+    /**
+     * The tokenizer in a {@code tokenizer.json}'s bytes.
+     *
+     * @param json the file's bytes
+     * @return the stage
+     * @throws IllegalArgumentException when they are not a Hugging Face tokenizer
+     */
+    public static HuggingFaceTokenizer fromBytes(byte[] json) {
+        return new HuggingFaceTokenizer(Identifiable$.MODULE$.randomUID("hfTokenizer"),
+            Objects.requireNonNull(json, "json").clone(), "tokenizer.json bytes");
+    }
+
+    /**
+     * The tokenizer of a model bundled on the class path (see
+     * {@link io.sparkattention.io.BundledModels}), e.g. {@code "all-minilm-l6-v2"}.
+     *
+     * @param name the model's name
+     * @return the stage
+     * @throws IllegalArgumentException for an unknown name
+     * @throws IllegalStateException naming the artifact to add when the model is not on the class path
+     */
+    public static HuggingFaceTokenizer pretrained(String name) {
+        return new HuggingFaceTokenizer(Identifiable$.MODULE$.randomUID("hfTokenizer"),
+            io.sparkattention.io.BundledModels.tokenizerJson(name), name + " tokenizer.json");
+    }
+
+    private void init() {
+        inputCol = new Param<>(this, "inputCol", "input column: the texts (string)");
+        outputCol = new Param<>(this, "outputCol", "output column: the token ids (array<int>), special tokens included");
+        tokensCol = new Param<>(this, "tokensCol",
+            "optional output column: the tokens as strings (array<string>); empty for none");
+        truncatedCol = new Param<>(this, "truncatedCol",
+            "optional output column: whether the text was truncated at maxLength (boolean); empty for none");
+        maxLength = new IntParam(this, "maxLength",
+            "the longest output in tokens, special tokens included; longer texts are truncated",
+            ParamValidators.gtEq(1));
+        handleInvalid = new Param<>(this, "handleInvalid",
+            "null texts: error (fail naming the row), skip (drop the row) or keep (null outputs)",
+            ParamValidators.inArray(HANDLE_INVALID));
+        setDefault(inputCol, "text");
+        setDefault(outputCol, "input_ids");
+        setDefault(tokensCol, "");
+        setDefault(truncatedCol, "");
+        setDefault(maxLength, DEFAULT_MAX_LENGTH);
+        setDefault(handleInvalid, "error");
+    }
+
+    @Override
+    public String uid() {
+        return uid;
+    }
+
+    /** @return the input column param (default {@code text}) */
+    public Param<String> inputCol() {
+        return inputCol;
+    }
+
+    /** @return the input column */
+    public String getInputCol() {
+        return getOrDefault(inputCol);
+    }
+
+    /**
+     * @param value the input column, of strings
+     * @return this stage
+     */
+    public HuggingFaceTokenizer setInputCol(String value) {
+        set(inputCol, value);
+        return this;
+    }
+
+    /** @return the output column param (default {@code input_ids}) */
+    public Param<String> outputCol() {
+        return outputCol;
+    }
+
+    /** @return the output column */
+    public String getOutputCol() {
+        return getOrDefault(outputCol);
+    }
+
+    /**
+     * @param value the ids' column; must not exist in the input
+     * @return this stage
+     */
+    public HuggingFaceTokenizer setOutputCol(String value) {
+        set(outputCol, value);
+        return this;
+    }
+
+    /** @return the tokens column param (default empty: no such column) */
+    public Param<String> tokensCol() {
+        return tokensCol;
+    }
+
+    /** @return the tokens column, or empty */
+    public String getTokensCol() {
+        return getOrDefault(tokensCol);
+    }
+
+    /**
+     * @param value the tokens' column ({@code array<string>}), or empty for none
+     * @return this stage
+     */
+    public HuggingFaceTokenizer setTokensCol(String value) {
+        set(tokensCol, value);
+        return this;
+    }
+
+    /** @return the truncated column param (default empty: no such column) */
+    public Param<String> truncatedCol() {
+        return truncatedCol;
+    }
+
+    /** @return the truncated column, or empty */
+    public String getTruncatedCol() {
+        return getOrDefault(truncatedCol);
+    }
+
+    /**
+     * @param value a boolean column telling whether each text was truncated, or empty for none
+     * @return this stage
+     */
+    public HuggingFaceTokenizer setTruncatedCol(String value) {
+        set(truncatedCol, value);
+        return this;
+    }
+
+    /** @return the maximum length param (default {@value #DEFAULT_MAX_LENGTH}) */
+    public IntParam maxLength() {
+        return maxLength;
+    }
+
+    /** @return the longest output in tokens */
+    public int getMaxLength() {
+        return (Integer) getOrDefault(maxLength);
+    }
+
+    /**
+     * @param value the longest output in tokens, special tokens included (at least 1)
+     * @return this stage
+     */
+    public HuggingFaceTokenizer setMaxLength(int value) {
+        set(maxLength, value);
+        return this;
+    }
+
+    /** @return the param for null texts (default {@code error}) */
+    public Param<String> handleInvalid() {
+        return handleInvalid;
+    }
+
+    /** @return {@code error}, {@code skip} or {@code keep} */
+    public String getHandleInvalid() {
+        return getOrDefault(handleInvalid);
+    }
+
+    /**
+     * @param value {@code error}, {@code skip} or {@code keep}
+     * @return this stage
+     */
+    public HuggingFaceTokenizer setHandleInvalid(String value) {
+        set(handleInvalid, value);
+        return this;
+    }
+
+    /**
+     * The tokenizer file.
+     *
+     * @return a copy of the tokenizer.json's bytes
+     * @throws IllegalStateException for the empty stage
+     */
+    public byte[] tokenizerJson() {
+        return requireTokenizer().clone();
+    }
+
+    private byte[] requireTokenizer() {
+        if (json == null) {
+            throw new IllegalStateException("HuggingFaceTokenizer " + uid + " has no tokenizer; build it with "
+                + "HuggingFaceTokenizer.fromPath, fromBytes, pretrained or load");
+        }
+        return json;
+    }
+
+    /** The output columns in order: ids, then tokens and truncated when asked for. */
+    private List<StructField> outputFields() {
+        List<StructField> out = new ArrayList<>();
+        out.add(new StructField(getOutputCol(), TokenizeFunction.RESULT.apply(TokenizeFunction.IDS).dataType(),
+            true, org.apache.spark.sql.types.Metadata.empty()));
+        if (!getTokensCol().isEmpty()) {
+            out.add(new StructField(getTokensCol(), TokenizeFunction.RESULT.apply(TokenizeFunction.TOKENS).dataType(),
+                true, org.apache.spark.sql.types.Metadata.empty()));
+        }
+        if (!getTruncatedCol().isEmpty()) {
+            out.add(new StructField(getTruncatedCol(), DataTypes.BooleanType, true,
+                org.apache.spark.sql.types.Metadata.empty()));
+        }
+        return out;
+    }
+
+    @Override
+    public StructType transformSchema(StructType schema) {
+        requireTokenizer();
+        String input = getInputCol();
+        if (!Arrays.asList(schema.fieldNames()).contains(input)) {
+            throw new IllegalArgumentException("column " + input + " (inputCol) does not exist; the input has "
+                + String.join(", ", schema.fieldNames()));
+        }
+        if (!schema.apply(input).dataType().equals(DataTypes.StringType)) {
+            throw new IllegalArgumentException("column " + input + " (inputCol): expected string, found "
+                + schema.apply(input).dataType().simpleString());
+        }
+        Set<String> existing = new HashSet<>(Arrays.asList(schema.fieldNames()));
+        StructType result = schema;
+        for (StructField f : outputFields()) {
+            if (!existing.add(f.name())) {
+                throw new IllegalArgumentException("output column " + f.name() + " already exists in the input "
+                    + "or is named twice (outputCol, tokensCol, truncatedCol)");
+            }
+            result = result.add(f);
+        }
+        return result;
+    }
+
+    @Override
+    public Dataset<Row> transform(Dataset<?> dataset) {
+        transformSchema(dataset.schema(), true);
+        String input = getInputCol();
+        Column text = functions.col("`" + input.replace("`", "``") + "`");
+        String mode = getHandleInvalid();
+        TokenizeFunction function = new TokenizeFunction(shipped(dataset.sparkSession().sparkContext()), hash,
+            source, getMaxLength(), !getTokensCol().isEmpty(), input, "error".equals(mode));
+        Dataset<Row> df = dataset.toDF();
+        if ("skip".equals(mode)) {
+            df = df.filter(text.isNotNull());
+        }
+        String encoded = uid + "__encoding";
+        df = df.withColumn(encoded, RowFunctions.column("hf_tokenize", function, TokenizeFunction.RESULT, null,
+            List.of(text)));
+        Column encoding = functions.col("`" + encoded + "`");
+        df = df.withColumn(getOutputCol(), encoding.getField(TokenizeFunction.IDS));
+        if (!getTokensCol().isEmpty()) {
+            df = df.withColumn(getTokensCol(), encoding.getField(TokenizeFunction.TOKENS));
+        }
+        if (!getTruncatedCol().isEmpty()) {
+            df = df.withColumn(getTruncatedCol(), encoding.getField(TokenizeFunction.TRUNCATED));
+        }
+        return df.drop(encoded);
+    }
+
+    private synchronized Broadcast<byte[]> shipped(SparkContext sc) {
+        if (shipped == null || shippedTo != sc) {
+            shipped = JavaSparkContext.fromSparkContext(sc).broadcast(requireTokenizer());
+            shippedTo = sc;
+        }
+        return shipped;
+    }
+
+    @Override
+    public HuggingFaceTokenizer copy(ParamMap extra) {
+        return copyValues(new HuggingFaceTokenizer(uid, json, source), extra);
+    }
+
+    @Override
+    public MLWriter write() {
+        return new Writer(this);
+    }
+
+    /**
+     * Reader for {@link #load}.
+     *
+     * @return the reader of the params metadata and the tokenizer file
+     */
+    public static MLReader<HuggingFaceTokenizer> read() {
+        return new Reader();
+    }
+
+    /**
+     * Loads a stage saved with {@code write().save(path)}.
+     *
+     * @param path the directory it was saved to
+     * @return the stage, with its uid, params and tokenizer file
+     */
+    public static HuggingFaceTokenizer load(String path) {
+        return read().load(path);
+    }
+
+    @Override
+    public String toString() {
+        return "HuggingFaceTokenizer: uid=" + uid + ", " + source;
+    }
+
+    private static Configuration hadoopConf() {
+        Option<SparkSession> active = SparkSession.getActiveSession();
+        if (active.isEmpty()) {
+            active = SparkSession.getDefaultSession();
+        }
+        return active.isDefined() ? active.get().sparkContext().hadoopConfiguration() : new Configuration();
+    }
+
+    private static byte[] readFile(String path, Configuration conf) {
+        Path p = new Path(path);
+        try {
+            FileSystem fs = p.getFileSystem(conf);
+            if (fs.getFileStatus(p).isDirectory()) {
+                throw new IllegalArgumentException(path + " is a directory, not a tokenizer.json");
+            }
+            try (FSDataInputStream in = fs.open(p)) {
+                return in.readAllBytes();
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the tokenizer file " + path + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Params as MLlib metadata, the tokenizer file as {@code data/tokenizer.json}. */
+    private static final class Writer extends MLWriter {
+        private final HuggingFaceTokenizer instance;
+
+        Writer(HuggingFaceTokenizer instance) {
+            this.instance = instance;
+        }
+
+        @Override
+        public void saveImpl(String path) {
+            byte[] bytes = instance.requireTokenizer();
+            DefaultParamsWriter$.MODULE$.saveMetadata(instance, path, sparkSession());
+            Path file = new Path(new Path(path, "data"), TOKENIZER_FILE);
+            try {
+                FileSystem fs = file.getFileSystem(sparkSession().sparkContext().hadoopConfiguration());
+                try (FSDataOutputStream out = fs.create(file, false)) {
+                    out.write(bytes);
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
+
+    /** Reads what {@link Writer} wrote. */
+    private static final class Reader extends MLReader<HuggingFaceTokenizer> {
+
+        @Override
+        public HuggingFaceTokenizer load(String path) {
+            DefaultParamsReader.Metadata metadata = DefaultParamsReader$.MODULE$.loadMetadata(path, sparkSession(),
+                HuggingFaceTokenizer.class.getName());
+            String file = new Path(new Path(path, "data"), TOKENIZER_FILE).toString();
+            HuggingFaceTokenizer stage = new HuggingFaceTokenizer(metadata.uid(),
+                readFile(file, sparkSession().sparkContext().hadoopConfiguration()), file);
+            metadata.getAndSetParams(stage, Option.empty());
+            return stage;
+        }
+    }
+}
