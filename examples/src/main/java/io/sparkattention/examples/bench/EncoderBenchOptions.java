@@ -2,6 +2,10 @@ package io.sparkattention.examples.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sparkattention.examples.cli.BadInputException;
+import io.sparkattention.examples.cli.SparkSessions;
+import io.sparkattention.io.BundledModels;
+import io.sparkattention.nn.BertEncoder;
+import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParseResult;
 
@@ -30,15 +34,27 @@ final class EncoderBenchOptions {
         "--backward", "--train", "--rows-per-step", "--tile-ops", "--block-q", "--block-k", "--compare-causal",
         "--layer", "--embed-dim", "--num-heads", "--rows", "--strategy", "--cache-input", "--flat", "--gemm");
 
+    /**
+     * Partitions of the texts through Spark by default: four per core of the 2-core machine, so a
+     * slow task does not hold the job while each task still runs hundreds of texts.
+     */
+    static final int DEFAULT_PARTITIONS = 8;
+
     @Option(names = "--encoder", description = {"Time all-MiniLM-L6-v2 (the bundled ONNX file) on --texts of the demo's "
         + "Austen passages, evenly spaced through the corpus and tokenized by the bundled tokenizer (their real lengths, "
-        + "[CLS] and [SEP] included), or with --seq-len on N sequences of each fixed length. With --peer ort, ONNX "
-        + "Runtime runs the same file (all graph optimisations, --threads intra-op threads; mode \"ort_encoder\") fed "
+        + "[CLS] and [SEP] included), or with --seq-len on N sequences of each fixed length: the library's raw encoder "
+        + "(BertEncoder.forward on each text's own ids, the texts shared by --threads threads; mode \"encoder\"). "
+        + "With --peer ort, ONNX Runtime runs the same file (all graph optimisations, --threads intra-op threads; mode \"ort_encoder\") fed "
         + "as its users feed it: sorted by length in batches of 32 padded to the longest (batching \"sorted32\") and "
         + "in input order in batches of 8 (\"inorder8\"), with padding_share. Every contender pools each text's "
         + "sentence embedding (mean over its tokens, L2-normalised); the lines carry the embeddings' checksum. "
         + "tokens_per_s and sentences_per_s count the texts' own tokens over the median time; gflops counts 8·L·E² + "
-        + "4·L·E·I + 4·L²·E per layer and text. E.g. --encoder --threads 2 --peer ort."})
+        + "4·L·E·I + 4·L²·E per layer and text. The encoder's line gets throughput_vs_ort (ONNX Runtime sorted32's "
+        + "median time over its own) and throughput_vs_ort_inorder8. With --spark, the BertEncoderModel stage over the "
+        + "same texts' ids, cached in --partitions partitions (default " + DEFAULT_PARTITIONS + "; mode "
+        + "\"spark_encoder\", --master), and with the lab's --compare-kernel the raw encoder on the local master's cores "
+        + "in the same run (throughput_vs_raw_encoder on the stage's line). "
+        + "E.g. --encoder --threads 2 --peer ort."})
     boolean encoder;
 
     @Option(names = "--texts", defaultValue = "2000", paramLabel = "N",
@@ -90,16 +106,59 @@ final class EncoderBenchOptions {
             writeIds(inputs, Paths.get(writeIds));
             return 0;
         }
-        if (!ort) {
-            throw new BadInputException("--encoder needs --peer ort");
+        BertEncoder encoder = bundledEncoder();
+        SparkBenchOptions sparkOptions = bench.sparkOptions;
+        if (sparkOptions.spark) {
+            return runSpark(bench, parsed, encoder, inputs, ort);
+        }
+        if (sparkOptions.partitions != null || sparkOptions.compareKernel || sparkOptions.master != null) {
+            throw new BadInputException("--partitions, --compare-kernel and --master need --spark");
         }
         for (EncoderTexts input : inputs) {
-            for (BenchResult result : EncoderBenchmark.ort(input, bench.threads, bench.repeat)) {
+            for (BenchResult result : EncoderBenchmark.run(input, encoder, ort, bench.threads, bench.repeat)) {
                 System.out.println(result.toJson());
             }
             System.out.flush();
         }
         return 0;
+    }
+
+    private static int runSpark(BenchCommand bench, ParseResult parsed, BertEncoder encoder, List<EncoderTexts> inputs,
+                                boolean ort) {
+        SparkBenchOptions options = bench.sparkOptions;
+        if (parsed.hasMatchedOption("--threads")) {
+            throw new BadInputException("--threads is not an option of --spark (it runs on the cluster's cores: "
+                + "--master 'local[N]')");
+        }
+        if (ort) {
+            throw new BadInputException("--peer runs beside the raw encoder, not with --spark (use --compare-kernel)");
+        }
+        int parts = options.partitions == null ? DEFAULT_PARTITIONS : options.partitions;
+        positive("--partitions", parts);
+        String master = SparkSessions.masterFor(options.master);
+        if (options.compareKernel && !master.startsWith("local")) {
+            throw new BadInputException("--compare-kernel needs a local master (the raw encoder runs in this JVM), got "
+                + master);
+        }
+        SparkBenchOptions.pollExecutorMetrics();
+        SparkSession session = SparkSessions.start("spark-attention bench --encoder", options.master);
+        SparkEncoderBenchmark runner = new SparkEncoderBenchmark(session, encoder, parts, bench.repeat);
+        for (EncoderTexts input : inputs) {
+            for (BenchResult result : runner.run(input, options.compareKernel)) {
+                System.out.println(result.toJson());
+            }
+            System.out.flush();
+        }
+        return 0;
+    }
+
+    /** all-MiniLM-L6-v2 from the class path. */
+    private static BertEncoder bundledEncoder() {
+        try {
+            return BundledModels.encoder(BundledModels.ALL_MINILM_L6_V2);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private EncoderTexts austen() {

@@ -1,14 +1,19 @@
 package io.sparkattention.examples.bench;
 
+import io.sparkattention.nn.BertEncoder;
+
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * The encoder benchmark in this JVM ({@code bench --encoder}): the contenders on the same texts,
- * round-robin ({@link Interleaved}), one line each. ONNX Runtime runs the bundled ONNX file twice,
- * sorted in batches of 32 and in input order in batches of 8 ({@link EncoderBatching}); its lines
- * carry {@code max_abs_diff_vs_first}: the largest difference of a sentence embedding's component
- * from the first contender's, which checks that they compute the same thing.
+ * round-robin ({@link Interleaved}), one line each. The raw encoder ({@link RawEncoderTrial}) runs
+ * the texts unpadded on T threads; ONNX Runtime runs the bundled ONNX file with T intra-op threads
+ * twice, sorted in batches of 32 and in input order in batches of 8 ({@link EncoderBatching}). The
+ * raw encoder's line carries {@code throughput_vs_ort} (ONNX Runtime sorted32's median time over
+ * its own) and {@code throughput_vs_ort_inorder8}; every later line carries
+ * {@code max_abs_diff_vs_first}, the largest difference of a sentence embedding's component from
+ * the first contender's, which checks that they compute the same thing.
  */
 public final class EncoderBenchmark {
 
@@ -16,26 +21,45 @@ public final class EncoderBenchmark {
     }
 
     /**
-     * Times ONNX Runtime's batchings on {@code texts} with {@code threads} intra-op threads.
+     * Times the contenders on {@code texts}.
      *
-     * @return one line per batching, sorted32 first
+     * @param encoder the raw encoder, or null to time ONNX Runtime alone
+     * @param ort     whether ONNX Runtime runs (both batchings)
+     * @return the raw encoder's line, then ONNX Runtime's sorted32 and inorder8
      */
-    public static List<BenchResult> ort(EncoderTexts texts, int threads, int repeat) {
+    public static List<BenchResult> run(EncoderTexts texts, BertEncoder encoder, boolean ort, int threads,
+                                        int repeat) {
         List<Trial> trials = new ArrayList<>();
-        try (OrtEncoder ort = new OrtEncoder(threads)) {
-            try {
+        List<SentenceEmbeddings> outputs = new ArrayList<>();
+        OrtEncoder session = null;
+        try {
+            if (encoder != null) {
+                RawEncoderTrial raw = new RawEncoderTrial(encoder, texts, threads);
+                trials.add(raw);
+                outputs.add(raw.embeddings());
+            }
+            if (ort) {
+                session = new OrtEncoder(threads);
                 for (EncoderBatching batching : EncoderBatching.values()) {
-                    trials.add(new OrtEncoderTrial(ort, texts, batching));
+                    OrtEncoderTrial peer = new OrtEncoderTrial(session, texts, batching);
+                    trials.add(peer);
+                    outputs.add(peer.embeddings());
                 }
-                List<BenchResult> results = Interleaved.time(trials, repeat);
-                SentenceEmbeddings first = ((OrtEncoderTrial) trials.get(0)).embeddings();
-                for (int i = 1; i < trials.size(); i++) {
-                    results.get(i).with("max_abs_diff_vs_first",
-                        first.maxAbsDiff(((OrtEncoderTrial) trials.get(i)).embeddings()));
-                }
-                return results;
-            } finally {
-                trials.forEach(Trial::close);
+            }
+            List<BenchResult> results = Interleaved.time(trials, repeat);
+            for (int i = 1; i < results.size(); i++) {
+                results.get(i).with("max_abs_diff_vs_first", outputs.get(0).maxAbsDiff(outputs.get(i)));
+            }
+            if (encoder != null && ort) {
+                BenchResult raw = results.get(0);
+                raw.with("throughput_vs_ort", SparkLayerBenchmark.ratio(results.get(1), raw));
+                raw.with("throughput_vs_ort_inorder8", SparkLayerBenchmark.ratio(results.get(2), raw));
+            }
+            return results;
+        } finally {
+            trials.forEach(Trial::close);
+            if (session != null) {
+                session.close();
             }
         }
     }

@@ -1,5 +1,9 @@
 package io.sparkattention.examples.bench;
 
+import io.sparkattention.nn.SentencePooling;
+
+import java.util.Arrays;
+
 /**
  * What every contender of the encoder benchmark makes of a text, as its users would: the sentence
  * embedding, the mean of the last hidden states over the text's tokens ([CLS] and [SEP] included),
@@ -15,33 +19,14 @@ final class SentenceEmbeddings {
     }
 
     /**
-     * Pools text {@code text}'s states: {@code length} rows of {@code hidden} values starting at
-     * {@code offset} of {@code states}. Threads may pool different texts at once.
+     * Pools text {@code text}'s states ({@link SentencePooling}, mean, normalised): {@code length}
+     * rows of {@code hidden} values starting at {@code offset} of {@code states}. Threads may pool
+     * different texts at once.
      */
     void pool(int text, float[] states, int offset, int length, int hidden) {
-        double[] sum = new double[hidden];
-        for (int t = 0; t < length; t++) {
-            int base = offset + t * hidden;
-            for (int j = 0; j < hidden; j++) {
-                sum[j] += states[base + j];
-            }
-        }
-        double norm = 0;
-        for (int j = 0; j < hidden; j++) {
-            sum[j] /= Math.max(1, length);
-            norm += sum[j] * sum[j];
-        }
-        double scale = norm > 0 ? 1 / Math.sqrt(norm) : 0;
-        float[] e = new float[hidden];
-        for (int j = 0; j < hidden; j++) {
-            e[j] = (float) (sum[j] * scale);
-        }
-        embeddings[text] = e;
-    }
-
-    /** Stores text {@code text}'s embedding as it is. */
-    void put(int text, float[] embedding) {
-        embeddings[text] = embedding;
+        float[] own = offset == 0 && states.length == length * hidden ? states
+            : Arrays.copyOfRange(states, offset, offset + length * hidden);
+        embeddings[text] = SentencePooling.pool(own, length, hidden, SentencePooling.Mode.MEAN, true);
     }
 
     /** The sum of every embedding's components, texts in order (NaN while a text has none). */
