@@ -2,6 +2,7 @@ package io.sparkattention.examples.demo;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.sparkattention.io.BundledModels;
 import io.sparkattention.ml.AttentionClassificationModel;
 import io.sparkattention.ml.MultiHeadAttentionModel;
 import org.apache.spark.ml.PipelineModel;
@@ -19,6 +20,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 
+import static org.apache.spark.ml.functions.vector_to_array;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.size;
@@ -28,10 +30,12 @@ import static org.apache.spark.sql.functions.size;
  * tokens → a held-out split by blocks of consecutive passages → Word2Vec token vectors + sinusoidal
  * positions → an attention classifier trained on Spark, compared on the held-out passages with
  * the majority class, logistic regression on TF-IDF, and logistic regression on the mean of the
- * same word + position vectors (the classifier without attention). Then the trained attention
- * runs over every passage (contextual vectors and an attention-pooled vector per passage, written
- * as Parquet), its heads are drawn for a few passages, and the passages nearest to one of them
- * are listed.
+ * same word + position vectors (the classifier without attention). A pretrained encoder,
+ * all-MiniLM-L6-v2, runs on Spark over a fixed subset of the passages ({@link MiniLm}): logistic
+ * regression on its sentence embeddings and the attention classifier on its token states join the
+ * comparison. Then the trained attention runs over every passage (contextual vectors and an
+ * attention-pooled vector per passage, written as Parquet), its heads and MiniLM's are drawn for a
+ * few passages, and the passages nearest to one of them by MiniLM's embeddings are listed.
  *
  * <p>Writes into {@code settings.output}: {@code passages.parquet/}, {@code model/} (the fitted
  * PipelineModel from text to predicted book), {@code attention_classifier.safetensors} (the
@@ -81,7 +85,7 @@ public final class AttentionDemo {
         public double miniBatchFraction = DEFAULT_MINI_BATCH_FRACTION;
     }
 
-    private static final int PHASES = 12;
+    private static final int PHASES = 15;
 
     private final SparkSession spark;
     private final PrintStream out;
@@ -146,7 +150,29 @@ public final class AttentionDemo {
         double meanVector = Baselines.meanEmbeddingLogisticRegression(trainingX, heldOutX);
         progress.phase("mean-vec", "logistic regression on the mean word + position vector (" + s.dim + " features)");
 
-        // (7) the attention classifier
+        // (7-9) all-MiniLM-L6-v2 on Spark over a fixed subset: its sentence embeddings and token states
+        long minilmStart = System.nanoTime();
+        Dataset<Row> minilm = MiniLm.encode(MiniLm.subset(tokenized).select("book", "passage", "text", "label",
+            "held_out")).persist(StorageLevel.MEMORY_AND_DISK());
+        long minilmTexts = minilm.count();
+        double minilmSeconds = (System.nanoTime() - minilmStart) / 1e9;
+        long minilmTokens = MiniLm.tokens(minilm);
+        progress.phase("minilm", String.format(Locale.ROOT, "all-MiniLM-L6-v2 on %s passages (%s): %s WordPiece "
+                + "tokens, %.0f tokens/s", Progress.count(minilmTexts), MiniLm.describeSubset(),
+            Progress.count(minilmTokens), minilmTokens / minilmSeconds));
+        Dataset<Row> minilmTraining = minilm.where(col("held_out").unary_$bang());
+        Dataset<Row> minilmHeldOut = minilm.where(col("held_out"));
+        double minilmLr = Baselines.vectorLogisticRegression(minilmTraining, minilmHeldOut, "minilm_embedding");
+        progress.phase("minilm-lr", "logistic regression on MiniLM's sentence embeddings (" + MiniLm.HIDDEN
+            + " features)");
+        AttentionClassificationModel minilmClassifier = MiniLm.trainClassifier(minilmTraining, s);
+        double minilmAttention = Baselines.accuracy(minilmClassifier.transform(minilmHeldOut));
+        double[] minilmHistory = minilmClassifier.summary().objectiveHistory();
+        progress.phase("minilm-attn", String.format(Locale.ROOT, "AttentionClassifier on MiniLM's token states "
+                + "(E = %d, encoder frozen): %d Adam steps, training loss %.3f → %.3f", MiniLm.HIDDEN,
+            minilmClassifier.summary().totalIterations(), minilmHistory[0], minilmHistory[minilmHistory.length - 1]));
+
+        // (10) the attention classifier
         AttentionClassificationModel classifier = BookModel.train(trainingX, s);
         double[] history = classifier.summary().objectiveHistory();
         PipelineModel bookModel = BookModel.assemble(passages, labels, embedding, classifier);
@@ -157,7 +183,7 @@ public final class AttentionDemo {
             s.dim / s.heads, classifier.summary().totalIterations(), s.stepSize, 100 * s.miniBatchFraction, history[0],
             history[history.length - 1]));
 
-        // (8) the trained model over every passage, written as Parquet
+        // (11) the trained model over every passage, written as Parquet
         long attentionStart = System.nanoTime();
         MultiHeadAttentionModel attention = classifier.attention().setOutputCol("contextual")
             .setWeightsCol("attn_weights");
@@ -171,21 +197,27 @@ public final class AttentionDemo {
         progress.phase("attend", Progress.count(passageCount) + " passages → " + shown.resolve("passages.parquet")
             + String.format(Locale.ROOT, " (%,.0f tokens/s)", tokenCount / attentionSeconds));
 
-        // (9) pictures: per-head weights of the trained attention for a few short passages
+        // (12) pictures: per-head weights of the trained attention for a few short passages, and MiniLM's own heads
         List<Row> pictured = s.pictures == 0 ? List.of()
             : DemoPictures.draw(tokenized, bookModel, attention, s.pictures, s.output);
+        Path minilmPicture = s.pictures == 0 ? null
+            : MiniLm.drawHeads(NearestPassages.query(minilm.select("book", "passage", "text")), s.output.resolve(
+                "pictures"));
         progress.phase("pictures", pictured.size() + " passages → " + shown.resolve("pictures") + ", "
-            + shown.resolve("attention.html"));
+            + shown.resolve("attention.html") + (minilmPicture == null ? "" : "; MiniLM's layer "
+            + MiniLm.PICTURE_LAYER + ", heads " + MiniLm.heads(MiniLm.PICTURE_HEADS) + " → "
+            + shown.resolve("pictures").resolve(minilmPicture.getFileName())));
 
-        // (10) nearest passages by the pooled vectors
+        // (13) nearest passages by MiniLM's sentence embeddings
         Dataset<Row> result = spark.read().parquet(parquet);
-        List<String> nearest = NearestPassages.of(result, s.nearest);
-        progress.phase("nearest", "top " + s.nearest + " by cosine of the attention-pooled vectors");
+        List<String> nearest = NearestPassages.of(minilm.withColumn("pooled",
+            vector_to_array(col("minilm_embedding"), "float32")), s.nearest);
+        progress.phase("nearest", "top " + s.nearest + " by cosine of MiniLM's sentence embeddings (centred)");
         for (String line : nearest) {
             out.println("    " + line);
         }
 
-        // (11) accuracy on the held-out passages
+        // (14) accuracy on the held-out passages
         Dataset<Row> heldOutResult = result.where(col("held_out"));
         double attentionAccuracy = heldOutResult.where(col("predicted_book").equalTo(col("book"))).count()
             / (double) heldOutCount;
@@ -197,8 +229,12 @@ public final class AttentionDemo {
             meanVector);
         out.printf(Locale.ROOT, "    %-62s %.3f%n", "attention classifier (" + s.heads + " heads, mean pooling)",
             attentionAccuracy);
+        out.printf(Locale.ROOT, "    %-62s %.3f%n", "logistic regression on all-MiniLM-L6-v2 sentence embeddings",
+            minilmLr);
+        out.printf(Locale.ROOT, "    %-62s %.3f%n", "attention classifier on all-MiniLM-L6-v2 token states ("
+            + s.heads + " heads)", minilmAttention);
 
-        // (12) summary
+        // (15) summary
         ObjectMapper json = new ObjectMapper();
         ObjectNode summary = json.createObjectNode();
         summary.put("passages", passageCount);
@@ -215,6 +251,22 @@ public final class AttentionDemo {
         accuracy.put("tfidf_logistic_regression", tfidf);
         accuracy.put("mean_embedding_logistic_regression", meanVector);
         accuracy.put("attention_classifier", attentionAccuracy);
+        accuracy.put("minilm_logistic_regression", minilmLr);
+        accuracy.put("attention_classifier_minilm", minilmAttention);
+        ObjectNode encoderNode = summary.putObject("encoder");
+        encoderNode.put("model", BundledModels.ALL_MINILM_L6_V2);
+        encoderNode.put("subset", MiniLm.describeSubset());
+        encoderNode.put("held_out_passages", heldOutCount);
+        encoderNode.put("training_passages", minilmTexts - heldOutCount);
+        encoderNode.put("texts", minilmTexts);
+        encoderNode.put("tokens", minilmTokens);
+        encoderNode.put("seconds", round(minilmSeconds));
+        encoderNode.put("tokens_per_second", Math.round(minilmTokens / minilmSeconds));
+        encoderNode.put("classifier_max_iter", MiniLm.MAX_ITER);
+        encoderNode.put("classifier_mini_batch_fraction", MiniLm.MINI_BATCH_FRACTION);
+        encoderNode.put("picture_layer", MiniLm.PICTURE_LAYER);
+        encoderNode.putPOJO("picture_heads", MiniLm.PICTURE_HEADS);
+        encoderNode.put("nearest_by", "minilm_embedding");
         ObjectNode train = summary.putObject("training");
         train.put("solver", "adam");
         train.put("max_iter", s.maxIter);
@@ -244,6 +296,7 @@ public final class AttentionDemo {
             shown.resolve("pictures"), shown.resolve("attention.html"));
         passages.unpersist();
         tokenized.unpersist();
+        minilm.unpersist();
         return summary;
     }
 

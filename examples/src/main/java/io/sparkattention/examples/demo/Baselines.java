@@ -28,7 +28,8 @@ import static org.apache.spark.sql.functions.udf;
  *       word counts without order, the classic text classifier;</li>
  *   <li>the same logistic regression on the mean of the word + position vectors the attention
  *       classifier sees: the attention classifier without its attention layer (its residual path,
- *       mean pooling and linear head).</li>
+ *       mean pooling and linear head);</li>
+ *   <li>the same logistic regression on a pretrained encoder's sentence embeddings ({@link MiniLm}).</li>
  * </ul>
  * Inputs: a {@code label} column (class index) and the {@code tokens} (array&lt;string&gt;) or
  * {@code x} (L×E array&lt;array&lt;float&gt;&gt;) column.
@@ -64,6 +65,11 @@ final class Baselines {
         Dataset<Row> train = training.withColumn("mean_x", meanRow(col("x")));
         Dataset<Row> test = heldOut.withColumn("mean_x", meanRow(col("x")));
         return accuracy(logisticRegression("mean_x").fit(train).transform(test));
+    }
+
+    /** Accuracy on {@code heldOut} of logistic regression on the vector column {@code features}. */
+    static double vectorLogisticRegression(Dataset<Row> training, Dataset<Row> heldOut, String features) {
+        return accuracy(logisticRegression(features).fit(training).transform(heldOut));
     }
 
     /** The fraction of rows whose {@code prediction} equals their {@code label}. */

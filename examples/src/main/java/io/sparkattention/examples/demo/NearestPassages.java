@@ -13,9 +13,10 @@ import java.util.stream.IntStream;
 import static org.apache.spark.sql.functions.col;
 
 /**
- * The passages closest to the query passage by the cosine of their attention-pooled vectors,
- * centred on the corpus mean first: every passage shares the positional part of its vectors and
- * the attention mass on common words, a component that would otherwise make all cosines near 1.
+ * The passages closest to the query passage by the cosine of their vectors (the demo uses
+ * all-MiniLM-L6-v2's sentence embeddings), centred on the corpus mean first: every passage's
+ * vector shares a common component (a pooled vector's positional part and the mass on common
+ * words) that would otherwise make all cosines near 1.
  */
 final class NearestPassages {
 
@@ -23,6 +24,13 @@ final class NearestPassages {
     static final String QUERY_PASSAGE = "It is a truth universally acknowledged";
 
     private NearestPassages() {
+    }
+
+    /** The query passage of {@code passages} (book, passage, text): the one that starts with {@link #QUERY_PASSAGE}, else the first. */
+    static Dataset<Row> query(Dataset<Row> passages) {
+        Dataset<Row> ordered = passages.orderBy("book", "passage");
+        Dataset<Row> query = ordered.where(col("text").startsWith(QUERY_PASSAGE)).limit(1);
+        return query.isEmpty() ? ordered.limit(1) : query;
     }
 
     /**
