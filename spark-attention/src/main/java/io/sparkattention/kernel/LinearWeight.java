@@ -1,5 +1,6 @@
 package io.sparkattention.kernel;
 
+import java.util.Arrays;
 import java.util.Objects;
 
 /**
@@ -83,14 +84,33 @@ public final class LinearWeight {
             throw new IllegalArgumentException("output " + m + "×" + out + " does not fit in one array");
         }
         float[] y = new float[m * out];
+        applyInto(x, m, y);
+        return y;
+    }
+
+    /**
+     * {@code y[m×out] = x[m×in]·Wᵀ + b} into a caller's array (its first {@code m·out} values are
+     * written, the rest left alone), for callers that reuse their buffers across sequences.
+     *
+     * @throws IllegalArgumentException when m is negative, x holds fewer than {@code m·in} values or
+     *                                  y fewer than {@code m·out}
+     */
+    public void apply(float[] x, int m, float[] y) {
+        Gemm.checkView("x", x, 0, m, in, in);
+        Gemm.checkView("y", y, 0, m, out, out);
+        applyInto(x, m, y);
+    }
+
+    private void applyInto(float[] x, int m, float[] y) {
         if (bias != null) {
             for (int i = 0; i < m; i++) {
                 System.arraycopy(bias, 0, y, i * out, out);
             }
+        } else {
+            Arrays.fill(y, 0, m * out, 0f);
         }
         if (m > 0 && out > 0 && in > 0) {
             kernel.multiplyAdd(m, out, in, x, packed, y);
         }
-        return y;
     }
 }

@@ -1,0 +1,270 @@
+package io.sparkattention.nn;
+
+import io.sparkattention.kernel.AttentionShape;
+import io.sparkattention.kernel.AttentionSpec;
+import io.sparkattention.kernel.FlashAttention;
+import io.sparkattention.kernel.LinearWeight;
+import io.sparkattention.kernel.RowMask;
+import io.sparkattention.kernel.Workspace;
+
+import java.io.Serializable;
+import java.util.Objects;
+
+/**
+ * The forward pass of a BERT-family encoder (Hugging Face's {@code BertModel} in eval mode, no
+ * pooler) over one sequence of token ids, in float32: the last hidden state.
+ *
+ * <pre>
+ *   x = LN(word[ids] + position[0..L) + tokenType[0])                      L×E
+ *   per layer:
+ *     [q | k | v] = x·[Wq; Wk; Wv]ᵀ + [bq; bk; bv]                          L×3E, one GEMM
+ *     a = attention(q, k, v) over H heads of E/H columns, no mask           L×E
+ *     x = LN(x + a·Woᵀ + bo)
+ *     x = LN(x + gelu(x·Wiᵀ + bi)·Wo2ᵀ + bo2)                               via L×F
+ * </pre>
+ * Each sequence attends over its own length only: nothing is padded, so a sentence's output does
+ * not depend on what else is being encoded.
+ *
+ * <p>Immutable and thread-safe. The projections are prepared (packed for the JVM's projection
+ * kernel, {@link LinearWeight}) once per JVM on first use and shared by every thread; the
+ * prepared form is not serialized. Each thread reuses its own scratch across sequences.
+ */
+public final class BertEncoder implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    /** Per-thread buffers, grown to the longest sequence seen; shared by all encoders of the thread. */
+    private static final ThreadLocal<EncoderScratch> SCRATCH = ThreadLocal.withInitial(EncoderScratch::new);
+
+    private final BertWeights weights;
+    private final FlashAttention kernel;
+    /** The weights prepared for this JVM's projection kernel, built on first use. */
+    private transient volatile Prepared prepared;
+
+    /** An encoder on the JVM's attention kernel with PyTorch's scale 1/√(E/H). */
+    public BertEncoder(BertWeights weights) {
+        this(weights, new FlashAttention(AttentionSpec.defaults()));
+    }
+
+    /** An encoder on a given attention kernel (its spec must be non-causal, unwindowed). */
+    public BertEncoder(BertWeights weights, FlashAttention kernel) {
+        this.weights = Objects.requireNonNull(weights, "weights");
+        this.kernel = Objects.requireNonNull(kernel, "kernel");
+    }
+
+    public BertConfig config() {
+        return weights.config();
+    }
+
+    /** The plain tensors (for saving). */
+    public BertWeights weights() {
+        return weights;
+    }
+
+    /**
+     * The last hidden state of one sequence.
+     *
+     * @param inputIds token ids, [CLS] … [SEP] as the tokenizer made them
+     * @return L×hidden row-major, L = {@code inputIds.length}; empty for L = 0
+     * @throws IllegalArgumentException naming the position of an id outside [0, vocabSize), or
+     *                                  when L exceeds maxPositions
+     */
+    public float[] forward(int[] inputIds) {
+        checkIds(inputIds);
+        return run(inputIds, -1, null);
+    }
+
+    /**
+     * {@link #forward(int[])}, also writing layer {@code attentionLayer}'s attention probabilities
+     * per head into {@code headWeightsOut}: heads×L×L, {@code [h][query][key]}.
+     *
+     * @throws IllegalArgumentException as {@link #forward(int[])}, or when the layer is outside
+     *                                  [0, layers) or headWeightsOut is not heads·L·L long
+     */
+    public float[] forward(int[] inputIds, int attentionLayer, float[] headWeightsOut) {
+        checkIds(inputIds);
+        BertConfig c = config();
+        if (attentionLayer < 0 || attentionLayer >= c.layers()) {
+            throw new IllegalArgumentException("attention layer " + attentionLayer + " outside [0, " + c.layers()
+                + ")");
+        }
+        Objects.requireNonNull(headWeightsOut, "headWeightsOut");
+        long L = inputIds.length;
+        if (headWeightsOut.length != c.heads() * L * L) {
+            throw new IllegalArgumentException("headWeightsOut has " + headWeightsOut.length + " values, expected "
+                + c.heads() + "×" + L + "×" + L);
+        }
+        return run(inputIds, attentionLayer, headWeightsOut);
+    }
+
+    private void checkIds(int[] ids) {
+        Objects.requireNonNull(ids, "inputIds");
+        BertConfig c = config();
+        if (ids.length > c.maxPositions()) {
+            throw new IllegalArgumentException("sequence of " + ids.length + " tokens is longer than the "
+                + c.maxPositions() + " positions of the model");
+        }
+        for (int i = 0; i < ids.length; i++) {
+            if (ids[i] < 0 || ids[i] >= c.vocabSize()) {
+                throw new IllegalArgumentException("token id " + ids[i] + " at position " + i + " is outside [0, "
+                    + c.vocabSize() + ")");
+            }
+        }
+    }
+
+    private float[] run(int[] ids, int attentionLayer, float[] headWeights) {
+        BertConfig c = config();
+        int L = ids.length, E = c.hidden(), F = c.intermediate(), H = c.heads();
+        float[] x = new float[L * E];
+        if (L == 0) {
+            return x;
+        }
+        Prepared p = prepared();
+        EncoderScratch s = SCRATCH.get();
+        s.ensure(L, E, F, H);
+        embed(ids, x);
+        AttentionShape shape = AttentionShape.self(L, H, c.headDim());
+        for (int n = 0; n < c.layers(); n++) {
+            PreparedLayer layer = p.layers[n];
+            layer.qkv.apply(x, L, s.qkv);
+            split(s.qkv, L, E, s.q, s.k, s.v);
+            boolean keep = n == attentionLayer;
+            kernel.forward(shape, s.q, s.k, s.v, RowMask.NONE, s.context, keep ? s.lse : null, s.workspace);
+            if (keep) {
+                kernel.weights(shape, s.q, s.k, RowMask.NONE, s.lse, true, headWeights, s.workspace);
+            }
+            layer.attentionOutput.apply(s.context, L, s.projected);
+            LayerNorm.apply(x, s.projected, L, E, layer.w.attentionNormWeight(), layer.w.attentionNormBias(),
+                c.layerNormEps());
+            layer.intermediate.apply(x, L, s.hidden);
+            Gelu.apply(s.hidden, 0, L * F);
+            layer.output.apply(s.hidden, L, s.projected);
+            LayerNorm.apply(x, s.projected, L, E, layer.w.outputNormWeight(), layer.w.outputNormBias(),
+                c.layerNormEps());
+        }
+        return x;
+    }
+
+    /** {@code x = LN(word[ids] + position[0..L) + tokenType[0])}. */
+    private void embed(int[] ids, float[] x) {
+        BertConfig c = config();
+        int E = c.hidden();
+        float[] word = weights.tensor(BertWeights.WORD_EMBEDDINGS);
+        float[] position = weights.tensor(BertWeights.POSITION_EMBEDDINGS);
+        float[] type = weights.tensor(BertWeights.TOKEN_TYPE_EMBEDDINGS);
+        for (int i = 0; i < ids.length; i++) {
+            int w = ids[i] * E, p = i * E, o = i * E;
+            for (int j = 0; j < E; j++) {
+                x[o + j] = word[w + j] + position[p + j] + type[j];
+            }
+        }
+        LayerNorm.apply(x, null, ids.length, E, weights.tensor(BertWeights.EMBEDDINGS_NORM_WEIGHT),
+            weights.tensor(BertWeights.EMBEDDINGS_NORM_BIAS), c.layerNormEps());
+    }
+
+    /** Splits L×3E {@code [q | k | v]} rows into three L×E arrays. */
+    private static void split(float[] qkv, int L, int E, float[] q, float[] k, float[] v) {
+        for (int i = 0; i < L; i++) {
+            int src = i * 3 * E, dst = i * E;
+            System.arraycopy(qkv, src, q, dst, E);
+            System.arraycopy(qkv, src + E, k, dst, E);
+            System.arraycopy(qkv, src + 2 * E, v, dst, E);
+        }
+    }
+
+    /**
+     * The prepared projections. Threads that start together may each prepare them once; they get
+     * equal values, and the last one written is kept.
+     */
+    private Prepared prepared() {
+        Prepared p = prepared;
+        if (p == null) {
+            p = new Prepared(weights);
+            prepared = p;
+        }
+        return p;
+    }
+
+    /** Every layer's projections, each weight prepared once. */
+    private static final class Prepared {
+        final PreparedLayer[] layers;
+
+        Prepared(BertWeights weights) {
+            BertConfig c = weights.config();
+            layers = new PreparedLayer[c.layers()];
+            for (int n = 0; n < layers.length; n++) {
+                layers[n] = new PreparedLayer(weights.layer(n), c.hidden(), c.intermediate());
+            }
+        }
+    }
+
+    /** One layer's projections: q, k and v stacked into one 3E×E weight. */
+    private static final class PreparedLayer {
+        final BertWeights.Layer w;
+        final LinearWeight qkv;
+        final LinearWeight attentionOutput;
+        final LinearWeight intermediate;
+        final LinearWeight output;
+
+        PreparedLayer(BertWeights.Layer w, int E, int F) {
+            this.w = w;
+            qkv = LinearWeight.of(concat(w.queryWeight(), w.keyWeight(), w.valueWeight()), 3 * E, E,
+                concat(w.queryBias(), w.keyBias(), w.valueBias()));
+            attentionOutput = LinearWeight.of(w.attentionOutputWeight(), E, E, w.attentionOutputBias());
+            intermediate = LinearWeight.of(w.intermediateWeight(), F, E, w.intermediateBias());
+            output = LinearWeight.of(w.outputWeight(), E, F, w.outputBias());
+        }
+
+        private static float[] concat(float[] a, float[] b, float[] c) {
+            float[] out = new float[a.length + b.length + c.length];
+            System.arraycopy(a, 0, out, 0, a.length);
+            System.arraycopy(b, 0, out, a.length, b.length);
+            System.arraycopy(c, 0, out, a.length + b.length, c.length);
+            return out;
+        }
+    }
+
+    /**
+     * One thread's buffers: the projections' outputs for up to {@link #capacity} tokens, and the
+     * attention's inputs and output exactly L rows long (the kernel takes whole arrays).
+     */
+    private static final class EncoderScratch {
+        int capacity;
+        int length = -1;
+        float[] qkv = new float[0];
+        float[] q = new float[0];
+        float[] k = new float[0];
+        float[] v = new float[0];
+        float[] context = new float[0];
+        float[] projected = new float[0];
+        float[] hidden = new float[0];
+        float[] lse = new float[0];
+        final Workspace workspace = new Workspace();
+        int width;
+        int ffn;
+        int heads;
+
+        void ensure(int L, int E, int F, int H) {
+            boolean sameModel = E == width && F == ffn && H == heads;
+            if (!sameModel || L > capacity) {
+                int n = sameModel ? Math.max(L, capacity) : L;
+                qkv = new float[n * 3 * E];
+                projected = new float[n * E];
+                hidden = new float[n * F];
+                capacity = n;
+                width = E;
+                ffn = F;
+                heads = H;
+                length = -1;
+            }
+            if (L != length) {
+                q = new float[L * E];
+                k = new float[L * E];
+                v = new float[L * E];
+                context = new float[L * E];
+                lse = new float[L * H];
+                length = L;
+            }
+        }
+    }
+}
