@@ -105,6 +105,7 @@ public final class BertEncoderModel extends Model<BertEncoderModel> implements M
     private Param<String> pooling;
     private BooleanParam normalize;
     private Param<String> handleInvalid;
+    private Param<String> rowIdCol;
     /** The encoder shipped to executors, once per SparkContext. */
     private transient Broadcast<BertEncoder> shipped;
     private transient SparkContext shippedTo;
@@ -233,7 +234,9 @@ public final class BertEncoderModel extends Model<BertEncoderModel> implements M
         setDefault(attentionLayer, 0);
         setDefault(pooling, "mean");
         setDefault(normalize, true);
+        rowIdCol = new Param<>(this, "rowIdCol", "column naming rows in data error messages; empty: position");
         setDefault(handleInvalid, "error");
+        setDefault(rowIdCol, "");
     }
 
     @Override
@@ -407,6 +410,25 @@ public final class BertEncoderModel extends Model<BertEncoderModel> implements M
         return this;
     }
 
+    /** @return the row id param (default empty: rows are named by their position in their partition) */
+    public Param<String> rowIdCol() {
+        return rowIdCol;
+    }
+
+    /** @return the column naming rows in error messages, or empty */
+    public String getRowIdCol() {
+        return getOrDefault(rowIdCol);
+    }
+
+    /**
+     * @param value a column naming rows in data error messages ("row ID: ..."), or empty
+     * @return this stage
+     */
+    public BertEncoderModel setRowIdCol(String value) {
+        set(rowIdCol, value);
+        return this;
+    }
+
     /** @return the param for null id arrays (default {@code error}) */
     public Param<String> handleInvalid() {
         return handleInvalid;
@@ -502,7 +524,7 @@ public final class BertEncoderModel extends Model<BertEncoderModel> implements M
         }
         String encoded = uid + "__encoded";
         df = df.withColumn(encoded, io.sparkattention.exec.RowFunctions.column("bert_encode", function,
-            EncodeFunction.resultType(outputs), null, List.of(ids)));
+            EncodeFunction.resultType(outputs), rowId(), List.of(ids)));
         Column result = functions.col("`" + encoded + "`");
         String[] fields = {EncodeFunction.EMBEDDING, EncodeFunction.STATES, EncodeFunction.ATTENTION};
         boolean[] asked = {outputs.embedding(), outputs.states(), outputs.attention()};
@@ -515,6 +537,12 @@ public final class BertEncoderModel extends Model<BertEncoderModel> implements M
             }
         }
         return df.drop(encoded);
+    }
+
+    /** The row id column for error messages, or null. */
+    private Column rowId() {
+        String id = getRowIdCol();
+        return id.isEmpty() ? null : functions.col("`" + id.replace("`", "``") + "`");
     }
 
     private synchronized Broadcast<BertEncoder> shipped(SparkContext sc) {

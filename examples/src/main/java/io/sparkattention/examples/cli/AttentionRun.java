@@ -158,7 +158,7 @@ final class AttentionRun {
      * An error whose message lists the input's columns without the command's row id column, and
      * names rows by their position in the input.
      */
-    private static Exception hideIndex(Exception e, InputTable input) {
+    static Exception hideIndex(Exception e, InputTable input) {
         if (input == null) {
             return e;
         }

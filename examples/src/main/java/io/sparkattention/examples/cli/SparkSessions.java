@@ -53,7 +53,7 @@ public final class SparkSessions {
 
     /**
      * On a cluster the executors need this project's classes: ship the jar this code runs from
-     * (the examples jar) and the library jar next to it on the class path, unless
+     * (the examples jar), the library jar next to it on the class path and the encoder's jars, unless
      * {@code spark.jars} was set explicitly (spark-submit sets it).
      */
     private static void shipLibraryJars(SparkSession.Builder builder) {
@@ -63,7 +63,7 @@ public final class SparkSessions {
         StringBuilder jars = new StringBuilder();
         for (String entry : System.getProperty("java.class.path", "").split(java.io.File.pathSeparator)) {
             String name = Paths.get(entry).getFileName() == null ? "" : Paths.get(entry).getFileName().toString();
-            if (name.startsWith("spark-attention") && name.endsWith(".jar")) {
+            if (name.endsWith(".jar") && (name.startsWith("spark-attention") || isEncoderJar(entry))) {
                 if (jars.length() > 0) {
                     jars.append(',');
                 }
@@ -73,6 +73,15 @@ public final class SparkSessions {
         if (jars.length() > 0) {
             builder.config("spark.jars", jars.toString());
         }
+    }
+
+    /**
+     * The jars the encoder commands need on executors that Spark does not bring: Hugging Face's
+     * tokenizers through DJL (with its native library), DJL's API and JNA, and the bundled model.
+     */
+    private static boolean isEncoderJar(String entry) {
+        String path = entry.replace('\\', '/');
+        return path.contains("/ai/djl/") || path.contains("/net/java/dev/jna/") || path.contains("/dev/langchain4j/");
     }
 
     private static Properties defaults() {

@@ -87,6 +87,7 @@ public final class HuggingFaceTokenizer extends Transformer implements MLWritabl
     private Param<String> truncatedCol;
     private IntParam maxLength;
     private Param<String> handleInvalid;
+    private Param<String> rowIdCol;
     /** The file shipped to executors, once per SparkContext (Spark's cleaner drops it with the stage). */
     private transient Broadcast<byte[]> shipped;
     private transient SparkContext shippedTo;
@@ -176,7 +177,9 @@ public final class HuggingFaceTokenizer extends Transformer implements MLWritabl
         setDefault(tokensCol, "");
         setDefault(truncatedCol, "");
         setDefault(maxLength, DEFAULT_MAX_LENGTH);
+        rowIdCol = new Param<>(this, "rowIdCol", "column naming rows in data error messages; empty: position");
         setDefault(handleInvalid, "error");
+        setDefault(rowIdCol, "");
     }
 
     @Override
@@ -279,6 +282,25 @@ public final class HuggingFaceTokenizer extends Transformer implements MLWritabl
         return this;
     }
 
+    /** @return the row id param (default empty: rows are named by their position in their partition) */
+    public Param<String> rowIdCol() {
+        return rowIdCol;
+    }
+
+    /** @return the column naming rows in error messages, or empty */
+    public String getRowIdCol() {
+        return getOrDefault(rowIdCol);
+    }
+
+    /**
+     * @param value a column naming rows in data error messages ("row ID: ..."), or empty
+     * @return this stage
+     */
+    public HuggingFaceTokenizer setRowIdCol(String value) {
+        set(rowIdCol, value);
+        return this;
+    }
+
     /** @return the param for null texts (default {@code error}) */
     public Param<String> handleInvalid() {
         return handleInvalid;
@@ -369,7 +391,7 @@ public final class HuggingFaceTokenizer extends Transformer implements MLWritabl
             df = df.filter(text.isNotNull());
         }
         String encoded = uid + "__encoding";
-        df = df.withColumn(encoded, RowFunctions.column("hf_tokenize", function, TokenizeFunction.RESULT, null,
+        df = df.withColumn(encoded, RowFunctions.column("hf_tokenize", function, TokenizeFunction.RESULT, rowId(),
             List.of(text)));
         Column encoding = functions.col("`" + encoded + "`");
         df = df.withColumn(getOutputCol(), encoding.getField(TokenizeFunction.IDS));
@@ -380,6 +402,12 @@ public final class HuggingFaceTokenizer extends Transformer implements MLWritabl
             df = df.withColumn(getTruncatedCol(), encoding.getField(TokenizeFunction.TRUNCATED));
         }
         return df.drop(encoded);
+    }
+
+    /** The row id column for error messages, or null. */
+    private Column rowId() {
+        String id = getRowIdCol();
+        return id.isEmpty() ? null : functions.col("`" + id.replace("`", "``") + "`");
     }
 
     private synchronized Broadcast<byte[]> shipped(SparkContext sc) {
