@@ -90,6 +90,12 @@ final class EncoderBenchOptions {
         positive("--threads", bench.threads);
         positive("--repeat", bench.repeat);
         boolean ort = ortPeer(bench.peers);
+        SparkBenchOptions sparkOptions = bench.sparkOptions;
+        if (sparkOptions.spark) {
+            checkSpark(parsed, sparkOptions, ort);
+        } else if (sparkOptions.partitions != null || sparkOptions.compareKernel || sparkOptions.master != null) {
+            throw new BadInputException("--partitions, --compare-kernel and --master need --spark");
+        }
         List<EncoderTexts> inputs = new ArrayList<>();
         if (bench.seqLens == null) {
             inputs.add(austen());
@@ -107,12 +113,8 @@ final class EncoderBenchOptions {
             return 0;
         }
         BertEncoder encoder = bundledEncoder();
-        SparkBenchOptions sparkOptions = bench.sparkOptions;
         if (sparkOptions.spark) {
-            return runSpark(bench, parsed, encoder, inputs, ort);
-        }
-        if (sparkOptions.partitions != null || sparkOptions.compareKernel || sparkOptions.master != null) {
-            throw new BadInputException("--partitions, --compare-kernel and --master need --spark");
+            return runSpark(bench, encoder, inputs);
         }
         for (EncoderTexts input : inputs) {
             for (BenchResult result : EncoderBenchmark.run(input, encoder, ort, bench.threads, bench.repeat)) {
@@ -123,9 +125,8 @@ final class EncoderBenchOptions {
         return 0;
     }
 
-    private static int runSpark(BenchCommand bench, ParseResult parsed, BertEncoder encoder, List<EncoderTexts> inputs,
-                                boolean ort) {
-        SparkBenchOptions options = bench.sparkOptions;
+    /** The options of a run through Spark, checked before any work. */
+    private static void checkSpark(ParseResult parsed, SparkBenchOptions options, boolean ort) {
         if (parsed.hasMatchedOption("--threads")) {
             throw new BadInputException("--threads is not an option of --spark (it runs on the cluster's cores: "
                 + "--master 'local[N]')");
@@ -133,13 +134,19 @@ final class EncoderBenchOptions {
         if (ort) {
             throw new BadInputException("--peer runs beside the raw encoder, not with --spark (use --compare-kernel)");
         }
-        int parts = options.partitions == null ? DEFAULT_PARTITIONS : options.partitions;
-        positive("--partitions", parts);
+        if (options.partitions != null) {
+            positive("--partitions", options.partitions);
+        }
         String master = SparkSessions.masterFor(options.master);
         if (options.compareKernel && !master.startsWith("local")) {
             throw new BadInputException("--compare-kernel needs a local master (the raw encoder runs in this JVM), got "
                 + master);
         }
+    }
+
+    private static int runSpark(BenchCommand bench, BertEncoder encoder, List<EncoderTexts> inputs) {
+        SparkBenchOptions options = bench.sparkOptions;
+        int parts = options.partitions == null ? DEFAULT_PARTITIONS : options.partitions;
         SparkBenchOptions.pollExecutorMetrics();
         SparkSession session = SparkSessions.start("spark-attention bench --encoder", options.master);
         SparkEncoderBenchmark runner = new SparkEncoderBenchmark(session, encoder, parts, bench.repeat);
