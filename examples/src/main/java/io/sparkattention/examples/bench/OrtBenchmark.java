@@ -39,19 +39,27 @@ public final class OrtBenchmark implements AutoCloseable {
         this.model = causal ? "mha_causal.onnx" : "mha.onnx";
         this.causal = causal;
         this.threads = threads;
-        try (OrtSession.SessionOptions options = new OrtSession.SessionOptions()) {
-            options.setIntraOpNumThreads(threads);
-            options.setInterOpNumThreads(1);
-            // ORT's intra-op threads spin-wait for work after each run by default. In a round-robin
-            // run they would keep spinning into the next contender's repetition and slow it (1.3–2.2×
-            // on 2 cores), while ORT's own times are the same without spinning. One op per run:
-            // nothing to spin for.
-            options.addConfigEntry("session.intra_op.allow_spinning", "0");
-            options.setOptimizationLevel(OrtSession.SessionOptions.OptLevel.ALL_OPT);
+        try (OrtSession.SessionOptions options = sessionOptions(threads)) {
             session = env.createSession(modelBytes(model), options);
         } catch (OrtException e) {
             throw new IllegalStateException("ONNX Runtime could not load " + model + ": " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * The session options of every ONNX Runtime contender: T intra-op threads, inter-op 1, all
+     * graph optimisations, no spin-waiting. ORT's intra-op threads spin-wait for work after each
+     * run by default; in a round-robin run they would keep spinning into the next contender's
+     * repetition and slow it (1.3–2.2× on 2 cores), while ORT's own times on its one-op attention
+     * models are the same without spinning (nothing to spin for).
+     */
+    static OrtSession.SessionOptions sessionOptions(int threads) throws OrtException {
+        OrtSession.SessionOptions options = new OrtSession.SessionOptions();
+        options.setIntraOpNumThreads(threads);
+        options.setInterOpNumThreads(1);
+        options.addConfigEntry("session.intra_op.allow_spinning", "0");
+        options.setOptimizationLevel(OrtSession.SessionOptions.OptLevel.ALL_OPT);
+        return options;
     }
 
     /**

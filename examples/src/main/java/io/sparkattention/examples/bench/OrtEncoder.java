@@ -13,8 +13,8 @@ import java.util.Map;
  * ONNX Runtime running the bundled all-MiniLM-L6-v2 ONNX file in this JVM, as its Java users run
  * it: all graph optimisations, T intra-op threads, inter-op 1, and padded batches of
  * {@code input_ids}, {@code attention_mask} and {@code token_type_ids} (all int64 [B, L]). Its
- * threads do not spin-wait between runs (see {@link OrtBenchmark}: in a round-robin run spinning
- * threads slow the next contender).
+ * threads do not spin-wait between runs ({@link OrtBenchmark#sessionOptions}: in a round-robin run
+ * spinning threads slow the next contender).
  */
 public final class OrtEncoder implements AutoCloseable {
 
@@ -27,11 +27,7 @@ public final class OrtEncoder implements AutoCloseable {
 
     public OrtEncoder(int threads) {
         this.threads = threads;
-        try (OrtSession.SessionOptions options = new OrtSession.SessionOptions()) {
-            options.setIntraOpNumThreads(threads);
-            options.setInterOpNumThreads(1);
-            options.addConfigEntry("session.intra_op.allow_spinning", "0");
-            options.setOptimizationLevel(OrtSession.SessionOptions.OptLevel.ALL_OPT);
+        try (OrtSession.SessionOptions options = OrtBenchmark.sessionOptions(threads)) {
             session = env.createSession(BundledMiniLm.onnxBytes(), options);
         } catch (OrtException e) {
             throw new IllegalStateException("ONNX Runtime could not load " + BundledMiniLm.ONNX + ": " + e.getMessage(),

@@ -4,13 +4,7 @@ import io.sparkattention.kernel.Blas;
 import io.sparkattention.nn.BertConfig;
 import io.sparkattention.nn.BertEncoder;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ForkJoinPool;
-import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The raw encoder: {@link BertEncoder#forward(int[])} on each text's own ids, unpadded, the texts
@@ -44,26 +38,8 @@ final class RawEncoderTrial implements Trial {
     public void runOnce() {
         int[][] ids = texts.ids();
         int hidden = encoder.config().hidden();
-        AtomicInteger next = new AtomicInteger();
-        List<Callable<Void>> workers = new ArrayList<>();
-        for (int t = 0; t < threads; t++) {
-            workers.add(() -> {
-                for (int i = next.getAndIncrement(); i < ids.length; i = next.getAndIncrement()) {
-                    embeddings.pool(i, encoder.forward(ids[i]), 0, ids[i].length, hidden);
-                }
-                return null;
-            });
-        }
-        for (Future<Void> done : pool.invokeAll(workers)) {
-            try {
-                done.get();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("raw encoder interrupted", e);
-            } catch (ExecutionException e) {
-                throw new IllegalStateException("raw encoder failed: " + e.getCause(), e.getCause());
-            }
-        }
+        RowThreads.run(pool, threads, ids.length,
+            () -> i -> embeddings.pool(i, encoder.forward(ids[i]), 0, ids[i].length, hidden), "raw encoder");
     }
 
     @Override

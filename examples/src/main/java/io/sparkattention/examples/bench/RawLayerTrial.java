@@ -6,18 +6,12 @@ import io.sparkattention.kernel.Workspace;
 import io.sparkattention.nn.MultiHeadAttentionLayer;
 import io.sparkattention.nn.WeightsMode;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ForkJoinPool;
-import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The raw layer: {@link MultiHeadAttentionLayer#forward} on each row (self-attention, query = key
- * = value) in this JVM, the rows shared out to T threads one at a time (each thread takes the next
- * row when it finishes one, as Spark's task slots take the next task), each thread with its own
+ * = value) in this JVM, the rows shared out to T threads one at a time ({@link RowThreads}), each
+ * thread with its own
  * {@link Workspace}. Each output is reduced to its checksum ({@link OutputChecksum#of(float[], int)},
  * the stage's additions in the stage's order) and dropped, as the Spark benchmark does on the
  * executors. One untimed pass runs when the trial is made (class loading, first compilations).
@@ -49,30 +43,15 @@ final class RawLayerTrial implements Trial {
 
     @Override
     public void runOnce() {
-        AtomicInteger next = new AtomicInteger();
         int width = layer.outputWidth();
-        List<Callable<Void>> workers = new ArrayList<>();
-        for (int t = 0; t < threads; t++) {
-            workers.add(() -> {
-                Workspace ws = new Workspace();
-                for (int i = next.getAndIncrement(); i < rows.length; i = next.getAndIncrement()) {
-                    float[] x = rows[i];
-                    float[] y = layer.forward(x, seqLen, x, x, seqLen, RowMask.NONE, WeightsMode.NONE, ws).values();
-                    checksums[i] = OutputChecksum.of(y, width);
-                }
-                return null;
-            });
-        }
-        for (Future<Void> done : pool.invokeAll(workers)) {
-            try {
-                done.get();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("raw layer interrupted", e);
-            } catch (ExecutionException e) {
-                throw new IllegalStateException("raw layer failed: " + e.getCause(), e.getCause());
-            }
-        }
+        RowThreads.run(pool, threads, rows.length, () -> {
+            Workspace ws = new Workspace();
+            return i -> {
+                float[] x = rows[i];
+                float[] y = layer.forward(x, seqLen, x, x, seqLen, RowMask.NONE, WeightsMode.NONE, ws).values();
+                checksums[i] = OutputChecksum.of(y, width);
+            };
+        }, "raw layer");
     }
 
     /** The sum of the rows' checksums, in row order, after the last pass. */
