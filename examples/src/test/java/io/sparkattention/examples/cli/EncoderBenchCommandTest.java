@@ -12,6 +12,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
+import static io.sparkattention.examples.cli.BenchRuns.assertError;
+import static io.sparkattention.examples.cli.BenchRuns.lines;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -41,7 +43,7 @@ class EncoderBenchCommandTest {
     @DisplayName("--encoder --peer ort: the raw encoder's line, then ONNX Runtime's sorted32 and inorder8 on the same "
         + "passages; the same embeddings, and the encoder's ratios are ONNX Runtime's median times over its own")
     void rawEncoderBesideOnnxRuntime() throws Exception {
-        List<JsonNode> lines = run("bench", "--encoder", "--corpus", corpus().toString(), "--texts", "3",
+        List<JsonNode> lines = lines("bench", "--encoder", "--corpus", corpus().toString(), "--texts", "3",
             "--threads", "2", "--repeat", "1", "--peer", "ort");
         assertEquals(3, lines.size(), lines.toString());
         JsonNode raw = lines.get(0), sorted = lines.get(1), inorder = lines.get(2);
@@ -74,7 +76,7 @@ class EncoderBenchCommandTest {
     @Test
     @DisplayName("--encoder --seq-len: N sequences of each fixed length, nothing padded")
     void fixedLengths() throws Exception {
-        List<JsonNode> lines = run("bench", "--encoder", "--seq-len", "2,9", "--texts", "2", "--repeat", "1", "--peer",
+        List<JsonNode> lines = lines("bench", "--encoder", "--seq-len", "2,9", "--texts", "2", "--repeat", "1", "--peer",
             "ort");
         assertEquals(6, lines.size(), lines.toString());
         for (int i = 0; i < 6; i++) {
@@ -95,7 +97,7 @@ class EncoderBenchCommandTest {
     @DisplayName("--encoder --spark --compare-kernel: the stage's line, then the raw encoder's on the same ids; the "
         + "same checksum, and throughput_vs_raw_encoder is the raw encoder's median time over the stage's")
     void stageBesideTheRawEncoder() throws Exception {
-        List<JsonNode> lines = run("bench", "--encoder", "--spark", "--master", Cli.MASTER, "--seq-len", "6",
+        List<JsonNode> lines = lines("bench", "--encoder", "--spark", "--master", Cli.MASTER, "--seq-len", "6",
             "--texts", "4", "--partitions", "2", "--repeat", "1", "--compare-kernel");
         assertEquals(2, lines.size(), lines.toString());
         JsonNode stage = lines.get(0), raw = lines.get(1);
@@ -186,23 +188,5 @@ class EncoderBenchCommandTest {
         List<Integer> out = new ArrayList<>();
         array.forEach(n -> out.add(n.asInt()));
         return out;
-    }
-
-    private static void assertError(String message, String... args) {
-        CommandLineRun run = CommandLineRun.of(args);
-        assertEquals(2, run.exitCode, run.err);
-        assertEquals(List.of("spark-attention bench: " + message), run.errorLines());
-    }
-
-    private static List<JsonNode> run(String... args) throws Exception {
-        CommandLineRun run = CommandLineRun.of(args);
-        assertEquals(0, run.exitCode, run.err);
-        List<JsonNode> nodes = new ArrayList<>();
-        for (String line : run.outLines()) {
-            if (line.startsWith("{")) {
-                nodes.add(JSON.readTree(line));
-            }
-        }
-        return nodes;
     }
 }

@@ -1,20 +1,18 @@
 package io.sparkattention.examples.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
-import java.util.ArrayList;
 import java.util.List;
 
+import static io.sparkattention.examples.cli.BenchRuns.assertError;
+import static io.sparkattention.examples.cli.BenchRuns.lines;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** {@code spark-attention bench --layer}: the whole layer's lines, their ratios, and its option checks. */
 class LayerBenchCommandTest {
-
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     /** The fields every layer line has, whoever ran it. */
     private static final String[] LAYER_FIELDS = {"mode", "seq_len", "embed_dim", "num_heads", "head_dim", "rows",
@@ -25,7 +23,7 @@ class LayerBenchCommandTest {
     @DisplayName("--layer: the raw layer's line, the kernel's at 1024×64 × 16 heads and ONNX Runtime's layer, with "
         + "gflops_vs_kernel and throughput_vs_ort_layer on the layer's line")
     void layerBesideTheKernelAndOrt() throws Exception {
-        List<JsonNode> lines = run("bench", "--layer", "--embed-dim", "16", "--num-heads", "4", "--seq-len", "12",
+        List<JsonNode> lines = lines("bench", "--layer", "--embed-dim", "16", "--num-heads", "4", "--seq-len", "12",
             "--rows", "3", "--threads", "2", "--repeat", "1", "--peer", "ort");
         assertEquals(3, lines.size(), lines.toString());
         JsonNode layer = lines.get(0), kernel = lines.get(1), ort = lines.get(2);
@@ -65,7 +63,7 @@ class LayerBenchCommandTest {
         + "Runtime's on the same rows; the stage's checksum is the raw layer's, and its ratios are their median times "
         + "over its own")
     void stageBesideTheRawLayer() throws Exception {
-        List<JsonNode> lines = run("bench", "--layer", "--spark", "--strategy", "batch", "--embed-dim", "16",
+        List<JsonNode> lines = lines("bench", "--layer", "--spark", "--strategy", "batch", "--embed-dim", "16",
             "--num-heads", "4", "--seq-len", "40", "--rows", "4", "--partitions", "2", "--cache-input", "--repeat", "1",
             "--compare-kernel", "--peer", "ort");
         assertEquals(3, lines.size(), lines.toString());
@@ -144,23 +142,5 @@ class LayerBenchCommandTest {
         assertEquals(tokens, line.get("tokens_per_s").asDouble(), 0.05 + 0.01 * tokens, line.toString());
         assertTrue(Double.isFinite(line.get("checksum").asDouble()), line.toString());
         assertEquals(line.get("repeat").asInt(), line.get("times_ms").size(), line.toString());
-    }
-
-    private static void assertError(String message, String... args) {
-        CommandLineRun run = CommandLineRun.of(args);
-        assertEquals(2, run.exitCode, run.err);
-        assertEquals(List.of("spark-attention bench: " + message), run.errorLines());
-    }
-
-    private static List<JsonNode> run(String... args) throws Exception {
-        CommandLineRun run = CommandLineRun.of(args);
-        assertEquals(0, run.exitCode, run.err);
-        List<JsonNode> nodes = new ArrayList<>();
-        for (String line : run.outLines()) {
-            if (line.startsWith("{")) {
-                nodes.add(JSON.readTree(line));
-            }
-        }
-        return nodes;
     }
 }
