@@ -1,10 +1,14 @@
 package io.sparkattention.ml;
 
-import io.sparkattention.exec.RowDataException;
 import io.sparkattention.exec.RowFunction;
 import io.sparkattention.nn.BertConfig;
 import io.sparkattention.nn.BertEncoder;
 import io.sparkattention.nn.SentencePooling;
+import io.sparkattention.rows.FlatSequence;
+import io.sparkattention.rows.MatrixType;
+import io.sparkattention.rows.NestedArrays;
+import io.sparkattention.rows.PlaneColumn;
+import io.sparkattention.rows.RowDataException;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.ml.linalg.SQLDataTypes;
 import org.apache.spark.ml.linalg.Vector;

@@ -4,6 +4,8 @@ import io.sparkattention.ml.feature.HuggingFaceTokenizer;
 import io.sparkattention.ml.feature.MiniLmReference;
 import io.sparkattention.nn.BertEncoder;
 import io.sparkattention.nn.SentencePooling;
+import io.sparkattention.rows.MatrixType;
+import io.sparkattention.rows.SequenceLayout;
 import io.sparkattention.testing.Matrices;
 import io.sparkattention.testing.SparkTestSession;
 import org.apache.spark.ml.Pipeline;
