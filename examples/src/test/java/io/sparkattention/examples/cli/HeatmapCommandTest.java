@@ -172,7 +172,7 @@ class HeatmapCommandTest {
             "--overwrite");
         assertBadInput("--output " + input + " is the input (--input " + input + ")",
             "--input", in, "--row", "0", "--output", in, "--overwrite");
-        assertBadInput("--html " + dir.resolve("q.png") + " is the same file as --output " + dir.resolve("q.png"),
+        assertBadInput("--html " + dir.resolve("q.png") + " is the same path as --output " + dir.resolve("q.png"),
             "--input", in, "--row", "0", "--output", dir.resolve("q.png").toString(), "--html",
             dir.resolve("q.png").toString());
         assertEquals(List.of("p.html", "p.png", "page.html", "photo.png", "rows.jsonl"), Cli.listNames(dir),
