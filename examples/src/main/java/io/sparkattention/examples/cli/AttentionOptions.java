@@ -24,8 +24,7 @@ final class AttentionOptions {
     static final String WEIGHTS_COL = "attn_weights";
 
     @Option(names = "--input", required = true, paramLabel = "IN",
-        description = "JSON lines (.json, .jsonl, .ndjson, optionally compressed: .gz, .bz2, .deflate, .lz4, .snappy) "
-            + "or Parquet (.parquet) file, or a directory of files of one format. Columns: query; optional key, value, "
+        description = InputFiles.INPUT_HELP + ". Columns: query; optional key, value, "
             + "key_length, attn_mask (boolean L×S, true = may attend), attn_bias (L×S or H×L×S).")
     String input;
 
@@ -33,10 +32,8 @@ final class AttentionOptions {
     @Mixin
     OutputOptions output;
 
-    @Option(names = "--output-format", paramLabel = "FORMAT",
-        description = "json (JSON lines) or parquet; default: parquet for an output ending in .parquet, json otherwise. "
-            + "An output named *.json or *.jsonl is one JSON lines file; any other name is a directory of part files.")
-    String outputFormat;
+    @Mixin
+    OutputFormatOption outputFormat;
 
     @Option(names = "--output-layout", defaultValue = "auto", paramLabel = "LAYOUT",
         description = "Layout of the output column: nested (L arrays of W numbers), flat (one array of L·W numbers per "
@@ -94,7 +91,7 @@ final class AttentionOptions {
 
     /** The output format, checked: {@code json} or {@code parquet}. */
     String format() {
-        return TableOutput.format(output.path(), outputFormat);
+        return outputFormat.of(output.path());
     }
 
     /** The stage's causal alignment param value. */

@@ -32,10 +32,13 @@ import java.util.concurrent.Callable;
             + "behind. An existing file is replaced only with --overwrite, and only if spark-attention drew it."})
 final class HeatmapCommand implements Callable<Integer> {
 
-    /** Column read for tokens when --tokens-column is not given (if the input has it). */
+    /** Column of the weights when --weights-col is not given. */
+    static final String DEFAULT_WEIGHTS_COLUMN = "attn_weights";
+
+    /** Column read for tokens when --tokens-col is not given (if the input has it). */
     static final String DEFAULT_TOKENS_COLUMN = "tokens";
 
-    /** Column read for the HTML page's passage when --text-column is not given (if the input has it). */
+    /** Column read for the HTML page's passage when --text-col is not given (if the input has it). */
     static final String DEFAULT_TEXT_COLUMN = "text";
 
     /** Spark's console progress bar setting. */
@@ -55,8 +58,10 @@ final class HeatmapCommand implements Callable<Integer> {
     @Option(names = "--html", paramLabel = "HTML", description = "Also write a self-contained HTML page (inline SVG).")
     String html;
 
-    @Option(names = "--weights-col", defaultValue = "attn_weights", paramLabel = "COL",
-        description = "array<array<float>> (L×S) or array<array<array<float>>> (H×L×S) (default ${DEFAULT-VALUE}).")
+    // No defaultValue: picocli would apply it over the value the hidden alias set.
+    @Option(names = "--weights-col", paramLabel = "COL",
+        description = "array<array<float>> (L×S) or array<array<array<float>>> (H×L×S) (default "
+            + DEFAULT_WEIGHTS_COLUMN + ").")
     String weightsColumn;
 
     @Option(names = "--tokens-col", paramLabel = "COL",
@@ -107,6 +112,9 @@ final class HeatmapCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         ScaleMode mode = scaleMode(scale);
+        if (weightsColumn == null) {
+            weightsColumn = DEFAULT_WEIGHTS_COLUMN;
+        }
         if (row < 0) {
             throw new BadInputException("--row must be >= 0, got " + row);
         }

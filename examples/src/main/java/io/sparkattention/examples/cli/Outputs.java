@@ -15,8 +15,8 @@ import java.util.Map;
  * each is checked ({@link OutputGuard}), kept clear of the run's inputs and of the other outputs,
  * written in a hidden staging directory ({@link StagedOutput}) and published only when the
  * command calls {@link #publish}; closing discards what was not published, so a failed or
- * interrupted run leaves the earlier outputs, or nothing. Commands get one from their
- * {@link OutputOptions} mixin:
+ * interrupted run (Ctrl-C: a shutdown hook) leaves the earlier outputs, or nothing. Commands get
+ * one from their {@link OutputOptions} mixin:
  *
  * <pre>{@code
  * try (Outputs out = output.plan(OutputKind.sparkDirectory()).input("--input", input).check()) {
@@ -39,6 +39,8 @@ final class Outputs implements AutoCloseable {
     private final List<StagedOutput> outputs = new ArrayList<>();
     private boolean localOnly;
     private SparkSession spark;
+    /** Discards the staged outputs when the JVM stops before {@link #close} (Ctrl-C). */
+    private final Thread onExit = new Thread(() -> outputs.forEach(StagedOutput::discard), "discard staged outputs");
 
     Outputs(String command, boolean overwrite) {
         this.command = command;
@@ -90,6 +92,7 @@ final class Outputs implements AutoCloseable {
                 clash(outputs.get(i), outputs.get(j), i < j);
             }
         }
+        Runtime.getRuntime().addShutdownHook(onExit);
         return this;
     }
 
@@ -170,6 +173,11 @@ final class Outputs implements AutoCloseable {
     /** Discards every output not published (after Spark's running tasks end, when Spark wrote). */
     @Override
     public void close() {
+        try {
+            Runtime.getRuntime().removeShutdownHook(onExit);
+        } catch (IllegalStateException | IllegalArgumentException e) {
+            // The JVM is stopping (the hook runs), or check() did not get as far as adding it.
+        }
         boolean pending = outputs.stream().anyMatch(o -> !o.isPublished());
         if (!pending) {
             return;

@@ -51,18 +51,15 @@ final class PredictCommand implements Callable<Integer> {
     String model;
 
     @Option(names = "--input", required = true, paramLabel = "IN",
-        description = "JSON lines (.json, .jsonl, .ndjson, optionally compressed: .gz, .bz2, .deflate, .lz4, .snappy) "
-            + "or Parquet (.parquet) file, or a directory of files of one format, with the columns the model reads.")
+        description = InputFiles.INPUT_HELP + ", with the columns the model reads.")
     String input;
 
     /** {@code --output}: the input's columns plus the predictions. */
     @Mixin
     OutputOptions output;
 
-    @Option(names = "--output-format", paramLabel = "FORMAT",
-        description = "json (JSON lines) or parquet; default: parquet for an output ending in .parquet, json otherwise. "
-            + "An output named *.json or *.jsonl is one JSON lines file; any other name is a directory of part files.")
-    String outputFormat;
+    @Mixin
+    OutputFormatOption outputFormat;
 
     @Option(names = "--features-col", paramLabel = "COL",
         description = "For an AttentionClassificationModel: the column of the L×E sequences (default: the model's "
@@ -77,7 +74,7 @@ final class PredictCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        String format = TableOutput.format(output.path(), outputFormat);
+        String format = outputFormat.of(output.path());
         if (featuresCol != null && featuresCol.isBlank()) {
             throw new BadInputException("--features-col: the column name is empty");
         }

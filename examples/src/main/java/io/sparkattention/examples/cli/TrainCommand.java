@@ -48,8 +48,7 @@ final class TrainCommand implements Callable<Integer> {
     static final String NO_KEY_LENGTH = "none";
 
     @Option(names = "--input", required = true, paramLabel = "IN",
-        description = "JSON lines (.json, .jsonl, .ndjson, optionally compressed: .gz, .bz2, .deflate, .lz4, .snappy) "
-            + "or Parquet (.parquet) file, or a directory of files of one format. One row per sequence: the features "
+        description = InputFiles.INPUT_HELP + ". One row per sequence: the features "
             + "column L×E (rows may differ in L) and a numeric label (a class index 0, 1, ...).")
     String input;
 
