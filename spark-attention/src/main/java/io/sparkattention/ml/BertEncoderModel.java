@@ -108,7 +108,7 @@ public final class BertEncoderModel extends Model<BertEncoderModel> implements M
     private Param<String> handleInvalid;
     private Param<String> rowIdCol;
     /** The encoder shipped to executors, once per SparkContext. */
-    private transient Broadcast<BertEncoder> shipped;
+    private transient Broadcast<ShippedEncoder> shipped;
     private transient SparkContext shippedTo;
 
     /**
@@ -546,9 +546,9 @@ public final class BertEncoderModel extends Model<BertEncoderModel> implements M
         return id.isEmpty() ? null : functions.col("`" + id.replace("`", "``") + "`");
     }
 
-    private synchronized Broadcast<BertEncoder> shipped(SparkContext sc) {
+    private synchronized Broadcast<ShippedEncoder> shipped(SparkContext sc) {
         if (shipped == null || shippedTo != sc) {
-            shipped = JavaSparkContext.fromSparkContext(sc).broadcast(encoder());
+            shipped = JavaSparkContext.fromSparkContext(sc).broadcast(ShippedEncoder.of(encoder()));
             shippedTo = sc;
         }
         return shipped;

@@ -47,13 +47,13 @@ final class EncodeFunction implements RowFunction {
         }
     }
 
-    private final Broadcast<BertEncoder> encoder;
+    private final Broadcast<ShippedEncoder> encoder;
     private final String column;
     private final boolean longIds;
     private final boolean nullIsError;
     private final Outputs outputs;
 
-    EncodeFunction(Broadcast<BertEncoder> encoder, String column, boolean longIds, boolean nullIsError,
+    EncodeFunction(Broadcast<ShippedEncoder> encoder, String column, boolean longIds, boolean nullIsError,
                    Outputs outputs) {
         this.encoder = encoder;
         this.column = column;
@@ -80,7 +80,7 @@ final class EncodeFunction implements RowFunction {
             return null;
         }
         int[] ids = ids((ArrayData) inputs[0]);
-        BertEncoder model = encoder.value();
+        BertEncoder model = encoder.value().get();
         BertConfig config = model.config();
         int length = ids.length;
         int hidden = config.hidden();

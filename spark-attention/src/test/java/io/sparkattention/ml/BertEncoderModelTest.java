@@ -267,6 +267,22 @@ class BertEncoderModelTest {
     }
 
     @Test
+    @DisplayName("the shipped encoder survives Spark's Kryo serializer (which cannot rebuild records) and Java's")
+    void shippedEncoderSurvivesKryo() {
+        BertEncoder encoder = RandomBert.encoder(1, 8, 2, 20, 6);
+        int[] ids = {1, 4, 9, 2};
+        org.apache.spark.serializer.SerializerInstance kryo = new org.apache.spark.serializer.KryoSerializer(
+            new org.apache.spark.SparkConf()).newInstance();
+        scala.reflect.ClassTag<ShippedEncoder> tag = scala.reflect.ClassTag$.MODULE$.apply(ShippedEncoder.class);
+        ShippedEncoder back = kryo.deserialize(kryo.serialize(ShippedEncoder.of(encoder), tag), tag);
+        assertArrayEquals(encoder.forward(ids), back.get().forward(ids));
+        org.apache.spark.serializer.SerializerInstance java = new org.apache.spark.serializer.JavaSerializer(
+            new org.apache.spark.SparkConf()).newInstance();
+        ShippedEncoder viaJava = java.deserialize(java.serialize(ShippedEncoder.of(encoder), tag), tag);
+        assertArrayEquals(encoder.forward(ids), viaJava.get().forward(ids));
+    }
+
+    @Test
     @DisplayName("schema errors name the column or param")
     void schemaErrors() {
         BertEncoderModel model = new BertEncoderModel(RandomBert.encoder(1, 8, 2, 20, 5));

@@ -113,14 +113,14 @@ final class EmbedCommand implements Callable<Integer> {
         try (Outputs out = outputs.check()) {
             files.forEach(AttentionRun::checkFileExists);
             boolean json = InputFiles.inspect(input);
-            HuggingFaceTokenizer tokenize = tokenizerStage();
-            BertEncoderModel encode = encoderStage();
-            int positions = encode.encoder().config().maxPositions();
-            if (maxLength > positions) {
-                throw new BadInputException("--max-length " + maxLength + " is longer than the model's " + positions
-                    + " positions");
-            }
             try (QuietLogs quiet = QuietLogs.unless(verbose)) {
+                HuggingFaceTokenizer tokenize = tokenizerStage();
+                BertEncoderModel encode = encoderStage();
+                int positions = encode.encoder().config().maxPositions();
+                if (maxLength > positions) {
+                    throw new BadInputException("--max-length " + maxLength + " is longer than the model's "
+                        + positions + " positions");
+                }
                 SparkSession spark = master.start("embed", out);
                 EmbedProgress progress = new EmbedProgress(System.out);
                 spark.sparkContext().addSparkListener(progress);
