@@ -6,6 +6,7 @@ import io.sparkattention.io.SafeTensors;
 import io.sparkattention.nn.BertConfig;
 import io.sparkattention.nn.BertEncoder;
 import io.sparkattention.nn.SentencePooling;
+import io.sparkattention.rows.SequenceLayout;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
@@ -20,8 +21,8 @@ import org.apache.spark.ml.param.IntParam;
 import org.apache.spark.ml.param.Param;
 import org.apache.spark.ml.param.ParamMap;
 import org.apache.spark.ml.param.ParamValidators;
-import org.apache.spark.ml.util.DefaultParamsReader;
 import org.apache.spark.ml.util.DefaultParamsReader$;
+import org.apache.spark.ml.util.DefaultParamsReader;
 import org.apache.spark.ml.util.DefaultParamsWriter$;
 import org.apache.spark.ml.util.Identifiable$;
 import org.apache.spark.ml.util.MLReader;
@@ -107,7 +108,7 @@ public final class BertEncoderModel extends Model<BertEncoderModel> implements M
     private Param<String> handleInvalid;
     private Param<String> rowIdCol;
     /** The encoder shipped to executors, once per SparkContext. */
-    private transient Broadcast<BertEncoder> shipped;
+    private transient Broadcast<ShippedEncoder> shipped;
     private transient SparkContext shippedTo;
 
     /**
@@ -545,9 +546,9 @@ public final class BertEncoderModel extends Model<BertEncoderModel> implements M
         return id.isEmpty() ? null : functions.col("`" + id.replace("`", "``") + "`");
     }
 
-    private synchronized Broadcast<BertEncoder> shipped(SparkContext sc) {
+    private synchronized Broadcast<ShippedEncoder> shipped(SparkContext sc) {
         if (shipped == null || shippedTo != sc) {
-            shipped = JavaSparkContext.fromSparkContext(sc).broadcast(encoder());
+            shipped = JavaSparkContext.fromSparkContext(sc).broadcast(ShippedEncoder.of(encoder()));
             shippedTo = sc;
         }
         return shipped;

@@ -1,10 +1,14 @@
 package io.sparkattention.ml;
 
-import io.sparkattention.exec.RowDataException;
 import io.sparkattention.exec.RowFunction;
 import io.sparkattention.nn.BertConfig;
 import io.sparkattention.nn.BertEncoder;
 import io.sparkattention.nn.SentencePooling;
+import io.sparkattention.rows.FlatSequence;
+import io.sparkattention.rows.MatrixType;
+import io.sparkattention.rows.NestedArrays;
+import io.sparkattention.rows.PlaneColumn;
+import io.sparkattention.rows.RowDataException;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.ml.linalg.SQLDataTypes;
 import org.apache.spark.ml.linalg.Vector;
@@ -43,13 +47,13 @@ final class EncodeFunction implements RowFunction {
         }
     }
 
-    private final Broadcast<BertEncoder> encoder;
+    private final Broadcast<ShippedEncoder> encoder;
     private final String column;
     private final boolean longIds;
     private final boolean nullIsError;
     private final Outputs outputs;
 
-    EncodeFunction(Broadcast<BertEncoder> encoder, String column, boolean longIds, boolean nullIsError,
+    EncodeFunction(Broadcast<ShippedEncoder> encoder, String column, boolean longIds, boolean nullIsError,
                    Outputs outputs) {
         this.encoder = encoder;
         this.column = column;
@@ -76,7 +80,7 @@ final class EncodeFunction implements RowFunction {
             return null;
         }
         int[] ids = ids((ArrayData) inputs[0]);
-        BertEncoder model = encoder.value();
+        BertEncoder model = encoder.value().get();
         BertConfig config = model.config();
         int length = ids.length;
         int hidden = config.hidden();

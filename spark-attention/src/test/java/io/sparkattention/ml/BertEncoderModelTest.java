@@ -4,6 +4,8 @@ import io.sparkattention.ml.feature.HuggingFaceTokenizer;
 import io.sparkattention.ml.feature.MiniLmReference;
 import io.sparkattention.nn.BertEncoder;
 import io.sparkattention.nn.SentencePooling;
+import io.sparkattention.rows.MatrixType;
+import io.sparkattention.rows.SequenceLayout;
 import io.sparkattention.testing.Matrices;
 import io.sparkattention.testing.SparkTestSession;
 import org.apache.spark.ml.Pipeline;
@@ -262,6 +264,22 @@ class BertEncoderModelTest {
         assertEquals(16, SequenceLayout.width(flat.schema().apply("states")));
         List<Float> values = flat.orderBy("id").first().getList(2);
         assertEquals(4 * 16, values.size());
+    }
+
+    @Test
+    @DisplayName("the shipped encoder survives Spark's Kryo serializer (which cannot rebuild records) and Java's")
+    void shippedEncoderSurvivesKryo() {
+        BertEncoder encoder = RandomBert.encoder(1, 8, 2, 20, 6);
+        int[] ids = {1, 4, 9, 2};
+        org.apache.spark.serializer.SerializerInstance kryo = new org.apache.spark.serializer.KryoSerializer(
+            new org.apache.spark.SparkConf()).newInstance();
+        scala.reflect.ClassTag<ShippedEncoder> tag = scala.reflect.ClassTag$.MODULE$.apply(ShippedEncoder.class);
+        ShippedEncoder back = kryo.deserialize(kryo.serialize(ShippedEncoder.of(encoder), tag), tag);
+        assertArrayEquals(encoder.forward(ids), back.get().forward(ids));
+        org.apache.spark.serializer.SerializerInstance java = new org.apache.spark.serializer.JavaSerializer(
+            new org.apache.spark.SparkConf()).newInstance();
+        ShippedEncoder viaJava = java.deserialize(java.serialize(ShippedEncoder.of(encoder), tag), tag);
+        assertArrayEquals(encoder.forward(ids), viaJava.get().forward(ids));
     }
 
     @Test

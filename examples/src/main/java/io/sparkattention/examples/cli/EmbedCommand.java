@@ -11,12 +11,11 @@ import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.functions;
 import org.apache.spark.sql.types.DataTypes;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
+import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -44,20 +43,15 @@ final class EmbedCommand implements Callable<Integer> {
     static final String STATES = "last_hidden_state";
 
     @Option(names = "--input", required = true, paramLabel = "IN",
-        description = "JSON lines (.json, .jsonl, .ndjson, optionally compressed) or Parquet (.parquet) file, or a "
-            + "directory of files of one format, with a string column of texts (see --text-col).")
+        description = InputFiles.INPUT_HELP + ", with a string column of texts (see --text-col).")
     String input;
 
-    @Option(names = "--output", required = true, paramLabel = "OUT",
-        description = "Output: every input column plus input_ids, embedding (and last_hidden_state). A name ending in "
-            + ".json or .jsonl is one JSON lines file; any other name is a directory of part files. Never the current "
-            + "directory, an ancestor of it, the home directory or an input; its parent directory must exist. Written "
-            + "beside it and swapped in when complete.")
-    String output;
+    /** {@code --output}: every input column plus input_ids, embedding (and last_hidden_state). */
+    @Mixin
+    OutputOptions output;
 
-    @Option(names = "--output-format", paramLabel = "FORMAT",
-        description = "json (JSON lines) or parquet; default: parquet for an output ending in .parquet, json otherwise.")
-    String outputFormat;
+    @Mixin
+    OutputFormatOption outputFormat;
 
     @Option(names = "--text-col", defaultValue = "text", paramLabel = "COL",
         description = "The column of texts (default ${DEFAULT-VALUE}).")
@@ -104,98 +98,90 @@ final class EmbedCommand implements Callable<Integer> {
     @Option(names = "--states", description = "Also write last_hidden_state, the encoder's L×E output.")
     boolean states;
 
-    @Option(names = "--master", paramLabel = "URL", description = "Spark master (default local[*]).")
-    String master;
-
-    @Option(names = "--overwrite",
-        description = "Replace an existing output, only if it is an earlier output of spark-attention.")
-    boolean overwrite;
+    @Mixin
+    MasterOption master;
 
     @Option(names = "--verbose", description = "Keep Spark's own log output on stderr.")
     boolean verbose;
 
     @Override
     public Integer call() throws Exception {
-        String format = format();
+        String format = outputFormat.of(output.path());
         Map<String, String> files = modelFiles();
-        OutputGuard guard = OutputGuard.of("--output", output, outputKind(format)).overwrite(overwrite)
-            .input("--input", input);
-        files.forEach(guard::input);
-        Path local = guard.check();
-        files.forEach(EmbedCommand::checkFileExists);
-        boolean json = InputFiles.inspect(input);
-        HuggingFaceTokenizer tokenize = tokenizerStage();
-        BertEncoderModel encode = encoderStage();
-        int positions = encode.encoder().config().maxPositions();
-        if (maxLength > positions) {
-            throw new BadInputException("--max-length " + maxLength + " is longer than the model's " + positions
-                + " positions");
-        }
-        QuietLogs quiet = QuietLogs.unless(verbose);
-        try {
-            SparkSession spark = SparkSessions.start("spark-attention embed", master);
-            OutputTarget target = new OutputTarget(spark, local != null ? local.toString() : output, format, "embed");
-            if (local == null) {
-                target.checkRemote(overwrite);
-            }
-            InputTable table = null;
-            EmbedProgress progress = new EmbedProgress(System.out);
-            spark.sparkContext().addSparkListener(progress);
-            try {
-                table = InputTable.read(spark, input, json, Map.of());
-                if (table.isEmpty()) {
-                    target.writeEmpty();
-                    report(0, 0);
-                    return 0;
+        Outputs outputs = output.plan(TableOutput.kind(output.path(), format, EMBEDDING)).input("--input", input);
+        files.forEach(outputs::input);
+        try (Outputs out = outputs.check()) {
+            files.forEach(AttentionRun::checkFileExists);
+            boolean json = InputFiles.inspect(input);
+            try (QuietLogs quiet = QuietLogs.unless(verbose)) {
+                HuggingFaceTokenizer tokenize = tokenizerStage();
+                BertEncoderModel encode = encoderStage();
+                int positions = encode.encoder().config().maxPositions();
+                if (maxLength > positions) {
+                    throw new BadInputException("--max-length " + maxLength + " is longer than the model's "
+                        + positions + " positions");
                 }
-                checkColumns(table);
-                String truncated = table.rowIndexColumn + "_truncated";
-                tokenize.setInputCol(textCol).setOutputCol(IDS).setTruncatedCol(truncated).setMaxLength(maxLength)
-                    .setRowIdCol(table.rowIndexColumn);
-                encode.setInputCol(IDS).setOutputCol(EMBEDDING).setStatesCol(states ? STATES : "")
-                    .setPooling(pooling).setNormalize(!noNormalize).setRowIdCol(table.rowIndexColumn);
-                Observation counts = new Observation("embed");
-                Dataset<Row> rows = encode.transform(tokenize.transform(table.rows))
-                    .observe(counts, functions.count(functions.lit(1)).as("texts"),
-                        functions.sum(functions.when(functions.col(truncated), 1).otherwise(0)).as("truncated"))
-                    .drop(truncated, table.rowIndexColumn);
-                if (format.equals("json")) {
-                    rows = rows.withColumn(EMBEDDING,
-                        org.apache.spark.ml.functions.vector_to_array(functions.col(EMBEDDING), "float32"));
+                SparkSession spark = master.start("embed", out);
+                EmbedProgress progress = new EmbedProgress(System.out);
+                spark.sparkContext().addSparkListener(progress);
+                InputTable table = null;
+                long[] counts;
+                try {
+                    table = InputTable.read(spark, input, json, Map.of());
+                    if (table.isEmpty()) {
+                        TableOutput.writeEmpty(spark, out.main(), format);
+                        counts = new long[2];
+                    } else {
+                        counts = embed(spark, table, tokenize, encode, out.main(), format);
+                    }
+                } catch (Exception e) {
+                    // SparkException is a checked exception that Scala code throws undeclared.
+                    BadInputException record = BadRecords.describe(e, table);
+                    Exception failure = record != null ? record : AttentionRun.readFailure(e, input);
+                    throw table == null ? failure : table.records(failure);
+                } finally {
+                    spark.sparkContext().removeSparkListener(progress);
                 }
-                target.write(rows);
-                Map<String, Object> seen = counts.getAsJava();
-                report(((Number) seen.get("texts")).longValue(),
-                    seen.get("truncated") == null ? 0 : ((Number) seen.get("truncated")).longValue());
-            } catch (Exception e) {
-                // SparkException is a checked exception that Scala code throws undeclared.
-                BadInputException record = BadRecords.describe(e, table);
-                throw AttentionRun.hideIndex(record != null ? record : AttentionRun.readFailure(e, input), table);
-            } finally {
-                spark.sparkContext().removeSparkListener(progress);
+                out.publish();
+                report(counts[0], counts[1]);
+                return 0;
             }
-            return 0;
-        } finally {
-            quiet.close();
         }
+    }
+
+    /**
+     * Tokenizes, encodes and writes the rows, counting the texts and the truncated ones with an
+     * {@link Observation} on the written rows (no second pass).
+     *
+     * @return the texts written and how many of them were truncated
+     */
+    private long[] embed(SparkSession spark, InputTable table, HuggingFaceTokenizer tokenize, BertEncoderModel encode,
+                         StagedOutput target, String format) throws IOException, InterruptedException {
+        checkColumns(table);
+        String truncated = table.rowIndexColumn + "_truncated";
+        tokenize.setInputCol(textCol).setOutputCol(IDS).setTruncatedCol(truncated).setMaxLength(maxLength)
+            .setRowIdCol(table.rowIndexColumn);
+        encode.setInputCol(IDS).setOutputCol(EMBEDDING).setStatesCol(states ? STATES : "").setPooling(pooling)
+            .setNormalize(!noNormalize).setRowIdCol(table.rowIndexColumn);
+        Observation observation = new Observation("embed");
+        Dataset<Row> rows = encode.transform(tokenize.transform(table.rows))
+            .observe(observation, functions.count(functions.lit(1)).as("texts"),
+                functions.sum(functions.when(functions.col(truncated), 1).otherwise(0)).as("truncated"))
+            .drop(truncated, table.rowIndexColumn);
+        if (format.equals("json")) {
+            rows = rows.withColumn(EMBEDDING,
+                org.apache.spark.ml.functions.vector_to_array(functions.col(EMBEDDING), "float32"));
+        }
+        TableOutput.write(spark, rows, target, format);
+        Map<String, Object> seen = observation.getAsJava();
+        Object cut = seen.get("truncated");
+        return new long[] {((Number) seen.get("texts")).longValue(), cut == null ? 0 : ((Number) cut).longValue()};
     }
 
     private void report(long texts, long truncated) {
         System.out.printf(Locale.ROOT, "embed: %,d texts embedded into %s; %,d truncated at %d tokens%n", texts,
-            output, truncated, maxLength);
+            output.path(), truncated, maxLength);
         System.out.flush();
-    }
-
-    /** The output format, checked: {@code json} or {@code parquet}. */
-    private String format() {
-        if (outputFormat == null) {
-            return output.toLowerCase(Locale.ROOT).endsWith(".parquet") ? "parquet" : "json";
-        }
-        return Choices.check("--output-format", outputFormat, AttentionOptions.FORMATS);
-    }
-
-    private OutputKind outputKind(String format) {
-        return OutputTarget.singleFile(output, format) ? OutputKind.jsonLines(EMBEDDING) : OutputKind.sparkDirectory();
     }
 
     /**
@@ -247,18 +233,6 @@ final class EmbedCommand implements Callable<Integer> {
             files.put("--tokenizer", tokenizer);
         }
         return files;
-    }
-
-    /** A local model or tokenizer file exists: checked before Spark starts. */
-    private static void checkFileExists(String option, String path) {
-        if (OutputGuard.isRemote(path)) {
-            return;
-        }
-        Path file = Paths.get(path);
-        if (!Files.isRegularFile(file)) {
-            throw new BadInputException(option + ": " + path + (Files.isDirectory(file) ? " is a directory, not a file"
-                : ": no such file"));
-        }
     }
 
     private HuggingFaceTokenizer tokenizerStage() {

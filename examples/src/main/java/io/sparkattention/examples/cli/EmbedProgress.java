@@ -36,7 +36,7 @@ final class EmbedProgress extends SparkListener {
         long done = tasks.incrementAndGet();
         long now = System.nanoTime();
         synchronized (this) {
-            if (now - lastLine < INTERVAL_NANOS) {
+            if (written == 0 || now - lastLine < INTERVAL_NANOS) {
                 return;
             }
             lastLine = now;

@@ -2,8 +2,8 @@ package io.sparkattention.examples.demo;
 
 import io.sparkattention.io.BundledModels;
 import io.sparkattention.ml.BertEncoderModel;
-import io.sparkattention.ml.AttentionClassificationModel;
-import io.sparkattention.ml.AttentionClassifier;
+import io.sparkattention.ml.classification.AttentionClassificationModel;
+import io.sparkattention.ml.classification.AttentionClassifier;
 import io.sparkattention.ml.feature.HuggingFaceTokenizer;
 import io.sparkattention.viz.HeatmapRows;
 import org.apache.spark.sql.Column;

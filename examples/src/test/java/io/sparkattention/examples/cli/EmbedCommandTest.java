@@ -194,7 +194,7 @@ class EmbedCommandTest {
 
         Path nullText = dir.resolve("null.jsonl");
         Cli.writeJsonLines(nullText, List.of("{\"text\": \"a\"}", "{\"text\": null}", "{\"text\": \"b\"}"));
-        assertBadInput("row 1: column text is null", "--input", nullText.toString());
+        assertBadInput(nullText + ": line 2: column text is null", "--input", nullText.toString());
 
         Path broken = dir.resolve("broken.json");
         Files.writeString(broken, "{\"model\": {");

@@ -2,8 +2,8 @@ package io.sparkattention.ml.feature;
 
 import ai.djl.huggingface.tokenizers.Encoding;
 import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
-import io.sparkattention.exec.RowDataException;
 import io.sparkattention.exec.RowFunction;
+import io.sparkattention.rows.RowDataException;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.catalyst.expressions.UnsafeArrayData;
