@@ -2,6 +2,7 @@ package io.sparkattention.nn;
 
 import io.sparkattention.kernel.AttentionShape;
 import io.sparkattention.kernel.AttentionSpec;
+import io.sparkattention.kernel.DirectAttention;
 import io.sparkattention.kernel.FlashAttention;
 import io.sparkattention.kernel.LinearWeight;
 import io.sparkattention.kernel.RowMask;
@@ -35,6 +36,13 @@ public final class BertEncoder implements Serializable {
 
     /** Per-thread buffers, grown to the longest sequence seen; shared by all encoders of the thread. */
     private static final ThreadLocal<EncoderScratch> SCRATCH = ThreadLocal.withInitial(EncoderScratch::new);
+
+    /**
+     * Longest sequence whose attention runs on {@link DirectAttention} rather than the tiled
+     * {@link FlashAttention}: the direct path took 0.17–0.27× the tiled kernel's time at L = 24–90
+     * (MiniLM's 12 heads of 32), 1.6× at L = 256 (EncoderParts, CPU time per call).
+     */
+    static final int DIRECT_MAX_LENGTH = 128;
 
     private final BertWeights weights;
     private final FlashAttention kernel;
@@ -123,17 +131,11 @@ public final class BertEncoder implements Serializable {
         EncoderScratch s = SCRATCH.get();
         s.ensure(L, E, F, H);
         embed(ids, x);
-        AttentionShape shape = AttentionShape.self(L, H, c.headDim());
         for (int n = 0; n < c.layers(); n++) {
             PreparedLayer layer = p.layers[n];
             layer.qkv.apply(x, L, s.qkv);
-            split(s.qkv, L, E, s.q, s.k, s.v);
-            boolean keep = n == attentionLayer;
-            kernel.forward(shape, s.q, s.k, s.v, RowMask.NONE, s.context, keep ? s.lse : null, s.workspace);
-            if (keep) {
-                kernel.weights(shape, s.q, s.k, RowMask.NONE, s.lse, true, headWeights, s.workspace);
-            }
-            layer.attentionOutput.apply(s.context, L, s.projected);
+            float[] context = attention(s, L, n == attentionLayer ? headWeights : null);
+            layer.attentionOutput.apply(context, L, s.projected);
             LayerNorm.apply(x, s.projected, L, E, layer.w.attentionNormWeight(), layer.w.attentionNormBias(),
                 c.layerNormEps());
             layer.intermediate.apply(x, L, s.hidden);
@@ -160,6 +162,31 @@ public final class BertEncoder implements Serializable {
         }
         LayerNorm.apply(x, null, ids.length, E, weights.tensor(BertWeights.EMBEDDINGS_NORM_WEIGHT),
             weights.tensor(BertWeights.EMBEDDINGS_NORM_BIAS), c.layerNormEps());
+    }
+
+    /**
+     * The attention's output (L×E, in {@code s.context} or {@code s.splitContext}) from
+     * {@code s.qkv} (L×3E): up to {@link #DIRECT_MAX_LENGTH} tokens
+     * straight from the fused projection ({@link DirectAttention}), beyond it the tiled kernel on
+     * q, k and v split out. Writes the heads' probabilities (H×L×L) when {@code probs} is not null.
+     */
+    private float[] attention(EncoderScratch s, int L, float[] probs) {
+        BertConfig c = config();
+        int E = c.hidden(), H = c.heads();
+        if (L <= DIRECT_MAX_LENGTH) {
+            DirectAttention.selfAttention(s.qkv, L, H, c.headDim(), kernel.spec().scaleFor(c.headDim()),
+                s.context, probs, s.direct);
+            return s.context;
+        }
+        s.ensureSplit(L, E, H);
+        split(s.qkv, L, E, s.q, s.k, s.v);
+        AttentionShape shape = AttentionShape.self(L, H, c.headDim());
+        kernel.forward(shape, s.q, s.k, s.v, RowMask.NONE, s.splitContext, probs != null ? s.lse : null,
+            s.workspace);
+        if (probs != null) {
+            kernel.weights(shape, s.q, s.k, RowMask.NONE, s.lse, true, probs, s.workspace);
+        }
+        return s.splitContext;
     }
 
     /** Splits L×3E {@code [q | k | v]} rows into three L×E arrays. */
@@ -225,21 +252,24 @@ public final class BertEncoder implements Serializable {
     }
 
     /**
-     * One thread's buffers: the projections' outputs for up to {@link #capacity} tokens, and the
-     * attention's inputs and output exactly L rows long (the kernel takes whole arrays).
+     * One thread's buffers: the projections' outputs and the context for up to {@link #capacity}
+     * tokens; for the tiled kernel, q, k, v, context and log-sum-exp exactly L rows long (it takes
+     * whole arrays).
      */
     private static final class EncoderScratch {
         int capacity;
-        int length = -1;
+        int splitLength = -1;
         float[] qkv = new float[0];
         float[] q = new float[0];
         float[] k = new float[0];
         float[] v = new float[0];
         float[] context = new float[0];
+        float[] splitContext = new float[0];
         float[] projected = new float[0];
         float[] hidden = new float[0];
         float[] lse = new float[0];
         final Workspace workspace = new Workspace();
+        final DirectAttention.Workspace direct = new DirectAttention.Workspace();
         int width;
         int ffn;
         int heads;
@@ -249,21 +279,25 @@ public final class BertEncoder implements Serializable {
             if (!sameModel || L > capacity) {
                 int n = sameModel ? Math.max(L, capacity) : L;
                 qkv = new float[n * 3 * E];
+                context = new float[n * E];
                 projected = new float[n * E];
                 hidden = new float[n * F];
                 capacity = n;
                 width = E;
                 ffn = F;
                 heads = H;
-                length = -1;
+                splitLength = -1;
             }
-            if (L != length) {
+        }
+
+        void ensureSplit(int L, int E, int H) {
+            if (L != splitLength) {
                 q = new float[L * E];
                 k = new float[L * E];
                 v = new float[L * E];
-                context = new float[L * E];
+                splitContext = new float[L * E];
                 lse = new float[L * H];
-                length = L;
+                splitLength = L;
             }
         }
     }

@@ -128,6 +128,22 @@ class BertEncoderTest {
         assertTrue(e.getMessage().contains("heads (3) must divide hidden (32)"), e.getMessage());
     }
 
+    @Test
+    void longSequencesOnTheTiledKernelMatchFloat64() throws IOException {
+        BertEncoder minilm = io.sparkattention.io.BundledModels.encoder("all-minilm-l6-v2");
+        for (int L : new int[] {BertEncoder.DIRECT_MAX_LENGTH, BertEncoder.DIRECT_MAX_LENGTH + 1, 300}) {
+            Random r = new Random(L);
+            int[] ids = new int[L];
+            for (int i = 0; i < L; i++) {
+                ids[i] = 1000 + r.nextInt(28000);
+            }
+            double err = Float64Bert.worstRelative(minilm.forward(ids), Float64Bert.forward(minilm.weights(), ids), 384);
+            assertTrue(err <= 1e-5, "L=" + L + ": relative error " + err);
+            float[] probs = new float[12 * L * L];
+            assertArrayEquals(minilm.forward(ids), minilm.forward(ids, 3, probs));
+        }
+    }
+
     private static int[] randomIds(int length, long seed) {
         Random r = new Random(seed);
         int[] ids = new int[length];
