@@ -44,6 +44,9 @@ public final class BertEncoder implements Serializable {
      */
     static final int DIRECT_MAX_LENGTH = 128;
 
+    /** GELU and LayerNorm of this JVM. */
+    private static final EncoderMath MATH = EncoderMath.INSTANCE;
+
     private final BertWeights weights;
     private final FlashAttention kernel;
     /** The weights prepared for this JVM's projection kernel, built on first use. */
@@ -136,12 +139,12 @@ public final class BertEncoder implements Serializable {
             layer.qkv.apply(x, L, s.qkv);
             float[] context = attention(s, L, n == attentionLayer ? headWeights : null);
             layer.attentionOutput.apply(context, L, s.projected);
-            LayerNorm.apply(x, s.projected, L, E, layer.w.attentionNormWeight(), layer.w.attentionNormBias(),
+            MATH.layerNorm(x, s.projected, L, E, layer.w.attentionNormWeight(), layer.w.attentionNormBias(),
                 c.layerNormEps());
             layer.intermediate.apply(x, L, s.hidden);
-            Gelu.apply(s.hidden, 0, L * F);
+            MATH.gelu(s.hidden, L * F);
             layer.output.apply(s.hidden, L, s.projected);
-            LayerNorm.apply(x, s.projected, L, E, layer.w.outputNormWeight(), layer.w.outputNormBias(),
+            MATH.layerNorm(x, s.projected, L, E, layer.w.outputNormWeight(), layer.w.outputNormBias(),
                 c.layerNormEps());
         }
         return x;
@@ -160,7 +163,7 @@ public final class BertEncoder implements Serializable {
                 x[o + j] = word[w + j] + position[p + j] + type[j];
             }
         }
-        LayerNorm.apply(x, null, ids.length, E, weights.tensor(BertWeights.EMBEDDINGS_NORM_WEIGHT),
+        MATH.layerNorm(x, null, ids.length, E, weights.tensor(BertWeights.EMBEDDINGS_NORM_WEIGHT),
             weights.tensor(BertWeights.EMBEDDINGS_NORM_BIAS), c.layerNormEps());
     }
 

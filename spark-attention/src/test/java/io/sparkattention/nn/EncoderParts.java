@@ -43,14 +43,14 @@ public final class EncoderParts {
             double to = time(reps, () -> out.apply(x, L, yE));
             double ti = time(reps, () -> inter.apply(x, L, yF));
             double td = time(reps, () -> down.apply(h, L, yE));
-            double ta = time(reps, () -> kernel.forward(shape, q, k, v, RowMask.NONE, ctx, null, ws));
             io.sparkattention.kernel.DirectAttention.Workspace dws = new io.sparkattention.kernel.DirectAttention.Workspace();
             double tdir = time(reps, () -> io.sparkattention.kernel.DirectAttention.selfAttention(yqkv, L, H, E / H,
                 0.17677669f, ctx, null, dws));
             System.out.printf("attention tiled %.1f µs, direct %.1f µs%n", time(reps, () -> kernel.forward(shape, q, k,
                 v, RowMask.NONE, ctx, null, ws)), tdir);
-            double tg = time(reps, () -> Gelu.apply(yF, 0, L * F));
-            double tl = time(reps, () -> LayerNorm.apply(yE, x, L, E, g, b, 1e-12f));
+            double ta = tdir;
+            double tg = time(reps, () -> EncoderMath.INSTANCE.gelu(yF, L * F));
+            double tl = time(reps, () -> EncoderMath.INSTANCE.layerNorm(yE, x, L, E, g, b, 1e-12f));
             double gemm = tq + to + ti + td;
             double total = gemm + ta + tg + 2 * tl;
             double flops = 2.0 * L * E * (3 * E + E + 2 * F);
