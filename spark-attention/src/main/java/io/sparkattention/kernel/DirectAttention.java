@@ -60,7 +60,8 @@ public final class DirectAttention {
 
     /** The arithmetic behind {@link #selfAttention}; arguments already checked. */
     abstract static class Impl {
-        abstract void run(float[] qkv, int L, int H, int d, float scale, float[] ctx, float[] probs, Workspace ws);
+        abstract void run(float[] qkv, int qkvOff, int L, int H, int d, float scale, float[] ctx, int ctxOff,
+                          float[] probs, Workspace ws);
     }
 
     /**
@@ -77,6 +78,16 @@ public final class DirectAttention {
      */
     public static void selfAttention(float[] qkv, int L, int H, int d, float scale, float[] ctx, float[] probs,
                                      Workspace ws) {
+        selfAttention(qkv, 0, L, H, d, scale, ctx, 0, probs, ws);
+    }
+
+    /**
+     * {@link #selfAttention(float[], int, int, int, float, float[], float[], Workspace)} of a
+     * sequence whose rows start at {@code qkvOff} in {@code qkv} and are written from
+     * {@code ctxOff} in {@code ctx} (one sequence of several stacked in the same arrays).
+     */
+    public static void selfAttention(float[] qkv, int qkvOff, int L, int H, int d, float scale, float[] ctx,
+                                     int ctxOff, float[] probs, Workspace ws) {
         Objects.requireNonNull(qkv, "qkv");
         Objects.requireNonNull(ctx, "ctx");
         Objects.requireNonNull(ws, "ws");
@@ -84,9 +95,9 @@ public final class DirectAttention {
             throw new IllegalArgumentException("bad shape L=" + L + ", H=" + H + ", d=" + d);
         }
         long E = (long) H * d;
-        if (qkv.length < 3 * E * L || ctx.length < E * L) {
-            throw new IllegalArgumentException("qkv has " + qkv.length + " values and ctx " + ctx.length
-                + ", expected at least " + L + "×" + 3 * E + " and " + L + "×" + E);
+        if (qkvOff < 0 || ctxOff < 0 || qkv.length - (long) qkvOff < 3 * E * L || ctx.length - (long) ctxOff < E * L) {
+            throw new IllegalArgumentException("qkv has " + qkv.length + " values from " + qkvOff + " and ctx "
+                + ctx.length + " from " + ctxOff + ", expected at least " + L + "×" + 3 * E + " and " + L + "×" + E);
         }
         if (probs != null && probs.length != (long) H * L * L) {
             throw new IllegalArgumentException("probs has " + probs.length + " values, expected " + H + "×" + L + "×"
@@ -96,9 +107,9 @@ public final class DirectAttention {
             return;
         }
         if (VECTOR != null) {
-            VECTOR.run(qkv, L, H, d, scale, ctx, probs, ws);
+            VECTOR.run(qkv, qkvOff, L, H, d, scale, ctx, ctxOff, probs, ws);
         } else {
-            scalar(qkv, L, H, d, scale, ctx, probs, ws);
+            scalar(qkv, qkvOff, L, H, d, scale, ctx, ctxOff, probs, ws);
         }
     }
 
@@ -108,12 +119,13 @@ public final class DirectAttention {
     }
 
     /** Plain loops: per head and query, scores, a max-shifted softmax in float32, the weighted sum of values. */
-    static void scalar(float[] qkv, int L, int H, int d, float scale, float[] ctx, float[] probs, Workspace ws) {
+    static void scalar(float[] qkv, int qkvOff, int L, int H, int d, float scale, float[] ctx, int ctxOff,
+                       float[] probs, Workspace ws) {
         int E = H * d, row = 3 * E;
         ws.ensure(L, 1, L);
         float[] p = ws.scores;
         for (int h = 0; h < H; h++) {
-            int qOff = h * d, kOff = E + h * d, vOff = 2 * E + h * d;
+            int qOff = qkvOff + h * d, kOff = qkvOff + E + h * d, vOff = qkvOff + 2 * E + h * d;
             for (int i = 0; i < L; i++) {
                 float max = Float.NEGATIVE_INFINITY;
                 for (int c = 0; c < L; c++) {
@@ -135,7 +147,7 @@ public final class DirectAttention {
                     for (int c = 0; c < L; c++) {
                         acc += p[c] * qkv[c * row + vOff + t];
                     }
-                    ctx[i * E + h * d + t] = acc * inv;
+                    ctx[ctxOff + i * E + h * d + t] = acc * inv;
                 }
                 if (probs != null) {
                     for (int c = 0; c < L; c++) {

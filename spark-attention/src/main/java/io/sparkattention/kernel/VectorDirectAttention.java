@@ -24,14 +24,15 @@ final class VectorDirectAttention extends DirectAttention.Impl {
     private static final int LANES = SPECIES.length();
 
     @Override
-    void run(float[] qkv, int L, int H, int d, float scale, float[] ctx, float[] probs, DirectAttention.Workspace ws) {
+    void run(float[] qkv, int qkvOff, int L, int H, int d, float scale, float[] ctx, int ctxOff, float[] probs,
+             DirectAttention.Workspace ws) {
         int E = H * d, row = 3 * E;
         int lp = (L + LANES - 1) / LANES * LANES;
         int dp = (d + LANES - 1) / LANES * LANES;
         ws.ensure(lp, dp, L);
         float[] qT = ws.queriesT, sT = ws.scores, vp = ws.values, max = ws.rowMax, sum = ws.rowSum;
         for (int h = 0; h < H; h++) {
-            int qOff = h * d, kOff = E + h * d, vOff = 2 * E + h * d;
+            int qOff = qkvOff + h * d, kOff = qkvOff + E + h * d, vOff = qkvOff + 2 * E + h * d;
             for (int t = 0; t < d; t++) {
                 int dst = t * lp;
                 for (int j = 0; j < L; j++) {
@@ -50,7 +51,7 @@ final class VectorDirectAttention extends DirectAttention.Impl {
             for (int j = 0; j < L; j++) {
                 sum[j] = 1f / sum[j];
             }
-            values(sT, L, lp, vp, dp, d, sum, ctx, E, h * d, max);
+            values(sT, L, lp, vp, dp, d, sum, ctx, E, ctxOff + h * d, max);
             if (probs != null) {
                 int base = h * L * L;
                 for (int j = 0; j < L; j++) {

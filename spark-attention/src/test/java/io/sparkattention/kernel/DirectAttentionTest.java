@@ -53,7 +53,7 @@ class DirectAttentionTest {
             if (vector) {
                 DirectAttention.selfAttention(qkv, L, H, d, scale, ctx, probs, ws);
             } else {
-                DirectAttention.scalar(qkv, L, H, d, scale, ctx, probs, ws);
+                DirectAttention.scalar(qkv, 0, L, H, d, scale, ctx, 0, probs, ws);
             }
             for (int i = 0; i < ctx.length; i++) {
                 assertTrue(Math.abs(ctx[i] - exactCtx[i]) <= 1e-5 * (1 + Math.abs(exactCtx[i])),

@@ -106,6 +106,26 @@ class BertEncoderTest {
     }
 
     @Test
+    void aBatchGivesEverySequenceTheBitsItGetsAlone() throws IOException {
+        int[][] batch = {randomIds(5, 1), new int[0], randomIds(1, 2), randomIds(64, 3), randomIds(17, 4)};
+        float[][] together = encoder.forward(batch);
+        assertEquals(batch.length, together.length);
+        for (int r = 0; r < batch.length; r++) {
+            assertArrayEquals(encoder.forward(batch[r]), together[r], "sequence " + r);
+        }
+        BertEncoder minilm = io.sparkattention.io.BundledModels.encoder("all-minilm-l6-v2");
+        int[][] texts = {randomIds(23, 5), randomIds(130, 6), randomIds(2, 7), randomIds(57, 8)};
+        float[][] states = minilm.forward(texts);
+        for (int r = 0; r < texts.length; r++) {
+            assertArrayEquals(minilm.forward(texts[r]), states[r], "MiniLM sequence " + r);
+        }
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+            () -> encoder.forward(new int[][] {randomIds(3, 1), {1, 200}}));
+        assertTrue(e.getMessage().contains("sequence 1 of the batch") && e.getMessage().contains("position 1"),
+            e.getMessage());
+    }
+
+    @Test
     void poolingModes() {
         float[] states = {1, -2, 3, 4, 2, -5};
         assertArrayEquals(new float[] {2, -1}, SentencePooling.pool(states, 3, 2, SentencePooling.Mode.MEAN, false));
