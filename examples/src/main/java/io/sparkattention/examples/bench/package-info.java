@@ -18,6 +18,12 @@
  *       ({@link io.sparkattention.examples.bench.OrtLayer}), on the same rows and weights ({@link
  *       io.sparkattention.examples.bench.RandomLayer}); the models come from {@code examples/peers/make_ort_models.py}
  *       and PyTorch's forward from {@code examples/peers/torch_layer.py}.</li>
+ *   <li>The encoder ({@code bench --encoder}): all-MiniLM-L6-v2 on the demo's Austen passages ({@link
+ *       io.sparkattention.examples.bench.EncoderTexts}), the raw encoder against ONNX Runtime on the same ONNX file
+ *       batched as its users batch ({@link io.sparkattention.examples.bench.EncoderBenchmark}, {@link
+ *       io.sparkattention.examples.bench.EncoderBatching}) and the encoder stage through Spark ({@link
+ *       io.sparkattention.examples.bench.SparkEncoderBenchmark}); PyTorch's forward from {@code
+ *       examples/peers/torch_encoder.py}.</li>
  *   <li>The settling logic: untimed runs until times settle and the JIT compilers are quiet
  *       ({@link io.sparkattention.examples.bench.CompilerClock}).</li>
  *   <li>Process and heap figures ({@link io.sparkattention.examples.bench.ProcessMemory}, {@link
