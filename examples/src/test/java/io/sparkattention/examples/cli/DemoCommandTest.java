@@ -49,17 +49,20 @@ class DemoCommandTest {
     }
 
     @Test
-    @DisplayName("the demo trains the classifier, scores four models on held-out blocks, and writes Parquet, the "
-        + "saved model, its PyTorch export, pictures of the trained heads, an HTML page and a summary")
+    @DisplayName("the demo trains the classifier, embeds passages with all-MiniLM-L6-v2, scores six models on held-out "
+        + "blocks, and writes Parquet, the saved model, its PyTorch export, pictures of the trained heads and of "
+        + "MiniLM's, an HTML page and a summary")
     void endToEnd(@TempDir Path out) throws IOException {
         Path output = out.resolve("demo");
         CommandLineRun run = CommandLineRun.of(demo(output, "--pictures", "2"));
         assertEquals(0, run.exitCode, run.err);
-        assertTrue(run.out.contains("[12/12] summary"), run.out);
+        assertTrue(run.out.contains("[15/15] summary"), run.out);
         assertTrue(run.out.contains("per book, blocks of 1 consecutive passages; every 2nd block held out"), run.out);
         assertTrue(run.out.contains("query: First book #0: \"It is a truth universally acknowledged"), run.out);
         for (String model : List.of("majority class", "logistic regression on TF-IDF",
-            "logistic regression on the mean word + position vector", "attention classifier")) {
+            "logistic regression on the mean word + position vector", "attention classifier",
+            "logistic regression on all-MiniLM-L6-v2 sentence embeddings",
+            "attention classifier on all-MiniLM-L6-v2 token states")) {
             assertTrue(run.outLines().stream().anyMatch(l -> l.trim().startsWith(model) && l.matches(".* [01]\\.\\d{3}")),
                 "one accuracy line for " + model + ":\n" + run.out);
         }
@@ -72,12 +75,23 @@ class DemoCommandTest {
         assertEquals(3, summary.get("split").get("held_out_passages").asInt());
         JsonNode accuracy = summary.get("accuracy");
         assertEquals(List.of("majority", "tfidf_logistic_regression", "mean_embedding_logistic_regression",
-            "attention_classifier"), fieldNames(accuracy));
+            "attention_classifier", "minilm_logistic_regression", "attention_classifier_minilm"),
+            fieldNames(accuracy));
         accuracy.forEach(a -> assertTrue(a.isNumber() && a.asDouble() >= 0 && a.asDouble() <= 1, accuracy.toString()));
         // Two training passages per book: the majority is the first book (the smaller label on a tie),
         // right on 2 of the 3 held-out passages.
         assertEquals(2.0 / 3, accuracy.get("majority").asDouble(), 1e-12);
         assertEquals(3, summary.get("training").get("max_iter").asInt());
+        // MiniLM embeds every held-out passage and every 4th training passage: passage 0 of each book.
+        JsonNode encoder = summary.get("encoder");
+        assertEquals("all-minilm-l6-v2", encoder.get("model").asText());
+        assertEquals(5, encoder.get("texts").asInt());
+        assertEquals(3, encoder.get("held_out_passages").asInt());
+        assertEquals(2, encoder.get("training_passages").asInt());
+        assertTrue(encoder.get("tokens").asLong() > 5 * 12, encoder.toString());
+        assertEquals(encoder.get("tokens").asDouble() / encoder.get("seconds").asDouble(),
+            encoder.get("tokens_per_second").asDouble(), 0.02 * encoder.get("tokens_per_second").asDouble() + 1,
+            encoder.toString());
         assertEquals(output.resolve("passages.parquet").toString(), summary.get("output").asText());
 
         assertEquals(List.of("book", "passage", "held_out", "text", "tokens", "predicted_book", "contextual",
@@ -99,7 +113,10 @@ class DemoCommandTest {
         try (Stream<Path> files = Files.list(output.resolve("pictures"))) {
             pictures = files.sorted().collect(Collectors.toList());
         }
-        assertEquals(2, pictures.size());
+        // The two passages' trained heads, then MiniLM's own heads over the query passage.
+        assertEquals(3, pictures.size(), pictures.toString());
+        assertTrue(pictures.stream().anyMatch(p -> p.getFileName().toString().equals("minilm-layer0-first_book-0.png")),
+            pictures.toString());
         BufferedImage image = ImageIO.read(pictures.get(0).toFile());
         assertNotNull(image);
         String html = Files.readString(output.resolve("attention.html"));
