@@ -6,6 +6,7 @@ import io.sparkattention.ml.HadoopSafeTensors;
 import io.sparkattention.ml.StageUid;
 import io.sparkattention.nn.AttentionClassifierNetwork;
 import io.sparkattention.nn.Pooling;
+import io.sparkattention.sparkinternal.ParamsMetadata;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.ml.attribute.Attribute;
@@ -15,7 +16,6 @@ import org.apache.spark.ml.attribute.NominalAttribute;
 import org.apache.spark.ml.classification.ProbabilisticClassifier;
 import org.apache.spark.ml.linalg.Matrix;
 import org.apache.spark.ml.param.ParamMap;
-import org.apache.spark.ml.util.DefaultParamsReader;
 import org.apache.spark.ml.util.DefaultParamsWritable;
 import org.apache.spark.ml.util.Identifiable$;
 import org.apache.spark.ml.util.MLReader;
@@ -186,7 +186,7 @@ public final class AttentionClassifier
      * @return MLlib's default params reader
      */
     public static MLReader<AttentionClassifier> read() {
-        return new DefaultParamsReader<>();
+        return ParamsMetadata.reader();
     }
 
     /**
