@@ -191,11 +191,11 @@ public final class MultiHeadAttentionModel extends Model<MultiHeadAttentionModel
         StructType schema = dataset.schema();
         transformSchema(schema, true);
         AttentionSpec spec = attentionSpec();
-        StageJob.StageColumns columns = StageSchema.columns(this, schema, layerWidths());
+        AttentionStageJob.StageColumns columns = StageSchema.columns(this, schema, layerWidths());
         Broadcast<MultiHeadAttentionLayer> shipped = JavaSparkContext.fromSparkContext(dataset.sparkSession()
             .sparkContext()).broadcast(new MultiHeadAttentionLayer(weights, new FlashAttention(spec)));
-        LayerSource source = new WeightsSource(shipped, columns.query.name, columns.key.name, columns.value.name);
-        StageJob job = new StageJob(columns, source, spec, getNumHeads(), weightsMode(),
+        LayerSource source = new BroadcastLayerSource(shipped, columns.query.name, columns.key.name, columns.value.name);
+        AttentionStageJob job = new AttentionStageJob(columns, source, spec, getNumHeads(), weightsMode(),
             "keep".equals(getHandleInvalid()), StageSchema.outputStruct(this, columns, layerWidths()));
         return AttentionExecution.transform(dataset, job, Strategy.parse(getStrategy()));
     }

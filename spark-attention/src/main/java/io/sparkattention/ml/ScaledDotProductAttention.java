@@ -78,8 +78,8 @@ public final class ScaledDotProductAttention extends Transformer
         StructType schema = dataset.schema();
         transformSchema(schema, true);
         AttentionSpec spec = attentionSpec();
-        StageJob.StageColumns columns = StageSchema.columns(this, schema);
-        StageJob job = new StageJob(columns, new ScaledDotProductSource(spec, getNumHeads(), effectiveNumKvHeads()),
+        AttentionStageJob.StageColumns columns = StageSchema.columns(this, schema);
+        AttentionStageJob job = new AttentionStageJob(columns, new ScaledDotProductSource(spec, getNumHeads(), effectiveNumKvHeads()),
             spec, getNumHeads(), weightsMode(), "keep".equals(getHandleInvalid()),
             StageSchema.outputStruct(this, columns, null));
         return AttentionExecution.transform(dataset, job, Strategy.parse(getStrategy()));

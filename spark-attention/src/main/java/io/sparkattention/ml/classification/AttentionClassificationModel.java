@@ -69,13 +69,12 @@ public final class AttentionClassificationModel
     }
 
     AttentionClassificationModel(String uid, ClassifierArchitecture shape, float[] parameters) {
-        this(StageUid.pending(uid), shape, parameters, true);
+        this(StageUid.park(uid), shape, parameters);
     }
 
-    /** Runs after {@link StageUid#pending} parked the uid for MLlib's constructors; {@code pending} only marks it. */
-    private AttentionClassificationModel(String uid, ClassifierArchitecture shape, float[] parameters,
-                                         boolean pending) {
-        this.uid = StageUid.taken(uid);
+    /** Runs after {@link StageUid#park} parked the uid for MLlib's constructors. */
+    private AttentionClassificationModel(StageUid uid, ClassifierArchitecture shape, float[] parameters) {
+        this.uid = uid.take();
         if (shape != null && parameters.length != shape.network().parameterCount()) {
             throw new IllegalArgumentException("the " + shape + " network has " + shape.network().parameterCount()
                 + " parameters, got " + parameters.length);

@@ -75,12 +75,12 @@ public final class AttentionClassifier
      * @param uid the stage's uid
      */
     public AttentionClassifier(String uid) {
-        this(StageUid.pending(uid), true);
+        this(StageUid.park(uid));
     }
 
-    /** Runs after {@link StageUid#pending} parked the uid for MLlib's constructors; {@code pending} only marks it. */
-    private AttentionClassifier(String uid, boolean pending) {
-        this.uid = StageUid.taken(uid);
+    /** Runs after {@link StageUid#park} parked the uid for MLlib's constructors. */
+    private AttentionClassifier(StageUid uid) {
+        this.uid = uid.take();
         params = new ClassifierParamSet(this);
     }
 
