@@ -5,6 +5,7 @@ import io.sparkattention.ml.MultiHeadAttentionModel;
 import io.sparkattention.ml.StageUid;
 import io.sparkattention.nn.MultiHeadAttentionWeights;
 import io.sparkattention.rows.MatrixType;
+import org.apache.spark.SparkContext;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.ml.classification.ProbabilisticClassificationModel;
@@ -58,6 +59,16 @@ public final class AttentionClassificationModel
     private final float[] parameters;
     private ClassifierParamSet params;
     private AttentionClassifierSummary summary;
+    /**
+     * The parameters as executors read them: one broadcast per model and SparkContext, shared by
+     * every DataFrame this model's {@code transform} returns (a new one per call would keep a copy
+     * per call on every executor until each DataFrame is collected). A transform's DataFrame is
+     * lazy and may run any number of times, so no job marks a point after which the broadcast is
+     * unused: as for MLlib's models' broadcasts, Spark's ContextCleaner destroys it (on the driver
+     * and the executors) once the model and those DataFrames are unreachable.
+     */
+    private transient Broadcast<float[]> shipped;
+    private transient SparkContext shippedTo;
 
     /**
      * An empty model, without weights: what Spark Connect ML's service loader instantiates to list
@@ -221,8 +232,7 @@ public final class AttentionClassificationModel
     @Override
     public Dataset<Row> transform(Dataset<?> dataset) {
         StructType out = transformSchema(dataset.schema(), true);
-        JavaSparkContext sc = JavaSparkContext.fromSparkContext(dataset.sparkSession().sparkContext());
-        Broadcast<float[]> shipped = sc.broadcast(parameters);
+        Broadcast<float[]> shipped = shippedParameters(dataset.sparkSession().sparkContext());
         MatrixType type = MatrixType.of(dataset.schema().apply(getFeaturesCol()).dataType());
         List<Column> inputs = new ArrayList<>();
         inputs.add(col(getFeaturesCol()));
@@ -249,6 +259,15 @@ public final class AttentionClassificationModel
         return getRawPredictionCol().isEmpty() ? df.drop(raw) : df;
     }
 
+    /** This model's parameters broadcast to {@code sc}, made on first use there. */
+    synchronized Broadcast<float[]> shippedParameters(SparkContext sc) {
+        if (shipped == null || shippedTo != sc || sc.isStopped()) {
+            shipped = JavaSparkContext.fromSparkContext(sc).broadcast(parameters);
+            shippedTo = sc;
+        }
+        return shipped;
+    }
+
     /**
      * The logits of one sequence (every token valid).
      *
@@ -259,10 +278,7 @@ public final class AttentionClassificationModel
     public Vector predictRaw(Matrix features) {
         Objects.requireNonNull(features, "features");
         ClassifierArchitecture s = shape();
-        if (features.numCols() != s.embedDim || features.numRows() < 1) {
-            throw new IllegalArgumentException("features are " + features.numRows() + "×" + features.numCols()
-                + ", expected L×" + s.embedDim + " with L >= 1");
-        }
+        s.checkTokens(getFeaturesCol(), features.numRows(), features.numCols());
         float[] x = new float[features.numRows() * s.embedDim];
         for (int i = 0; i < features.numRows(); i++) {
             for (int j = 0; j < s.embedDim; j++) {

@@ -129,10 +129,7 @@ public final class AttentionClassifier
         try (TrainingData data = TrainingData.decode(dataset, getFeaturesCol(), getLabelCol(), getWeightCol(),
             getKeyLengthCol())) {
             int embedDim = data.embedDim();
-            if (embedDim % getNumHeads() != 0) {
-                throw new IllegalArgumentException("numHeads (" + getNumHeads() + ") must divide the embedding width "
-                    + "E = " + embedDim + " of column " + getFeaturesCol());
-            }
+            ClassifierArchitecture.checkHeads(embedDim, getNumHeads(), "column " + getFeaturesCol());
             JavaSparkContext sc = JavaSparkContext.fromSparkContext(dataset.sparkSession().sparkContext());
             InitialWeights initial = getInitialWeightsPath().isEmpty() ? null
                 : InitialWeights.read(getInitialWeightsPath(), embedDim, declaredClasses, sc.hadoopConfiguration());
