@@ -141,6 +141,15 @@ class TrainCommandErrorsTest {
     }
 
     @Test
+    @DisplayName("a stray large label exits 2 with one line naming the row and the class limit, not an OutOfMemoryError")
+    void strayLargeLabels() {
+        for (String label : new String[] {"1e8", "2e7", "1e9"}) {
+            assertBadInput(train(input(ROW0, ROW1.replace("\"label\":1", "\"label\":" + label))),
+                "row 2: column label is " + Double.parseDouble(label) + ", outside [0, 1000)");
+        }
+    }
+
+    @Test
     @DisplayName("a label outside the K classes of the initial weights names the row, the value and the file")
     void labelOutsideTheClasses() throws IOException {
         Path weights = initial(2, null, null);
