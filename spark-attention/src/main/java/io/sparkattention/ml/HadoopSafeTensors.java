@@ -21,7 +21,7 @@ import java.util.Map;
  * positioned reads, one tensor at a time, and written as one stream in bounded chunks, so a model
  * larger than a Java array is never held as one byte array.
  */
-final class HadoopSafeTensors {
+public final class HadoopSafeTensors {
 
     private HadoopSafeTensors() {
     }
@@ -32,7 +32,7 @@ final class HadoopSafeTensors {
      * @throws FileNotFoundException naming the path when it does not exist or is a directory
      * @throws io.sparkattention.io.TensorFormatException when the file is not valid safetensors
      */
-    static SafeTensors read(String path, Configuration conf) throws IOException {
+    public static SafeTensors read(String path, Configuration conf) throws IOException {
         Path p = new Path(path);
         FileSystem fs = p.getFileSystem(conf);
         FileStatus status = fs.getFileStatus(p);
@@ -47,7 +47,7 @@ final class HadoopSafeTensors {
      * (Hadoop's local one) the file is written through the raw file system beneath, so no
      * {@code .crc} file is left beside it: the export is the one file a PyTorch user copies.
      */
-    static void write(String path, Map<String, Tensor> tensors, Map<String, String> metadata, Configuration conf)
+    public static void write(String path, Map<String, Tensor> tensors, Map<String, String> metadata, Configuration conf)
         throws IOException {
         Path p = new Path(path);
         FileSystem fs = p.getFileSystem(conf);

@@ -2,7 +2,7 @@ package io.sparkattention.examples.cli;
 
 import io.sparkattention.io.SafeTensorsWriter;
 import io.sparkattention.io.Tensor;
-import io.sparkattention.ml.AttentionClassificationModel;
+import io.sparkattention.ml.classification.AttentionClassificationModel;
 import io.sparkattention.testing.Matrices;
 import io.sparkattention.testing.SparkTestSession;
 import org.apache.spark.ml.linalg.Vector;
