@@ -20,6 +20,8 @@ import org.apache.spark.ml.tuning.TrainValidationSplitModel;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -190,6 +192,22 @@ class AttentionClassifierMLlibTest {
         }
         List<String> keys = List.copyOf(SafeTensors.read(a).metadata().keySet());
         assertEquals(keys.stream().sorted().toList(), keys);
+    }
+
+    @Test
+    @DisplayName("keyLengthCol is explicit: empty by default even when the input has key_length, and the line fit "
+        + "and transform log says which column bounds the tokens")
+    void keyLengthColumnIsExplicit() {
+        StructType schema = new StructType().add("features", ClassifierData.MATRIX).add("label", DataTypes.DoubleType)
+            .add("key_length", DataTypes.IntegerType);
+        AttentionClassifier stage = new AttentionClassifier();
+        assertEquals("", stage.getKeyLengthCol());
+        assertEquals("keyLengthCol is empty: every token of column features is valid; the input's key_length column "
+            + "is not used (setKeyLengthCol(\"key_length\") uses it)", ClassifierSchema.keyLengthNote(stage, schema));
+        assertEquals("keyLengthCol is empty: every token of column features is valid",
+            ClassifierSchema.keyLengthNote(stage, new StructType().add("features", ClassifierData.MATRIX)));
+        assertEquals("valid tokens per row of column features from column key_length (keyLengthCol)",
+            ClassifierSchema.keyLengthNote(stage.setKeyLengthCol("key_length"), schema));
     }
 
     /** rawPrediction values by row (rows ordered by their features' text, which is unique here). */
