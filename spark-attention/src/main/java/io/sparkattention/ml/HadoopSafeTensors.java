@@ -4,6 +4,7 @@ import io.sparkattention.io.SafeTensors;
 import io.sparkattention.io.SafeTensorsWriter;
 import io.sparkattention.io.Tensor;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.ChecksumFileSystem;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileStatus;
@@ -20,7 +21,7 @@ import java.util.Map;
  * positioned reads, one tensor at a time, and written as one stream in bounded chunks, so a model
  * larger than a Java array is never held as one byte array.
  */
-final class HadoopSafeTensors {
+public final class HadoopSafeTensors {
 
     private HadoopSafeTensors() {
     }
@@ -31,7 +32,7 @@ final class HadoopSafeTensors {
      * @throws FileNotFoundException naming the path when it does not exist or is a directory
      * @throws io.sparkattention.io.TensorFormatException when the file is not valid safetensors
      */
-    static SafeTensors read(String path, Configuration conf) throws IOException {
+    public static SafeTensors read(String path, Configuration conf) throws IOException {
         Path p = new Path(path);
         FileSystem fs = p.getFileSystem(conf);
         FileStatus status = fs.getFileStatus(p);
@@ -41,11 +42,18 @@ final class HadoopSafeTensors {
         return SafeTensors.read(path, () -> new StreamInput(fs.open(p), fs.getFileStatus(p).getLen()));
     }
 
-    /** Writes a safetensors file, refusing to replace an existing one. */
-    static void write(String path, Map<String, Tensor> tensors, Map<String, String> metadata, Configuration conf)
+    /**
+     * Writes a safetensors file, refusing to replace an existing one. On a checksummed file system
+     * (Hadoop's local one) the file is written through the raw file system beneath, so no
+     * {@code .crc} file is left beside it: the export is the one file a PyTorch user copies.
+     */
+    public static void write(String path, Map<String, Tensor> tensors, Map<String, String> metadata, Configuration conf)
         throws IOException {
         Path p = new Path(path);
         FileSystem fs = p.getFileSystem(conf);
+        if (fs instanceof ChecksumFileSystem) {
+            fs = ((ChecksumFileSystem) fs).getRawFileSystem();
+        }
         try (FSDataOutputStream out = fs.create(p, false)) {
             SafeTensorsWriter.write(out, tensors, metadata);
         }
