@@ -2,7 +2,7 @@ package io.sparkattention.ml;
 
 import io.sparkattention.exec.RowDataException;
 import io.sparkattention.exec.RowFunction;
-import io.sparkattention.nn.ClassifierStep;
+import io.sparkattention.nn.ClassifierEvaluator;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.ml.linalg.VectorUDT;
 import org.apache.spark.ml.linalg.Vectors;
@@ -25,7 +25,7 @@ final class ClassifierRowFunction implements RowFunction {
     private final String featuresCol;
     private final String keyLengthCol;
     /** The network bound to the parameters, built on first use in each task's copy. */
-    private transient ClassifierStep bound;
+    private transient ClassifierEvaluator bound;
     private transient float[] logits;
 
     ClassifierRowFunction(ClassifierArchitecture shape, Broadcast<float[]> parameters, MatrixType type,

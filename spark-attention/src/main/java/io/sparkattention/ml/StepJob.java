@@ -1,7 +1,7 @@
 package io.sparkattention.ml;
 
 import io.sparkattention.nn.AttentionClassifierNetwork;
-import io.sparkattention.nn.ClassifierStep;
+import io.sparkattention.nn.ClassifierEvaluator;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.function.Function2;
 import org.apache.spark.broadcast.Broadcast;
@@ -30,7 +30,7 @@ final class StepJob {
                              Broadcast<float[]> parameters, double fraction, long seed, int step) {
         int count = network.parameterCount();
         Function2<Integer, Iterator<TrainingRow>, Iterator<StepSums>> task = (partition, it) -> {
-            ClassifierStep bound = network.bind(parameters.value());
+            ClassifierEvaluator bound = network.bind(parameters.value());
             StepSums sums = new StepSums(new double[count]);
             SplittableRandom sampler = fraction < 1 ? new SplittableRandom(samplingSeed(seed, step, partition)) : null;
             while (it.hasNext()) {
@@ -42,6 +42,7 @@ final class StepJob {
                 sums.weight += r.weight;
                 sums.rows++;
             }
+            bound.flush(sums.grad);
             return Collections.singletonList(sums).iterator();
         };
         return StepSums.inOrder(rows.mapPartitionsWithIndex(task, false).collect());
@@ -51,7 +52,7 @@ final class StepJob {
     static StepSums loss(JavaRDD<TrainingRow> rows, AttentionClassifierNetwork network, Broadcast<float[]> parameters,
                          int numClasses) {
         Function2<Integer, Iterator<TrainingRow>, Iterator<StepSums>> task = (partition, it) -> {
-            ClassifierStep bound = network.bind(parameters.value());
+            ClassifierEvaluator bound = network.bind(parameters.value());
             StepSums sums = new StepSums(null);
             float[] logits = new float[numClasses];
             while (it.hasNext()) {

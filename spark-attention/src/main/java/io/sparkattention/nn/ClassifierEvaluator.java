@@ -1,12 +1,22 @@
 package io.sparkattention.nn;
 
+import io.sparkattention.kernel.LinearKernel;
+
+import java.util.Arrays;
 import java.util.Objects;
 
 /**
- * One {@link AttentionClassifierNetwork} at one parameter vector: logits, losses and gradients,
- * row by row. Made by {@link AttentionClassifierNetwork#bind}; its buffers are reused across
- * rows (remade only when a row is longer than any before, or the kernel's length changes), so a
- * partition's rows make little garbage. Not thread-safe: one per thread.
+ * One {@link AttentionClassifierNetwork} evaluated at one parameter vector: logits, losses and
+ * gradients, row by row. Made by {@link AttentionClassifierNetwork#bind}, which prepares the
+ * attention's projection weights for the JVM's projection kernel once; its buffers are reused
+ * across rows (remade only when a row is longer than any before, or the kernel's length changes),
+ * so a partition's rows make little garbage. Not thread-safe: one per thread.
+ *
+ * <p>Gradients: {@link #accumulate} sums the rows' gradients in float32, in groups of at most
+ * {@link #FLOAT_ROWS} rows, and adds each group's sum into the caller's float64 sums; the caller
+ * calls {@link #flush} after its last row. The float32 group sums keep the per-row cost at the
+ * products (adding a whole parameter-sized vector into float64 sums per row costs as much as a
+ * row's products at E = 768), and the groups bound the float32 summation to a few dozen terms.
  *
  * <p>Per row of n tokens (x: n×E):
  * <pre>
@@ -17,7 +27,10 @@ import java.util.Objects;
  *              attention weights' gradients from da
  * </pre>
  */
-public final class ClassifierStep {
+public final class ClassifierEvaluator {
+
+    /** Rows whose gradients are summed in float32 before their sum is added into the caller's float64 sums. */
+    public static final int FLOAT_ROWS = 64;
 
     private final AttentionClassifierNetwork net;
     private final float[] theta;
@@ -28,21 +41,23 @@ public final class ClassifierStep {
     private final float[] logits;
     private final float[] dLogits;
     private final float[] dPooled;
-    private final float[] rowGrad;
+    /** The float32 sum of the gradients of the rows since the last {@link #flush}. */
+    private final float[] groupGrad;
+    private int groupRows;
     private float[] h = new float[0];
     private float[] dh = new float[0];
 
-    ClassifierStep(AttentionClassifierNetwork net, float[] theta) {
+    ClassifierEvaluator(AttentionClassifierNetwork net, float[] theta, LinearKernel linearKernel) {
         this.net = net;
         this.theta = theta;
-        this.attention = new TrainableSelfAttention(net);
+        this.attention = new TrainableSelfAttention(net, theta, linearKernel);
         this.clsWeight = net.parameter(AttentionClassifierNetwork.CLASSIFIER_WEIGHT).offset();
         this.clsBias = net.parameter(AttentionClassifierNetwork.CLASSIFIER_BIAS).offset();
         this.pooled = new float[net.embedDim()];
         this.logits = new float[net.numClasses()];
         this.dLogits = new float[net.numClasses()];
         this.dPooled = new float[net.embedDim()];
-        this.rowGrad = new float[net.parameterCount()];
+        this.groupGrad = new float[net.parameterCount()];
     }
 
     public AttentionClassifierNetwork network() {
@@ -50,9 +65,10 @@ public final class ClassifierStep {
     }
 
     /**
-     * One row's contribution to a step: adds {@code weight·∂CE(logits, label)/∂θ} into
-     * {@code grad} and returns {@code weight·CE}. The caller sums over rows and divides both by
-     * Σ weight (the fixtures' loss, {@code Σ wᵢ·CEᵢ / Σ wᵢ}).
+     * One row's contribution to a step: adds {@code weight·∂CE(logits, label)/∂θ} to the sums in
+     * {@code grad} (by the next {@link #flush} of the same array at the latest) and returns
+     * {@code weight·CE}. The caller sums over rows and divides both by Σ weight (the fixtures'
+     * loss, {@code Σ wᵢ·CEᵢ / Σ wᵢ}).
      *
      * @param x      the row's tokens, {@code length}×E row-major (values past them are not read)
      * @param length n ≥ 1 valid tokens (the caller truncates at the row's key length)
@@ -69,21 +85,43 @@ public final class ClassifierStep {
         if (!(weight >= 0) || Double.isInfinite(weight)) {
             throw new IllegalArgumentException("row weight must be finite and >= 0, got " + weight);
         }
-        Objects.requireNonNull(grad, "gradient");
-        if (grad.length != rowGrad.length) {
-            throw new IllegalArgumentException("gradient has " + grad.length + " values, expected "
-                + rowGrad.length);
-        }
+        checkGradient(grad);
         if (weight == 0) {
             return 0;  // the row adds nothing: skip its work
         }
         forward(x, length);
         double loss = SoftmaxCrossEntropy.lossAndGradient(logits, logits.length, label, weight, dLogits);
         backward(x, length);
-        for (int i = 0; i < grad.length; i++) {
-            grad[i] += rowGrad[i];
+        if (++groupRows == FLOAT_ROWS) {
+            flush(grad);
         }
         return weight * loss;
+    }
+
+    /**
+     * Adds the gradients of the rows {@link #accumulate}d since the last flush into {@code grad}
+     * and starts a new group. Call it once after the last row.
+     *
+     * @param grad {@link AttentionClassifierNetwork#parameterCount()} sums, added to
+     */
+    public void flush(double[] grad) {
+        checkGradient(grad);
+        if (groupRows == 0) {
+            return;
+        }
+        for (int i = 0; i < grad.length; i++) {
+            grad[i] += groupGrad[i];
+        }
+        Arrays.fill(groupGrad, 0f);
+        groupRows = 0;
+    }
+
+    private void checkGradient(double[] grad) {
+        Objects.requireNonNull(grad, "gradient");
+        if (grad.length != groupGrad.length) {
+            throw new IllegalArgumentException("gradient has " + grad.length + " values, expected "
+                + groupGrad.length);
+        }
     }
 
     /**
@@ -122,7 +160,7 @@ public final class ClassifierStep {
             h = new float[size];
             dh = new float[size];
         }
-        attention.forward(theta, x, n, h);
+        attention.forward(x, n, h);
         if (net.residual()) {
             for (int i = 0; i < size; i++) {
                 h[i] += x[i];
@@ -132,13 +170,15 @@ public final class ClassifierStep {
         Linear.forward(1, e, logits.length, pooled, 0, theta, clsWeight, theta, clsBias, logits);
     }
 
-    /** The row's gradient into {@link #rowGrad}, from {@link #dLogits}. */
+    /** The row's gradient added into {@link #groupGrad}, from {@link #dLogits}. */
     private void backward(float[] x, int n) {
         int e = net.embedDim(), classes = logits.length;
-        Linear.weightGradient(1, e, classes, dLogits, pooled, 0, rowGrad, clsWeight);
-        System.arraycopy(dLogits, 0, rowGrad, clsBias, classes);
+        Linear.addWeightGradient(1, e, classes, dLogits, pooled, 0, groupGrad, clsWeight);
+        for (int c = 0; c < classes; c++) {
+            groupGrad[clsBias + c] += dLogits[c];
+        }
         Linear.inputGradient(1, e, classes, dLogits, theta, clsWeight, dPooled);
         net.pooling().backward(dPooled, n, e, dh);
-        attention.backward(theta, x, n, dh, rowGrad);
+        attention.backward(x, n, dh, groupGrad);
     }
 }

@@ -127,7 +127,7 @@ class AttentionClassifierNetworkTest {
     void bindCopies() {
         float[] theta = net.initialParameters(1);
         float[] x = new RandomTensors(2).normal(4 * E, 1);
-        ClassifierStep step = net.bind(theta);
+        ClassifierEvaluator step = net.bind(theta);
         float[] before = new float[K], after = new float[K];
         step.logits(x, 4, before);
         Arrays.fill(theta, 0f);

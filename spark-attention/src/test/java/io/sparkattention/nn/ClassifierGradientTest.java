@@ -62,7 +62,7 @@ class ClassifierGradientTest {
             weights[b] = weighted ? 0.25 + 2 * random.uniform() : 1.0;
         }
 
-        ClassifierStep step = net.bind(theta);
+        ClassifierEvaluator step = net.bind(theta);
         ReferenceClassifier reference = new ReferenceClassifier(net);
         double[] thetaD = toDouble(theta);
         double[] grad = new double[net.parameterCount()];
@@ -75,6 +75,7 @@ class ClassifierGradientTest {
             assertRelative(label + " row " + b + " logits", reference.logits(thetaD, x[b], lengths[b]),
                 toDouble(logits), TOLERANCE);
         }
+        step.flush(grad);
         for (int i = 0; i < grad.length; i++) {
             grad[i] /= total;
         }
