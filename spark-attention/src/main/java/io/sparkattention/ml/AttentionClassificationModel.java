@@ -2,6 +2,7 @@ package io.sparkattention.ml;
 
 import io.sparkattention.exec.RowFunctions;
 import io.sparkattention.nn.MultiHeadAttentionWeights;
+import io.sparkattention.nn.Softmax;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.ml.classification.ProbabilisticClassificationModel;
@@ -279,19 +280,7 @@ public final class AttentionClassificationModel
     /** Softmax in place, with the maximum subtracted first. */
     @Override
     public Vector raw2probabilityInPlace(Vector rawPrediction) {
-        double[] v = ((DenseVector) rawPrediction).values();
-        double max = Double.NEGATIVE_INFINITY;
-        for (double z : v) {
-            max = Math.max(max, z);
-        }
-        double sum = 0;
-        for (int i = 0; i < v.length; i++) {
-            v[i] = Math.exp(v[i] - max);
-            sum += v[i];
-        }
-        for (int i = 0; i < v.length; i++) {
-            v[i] /= sum;
-        }
+        Softmax.softmaxInPlace(((DenseVector) rawPrediction).values());
         return rawPrediction;
     }
 

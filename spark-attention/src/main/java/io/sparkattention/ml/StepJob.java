@@ -2,6 +2,7 @@ package io.sparkattention.ml;
 
 import io.sparkattention.nn.AttentionClassifierNetwork;
 import io.sparkattention.nn.ClassifierEvaluator;
+import io.sparkattention.nn.Softmax;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.function.Function2;
 import org.apache.spark.broadcast.Broadcast;
@@ -58,26 +59,13 @@ final class StepJob {
             while (it.hasNext()) {
                 TrainingRow r = it.next();
                 bound.logits(r.x, r.length, logits);
-                sums.loss += r.weight * crossEntropy(logits, r.label);
+                sums.loss += r.weight * Softmax.crossEntropy(logits, r.label);
                 sums.weight += r.weight;
                 sums.rows++;
             }
             return Collections.singletonList(sums).iterator();
         };
         return StepSums.inOrder(rows.mapPartitionsWithIndex(task, false).collect());
-    }
-
-    /** −log softmax(logits)[label], in double: logsumexp(logits) − logits[label]. */
-    static double crossEntropy(float[] logits, int label) {
-        double max = Double.NEGATIVE_INFINITY;
-        for (float z : logits) {
-            max = Math.max(max, z);
-        }
-        double sum = 0;
-        for (float z : logits) {
-            sum += Math.exp(z - max);
-        }
-        return max + Math.log(sum) - logits[label];
     }
 
     /** A seed that depends on (seed, step, partition) only, well spread even for neighbouring values. */

@@ -90,7 +90,7 @@ public final class ClassifierEvaluator {
             return 0;  // the row adds nothing: skip its work
         }
         forward(x, length);
-        double loss = SoftmaxCrossEntropy.lossAndGradient(logits, logits.length, label, weight, dLogits);
+        double loss = Softmax.lossAndGradient(logits, logits.length, label, weight, dLogits);
         backward(x, length);
         if (++groupRows == FLOAT_ROWS) {
             flush(grad);

@@ -99,7 +99,7 @@ class ClassifierEvaluatorTest {
         float[] z = new float[K];
         step.logits(x, 3, z);
         double loss = addRow(step, x, 3, 1, 1.0, new double[net.parameterCount()]);
-        assertEquals(SoftmaxCrossEntropy.logSumExp(z, K) - z[1], loss, 1e-12);
+        assertEquals(Softmax.logSumExp(z, K) - z[1], loss, 1e-12);
     }
 
     @Test
