@@ -3,7 +3,7 @@ package io.sparkattention.exec;
 import io.sparkattention.kernel.AttentionShape;
 import io.sparkattention.kernel.FlashAttention;
 import io.sparkattention.nn.PreparedSequence;
-import io.sparkattention.nn.WeightsMode;
+import io.sparkattention.nn.AttentionWeightsMode;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.types.StructType;
 
@@ -68,7 +68,7 @@ public interface AttentionJob extends Serializable {
     StructType outputStruct();
 
     /** Which attention weights to produce. */
-    WeightsMode weightsMode();
+    AttentionWeightsMode weightsMode();
 
     /** The kernel, built on first use in each JVM. */
     FlashAttention kernel();

@@ -8,7 +8,7 @@ import io.sparkattention.kernel.AttentionSpec;
 import io.sparkattention.kernel.FlashAttention;
 import io.sparkattention.kernel.RowMask;
 import io.sparkattention.nn.PreparedSequence;
-import io.sparkattention.nn.WeightsMode;
+import io.sparkattention.nn.AttentionWeightsMode;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.catalyst.util.ArrayData;
@@ -29,14 +29,14 @@ final class StageJob implements AttentionJob {
     private final StageColumns columns;
     private final LayerSource source;
     private final int numHeads;
-    private final WeightsMode weightsMode;
+    private final AttentionWeightsMode weightsMode;
     private final boolean keepInvalid;
     private final StructType outputStruct;
     private final FlashAttention kernel;
     /** The output's layout, as {@code outputStruct} declares it: flat {@code array<float>} or nested. */
     private final boolean flatOutput;
 
-    StageJob(StageColumns columns, LayerSource source, AttentionSpec spec, int numHeads, WeightsMode weightsMode,
+    StageJob(StageColumns columns, LayerSource source, AttentionSpec spec, int numHeads, AttentionWeightsMode weightsMode,
              boolean keepInvalid, StructType outputStruct) {
         this.columns = columns;
         this.source = source;
@@ -89,7 +89,7 @@ final class StageJob implements AttentionJob {
     }
 
     @Override
-    public WeightsMode weightsMode() {
+    public AttentionWeightsMode weightsMode() {
         return weightsMode;
     }
 
@@ -176,9 +176,9 @@ final class StageJob implements AttentionJob {
         Object[] fields = new Object[outputStruct.size()];
         fields[0] = flatOutput ? FlatSequence.encode(output, 0, output.length)
             : NestedArrays.matrix(output, 0, L, width);
-        if (weightsMode == WeightsMode.AVERAGED) {
+        if (weightsMode == AttentionWeightsMode.AVERAGED) {
             fields[1] = NestedArrays.matrix(weights, 0, L, S);
-        } else if (weightsMode == WeightsMode.PER_HEAD) {
+        } else if (weightsMode == AttentionWeightsMode.PER_HEAD) {
             fields[1] = NestedArrays.planes(weights, shape.numHeads(), L, S);
         }
         return new GenericInternalRow(fields);

@@ -113,8 +113,8 @@ public final class MultiHeadAttentionLayer implements SequenceAttention {
         return linearKernel != null ? linearKernel : LinearKernel.get();
     }
 
-    /** {@link #forward(float[], int, float[], float[], int, RowMask, WeightsMode, Workspace)} with lengths from the widths. */
-    public Attention.Output forward(float[] query, float[] key, float[] value, RowMask mask, WeightsMode mode,
+    /** {@link #forward(float[], int, float[], float[], int, RowMask, AttentionWeightsMode, Workspace)} with lengths from the widths. */
+    public Attention.Output forward(float[] query, float[] key, float[] value, RowMask mask, AttentionWeightsMode mode,
                                     Workspace ws) {
         return forward(query, rows("query", query, weights.embedDim()), key, value, rows("key", key, weights.kdim()),
             mask, mode, ws);

@@ -93,7 +93,7 @@ class AttentionClassifierNetworkTest {
         int n = 5;
         float[] x = random.normal(n * E, 1);
         MultiHeadAttentionLayer layer = new MultiHeadAttentionLayer(causal.attentionWeights(theta), causal.kernel());
-        float[] a = layer.forward(x, x, x, RowMask.NONE, WeightsMode.NONE, new Workspace()).values();
+        float[] a = layer.forward(x, x, x, RowMask.NONE, AttentionWeightsMode.NONE, new Workspace()).values();
         double[] expected = new double[K];
         int clsW = causal.parameter("classifier.weight").offset(), clsB = causal.parameter("classifier.bias").offset();
         for (int c = 0; c < K; c++) {

@@ -1,15 +1,15 @@
 package io.sparkattention.kernel;
 
 /**
- * Attention weights of one head from a forward pass's log-sum-exp, as a {@link StripVisitor} of
- * the {@link TileWalk}: per strip, scores and masks recomputed, {@code P = exp(S − lse)}, and
+ * Attention probabilities (PyTorch's "attention weights") of one head from a forward pass's
+ * log-sum-exp, as a {@link StripVisitor} of the {@link TileWalk}: per strip, scores and masks recomputed, {@code P = exp(S − lse)}, and
  * {@code weights += factor·P} (factor 1 per head, 1/H for the head average). Entries the walk
  * skips and rows with {@code lse = −∞} are left as they are (the caller zeroes the output first).
  *
  * <p>Shapes: q L×d, k S×d, weights L×S (ld S); allowed and bias L×S or absent; lse L. K is read
  * in place.
  */
-final class WeightsPass extends StripVisitor {
+final class ProbabilitiesPass extends StripVisitor {
 
     private final TileOps ops;
     private final OnlineSoftmax softmax;
@@ -25,8 +25,8 @@ final class WeightsPass extends StripVisitor {
     private int i0;
     private float alpha;
 
-    WeightsPass(TileOps ops, Workspace ws, KeyBand band, float scale, int d, MatrixView q, MatrixView k,
-                MaskView allowed, MatrixView bias, float[] lse, int lseOff, MatrixView weights, float factor) {
+    ProbabilitiesPass(TileOps ops, Workspace ws, KeyBand band, float scale, int d, MatrixView q, MatrixView k,
+                      MaskView allowed, MatrixView bias, float[] lse, int lseOff, MatrixView weights, float factor) {
         this.ops = ops;
         this.softmax = ops.softmax();
         this.ws = ws;
