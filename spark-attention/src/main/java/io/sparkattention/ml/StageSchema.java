@@ -1,5 +1,11 @@
 package io.sparkattention.ml;
 
+import io.sparkattention.rows.FlatSequence;
+import io.sparkattention.rows.MatrixType;
+import io.sparkattention.rows.PlaneColumn;
+import io.sparkattention.rows.SequenceDecoder;
+import io.sparkattention.rows.SequenceLayout;
+
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.IntegralType;
 import org.apache.spark.sql.types.Metadata;
@@ -14,13 +20,13 @@ import java.util.Arrays;
  * counts fit. {@code transformSchema} and {@code transform} both go through it, so they agree,
  * and every error names the column with the expected and found types before any job runs.
  */
-final class StageSchema {
+public final class StageSchema {
 
     private StageSchema() {
     }
 
     /** The input columns of {@code params} resolved against {@code schema}, for a stage without weights. */
-    static StageJob.StageColumns columns(AttentionParams<?> params, StructType schema) {
+    static AttentionStageJob.StageColumns columns(AttentionParams<?> params, StructType schema) {
         return columns(params, schema, null);
     }
 
@@ -30,7 +36,7 @@ final class StageSchema {
      * @param layerWidths for a projecting layer, {E, kdim, vdim} (an entry below 1 when the
      *                    weights do not exist yet); null for scaled dot-product attention
      */
-    static StageJob.StageColumns columns(AttentionParams<?> params, StructType schema, int[] layerWidths) {
+    static AttentionStageJob.StageColumns columns(AttentionParams<?> params, StructType schema, int[] layerWidths) {
         String query = params.getQueryCol();
         String key = params.effectiveKeyCol();
         String value = params.effectiveValueCol();
@@ -72,7 +78,7 @@ final class StageSchema {
         if (rowId != null) {
             field(schema, rowId, "rowIdCol");
         }
-        return new StageJob.StageColumns(query, queryType, key, keyType, value, valueType, keyLength, mask, bias,
+        return new AttentionStageJob.StageColumns(query, queryType, key, keyType, value, valueType, keyLength, mask, bias,
             rowId);
     }
 
@@ -84,7 +90,7 @@ final class StageSchema {
      *
      * @param layerWidths as for {@link #columns(AttentionParams, StructType, int[])}
      */
-    static StructType outputStruct(AttentionParams<?> params, StageJob.StageColumns columns, int[] layerWidths) {
+    static StructType outputStruct(AttentionParams<?> params, AttentionStageJob.StageColumns columns, int[] layerWidths) {
         String layout = params.getOutputLayout();
         boolean flat = "flat".equals(layout) || ("auto".equals(layout) && columns.query.type.fixedWidth() > 0);
         StructField output;
@@ -189,7 +195,7 @@ final class StageSchema {
     }
 
     /** The matrix type of an input column, or an error naming the column, expected and found types. */
-    static MatrixType matrix(StructType schema, String column, String param) {
+    public static MatrixType matrix(StructType schema, String column, String param) {
         DataType t = field(schema, column, param).dataType();
         MatrixType type = MatrixType.of(t);
         if (type == null) {
@@ -199,7 +205,7 @@ final class StageSchema {
         return type;
     }
 
-    static StructField field(StructType schema, String column, String param) {
+    public static StructField field(StructType schema, String column, String param) {
         if (!Arrays.asList(schema.fieldNames()).contains(column)) {
             throw new IllegalArgumentException("column " + column + " (" + param + ") does not exist; the input has "
                 + String.join(", ", schema.fieldNames()));
@@ -208,7 +214,7 @@ final class StageSchema {
     }
 
     /** Refuses an output column that already exists: a stage never replaces a column. */
-    static void checkNewColumn(StructType schema, String column) {
+    public static void checkNewColumn(StructType schema, String column) {
         if (Arrays.asList(schema.fieldNames()).contains(column)) {
             throw new IllegalArgumentException("output column " + column + " already exists in the input");
         }

@@ -1,0 +1,84 @@
+package io.sparkattention.ml.classification;
+
+import io.sparkattention.nn.AttentionClassifierNetwork;
+import io.sparkattention.nn.ClassifierEvaluator;
+import io.sparkattention.nn.Softmax;
+import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.api.java.function.Function2;
+import org.apache.spark.broadcast.Broadcast;
+
+import java.util.Collections;
+import java.util.Iterator;
+import java.util.SplittableRandom;
+
+/**
+ * One Spark job over the cached training rows at one point of the parameters (broadcast once per
+ * step): each partition returns its {@link StepSums}, and the driver adds them in partition order.
+ * With {@code fraction < 1} a partition keeps each row with that probability, drawn from a
+ * generator seeded by (seed, step, partition index) alone, so a re-run task (after a failure or
+ * an executor loss) samples the same rows and the step's result does not depend on scheduling.
+ */
+final class StepJob {
+
+    /** Mixes (seed, step, partition) into one sampling seed (SplitMix64's finaliser constants). */
+    private static final long GOLDEN_GAMMA = 0x9E3779B97F4A7C15L;
+
+    private StepJob() {
+    }
+
+    /** Σw·CE, Σw and Σw·∂CE/∂θ over the step's sample of {@code rows}. */
+    static StepSums gradient(JavaRDD<TrainingRow> rows, AttentionClassifierNetwork network,
+                             Broadcast<float[]> parameters, double fraction, long seed, int step) {
+        int count = network.parameterCount();
+        Function2<Integer, Iterator<TrainingRow>, Iterator<StepSums>> task = (partition, it) -> {
+            ClassifierEvaluator bound = network.bind(parameters.value());
+            StepSums sums = new StepSums(new double[count]);
+            SplittableRandom sampler = fraction < 1 ? new SplittableRandom(samplingSeed(seed, step, partition)) : null;
+            while (it.hasNext()) {
+                TrainingRow r = it.next();
+                if (sampler != null && sampler.nextDouble() >= fraction) {
+                    continue;
+                }
+                sums.loss += bound.accumulate(r.x, r.length, r.label, r.weight, sums.grad);
+                sums.weight += r.weight;
+                sums.rows++;
+            }
+            bound.flush(sums.grad);
+            return Collections.singletonList(sums).iterator();
+        };
+        return StepSums.inOrder(rows.mapPartitionsWithIndex(task, false).collect());
+    }
+
+    /** Σw·CE and Σw over every row, from the logits alone (no backward pass). */
+    static StepSums loss(JavaRDD<TrainingRow> rows, AttentionClassifierNetwork network, Broadcast<float[]> parameters,
+                         int numClasses) {
+        Function2<Integer, Iterator<TrainingRow>, Iterator<StepSums>> task = (partition, it) -> {
+            ClassifierEvaluator bound = network.bind(parameters.value());
+            StepSums sums = new StepSums(null);
+            float[] logits = new float[numClasses];
+            while (it.hasNext()) {
+                TrainingRow r = it.next();
+                bound.logits(r.x, r.length, logits);
+                sums.loss += r.weight * Softmax.crossEntropy(logits, r.label);
+                sums.weight += r.weight;
+                sums.rows++;
+            }
+            return Collections.singletonList(sums).iterator();
+        };
+        return StepSums.inOrder(rows.mapPartitionsWithIndex(task, false).collect());
+    }
+
+    /** A seed that depends on (seed, step, partition) only, well spread even for neighbouring values. */
+    static long samplingSeed(long seed, int step, int partition) {
+        long h = seed;
+        h = mix(h + GOLDEN_GAMMA * (step + 1L));
+        h = mix(h + GOLDEN_GAMMA * (partition + 1L));
+        return h;
+    }
+
+    private static long mix(long z) {
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
+    }
+}
