@@ -157,6 +157,29 @@ class ClassifierEvaluatorTest {
         ClassifierFixturesTest.assertRelative("grouped gradient", perRow, grouped[0], 1e-5);
     }
 
+    @Test
+    @DisplayName("training's attention forward is inference's: the same bits as MultiHeadAttentionLayer on the same "
+        + "weights, on each projection kernel")
+    void trainingForwardIsTheLayers() {
+        AttentionClassifierNetwork net = new AttentionClassifierNetwork(40, 4, K, true, true, Pooling.MEAN);
+        float[] theta = net.initialParameters(17);
+        float[] x = new RandomTensors(18).normal(9 * 40, 1);
+        for (String name : new String[] {"vector", "blas"}) {
+            io.sparkattention.kernel.LinearKernel kernel;
+            try {
+                kernel = io.sparkattention.kernel.LinearKernel.named(name);
+            } catch (IllegalStateException noVectorApi) {
+                continue;
+            }
+            TrainableSelfAttention training = new TrainableSelfAttention(net, theta, kernel);
+            float[] a = new float[9 * 40];
+            training.forward(x, 9, a);
+            MultiHeadAttentionLayer layer = new MultiHeadAttentionLayer(net.attentionWeights(theta), net.kernel(), kernel);
+            assertArrayEquals(layer.forward(x, x, x, io.sparkattention.kernel.RowMask.NONE, AttentionWeightsMode.NONE,
+                new io.sparkattention.kernel.Workspace()).values(), a, name);
+        }
+    }
+
     /** One row's loss, its gradient added into {@code grad} (accumulate, then flush). */
     private static double addRow(ClassifierEvaluator evaluator, float[] x, int length, int label, double weight,
                                  double[] grad) {
