@@ -7,7 +7,7 @@ package io.sparkattention.kernel;
  * transpose ({@link #packTransposed}), the weight gradient {@code dW += dyᵀ·x} is
  * {@link #addWeightGradient}.
  *
- * <p>Everything here is an inner loop: {@link LinearWeight} checks the arguments, so
+ * <p>Everything here is an inner loop: {@link LinearWeight} and {@link WeightGradient} check the arguments, so
  * implementations do not check them again. The implementation is chosen once per JVM
  * ({@link GemmChoice}); every one is tested against the same float64 reference.
  */

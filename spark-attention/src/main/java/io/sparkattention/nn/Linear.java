@@ -49,12 +49,15 @@ final class Linear {
 
     /** {@code db[out] += Σ_rows dy[m×out]}, each column summed in float64 first, added into {@code g} at {@code gOff}. */
     static void addBiasGradient(int m, int out, float[] dy, float[] g, int gOff) {
-        for (int c = 0; c < out; c++) {
-            double sum = 0;
-            for (int r = 0; r < m; r++) {
-                sum += dy[r * out + c];
+        double[] sums = new double[out];
+        for (int r = 0; r < m; r++) {  // row by row: dy is read in order
+            int row = r * out;
+            for (int c = 0; c < out; c++) {
+                sums[c] += dy[row + c];
             }
-            g[gOff + c] += (float) sum;
+        }
+        for (int c = 0; c < out; c++) {
+            g[gOff + c] += (float) sums[c];
         }
     }
 }

@@ -26,8 +26,8 @@ class ClassifierEvaluatorTest {
         float[] padded = Arrays.copyOf(x, 9 * E);
         Arrays.fill(padded, 5 * E, padded.length, Float.NaN);
         double[] g1 = new double[net.parameterCount()], g2 = new double[net.parameterCount()];
-        double l1 = addRow(net.bind(theta), x, 5, 1, 1.0, g1);
-        double l2 = addRow(net.bind(theta), padded, 5, 1, 1.0, g2);
+        double l1 = net.bind(theta).accumulate(x, 5, 1, 1.0, g1);
+        double l2 = net.bind(theta).accumulate(padded, 5, 1, 1.0, g2);
         assertEquals(l1, l2);
         assertArrayEquals(g1, g2);
     }
@@ -42,7 +42,7 @@ class ClassifierEvaluatorTest {
         for (int n : new int[] {5, 3, 5, 7, 1, 7}) {
             float[] x = random.normal(n * E, 1);
             double[] g1 = new double[net.parameterCount()], g2 = new double[net.parameterCount()];
-            assertEquals(addRow(net.bind(theta), x, n, n % K, 1.0, g1), addRow(reused, x, n, n % K, 1.0, g2));
+            assertEquals(net.bind(theta).accumulate(x, n, n % K, 1.0, g1), reused.accumulate(x, n, n % K, 1.0, g2));
             assertArrayEquals(g1, g2, "row of length " + n);
         }
     }
@@ -54,17 +54,17 @@ class ClassifierEvaluatorTest {
         ClassifierEvaluator step = net.bind(net.initialParameters(5));
         float[] x = new RandomTensors(6).normal(4 * E, 1);
         double[] one = new double[net.parameterCount()], weighted = new double[net.parameterCount()];
-        double loss = addRow(step, x, 4, 2, 1.0, one);
-        assertEquals(2.5 * loss, addRow(step, x, 4, 2, 2.5, weighted), 1e-12);
+        double loss = step.accumulate(x, 4, 2, 1.0, one);
+        assertEquals(2.5 * loss, step.accumulate(x, 4, 2, 2.5, weighted), 1e-12);
         double[] scaled = new double[one.length];
         for (int i = 0; i < one.length; i++) {
             scaled[i] = 2.5 * one[i];
         }
         ClassifierFixturesTest.assertRelative("weighted gradient", scaled, weighted, 1e-5);
         double[] copy = weighted.clone();
-        assertEquals(0.0, addRow(step, x, 4, 2, 0.0, weighted));
+        assertEquals(0.0, step.accumulate(x, 4, 2, 0.0, weighted));
         assertArrayEquals(copy, weighted);
-        addRow(step, x, 4, 2, 2.5, weighted);
+        step.accumulate(x, 4, 2, 2.5, weighted);
         for (int i = 0; i < one.length; i++) {
             assertEquals(2 * copy[i], weighted[i], 1e-12 + 1e-6 * Math.abs(copy[i]), "parameter " + i);
         }
@@ -85,8 +85,8 @@ class ClassifierEvaluatorTest {
         step.logits(y, 6, b);
         assertArrayEquals(a, b);
         double[] ga = new double[net.parameterCount()], gb = new double[net.parameterCount()];
-        addRow(step, x, 6, 0, 1.0, ga);
-        addRow(step, y, 6, 0, 1.0, gb);
+        step.accumulate(x, 6, 0, 1.0, ga);
+        step.accumulate(y, 6, 0, 1.0, gb);
         assertArrayEquals(ga, gb);
     }
 
@@ -98,7 +98,7 @@ class ClassifierEvaluatorTest {
         float[] x = new RandomTensors(12).normal(3 * E, 1);
         float[] z = new float[K];
         step.logits(x, 3, z);
-        double loss = addRow(step, x, 3, 1, 1.0, new double[net.parameterCount()]);
+        double loss = step.accumulate(x, 3, 1, 1.0, new double[net.parameterCount()]);
         assertEquals(Softmax.logSumExp(z, K) - z[1], loss, 1e-12);
     }
 
@@ -109,14 +109,14 @@ class ClassifierEvaluatorTest {
         ClassifierEvaluator step = net.bind(net.initialParameters(1));
         float[] x = new float[2 * E];
         double[] g = new double[net.parameterCount()];
-        assertMessage("label 3 is not a class in [0, 3)", () -> addRow(step, x, 2, 3, 1.0, g));
-        assertMessage("label -1", () -> addRow(step, x, 2, -1, 1.0, g));
-        assertMessage("row weight", () -> addRow(step, x, 2, 0, Double.NaN, g));
-        assertMessage("row weight", () -> addRow(step, x, 2, 0, -1.0, g));
-        assertMessage("row weight", () -> addRow(step, x, 2, 0, Double.POSITIVE_INFINITY, g));
-        assertMessage("at least one token", () -> addRow(step, x, 0, 0, 1.0, g));
-        assertMessage("fewer than 3 tokens", () -> addRow(step, x, 3, 0, 1.0, g));
-        assertMessage("gradient has 5 values", () -> addRow(step, x, 2, 0, 1.0, new double[5]));
+        assertMessage("label 3 is not a class in [0, 3)", () -> step.accumulate(x, 2, 3, 1.0, g));
+        assertMessage("label -1", () -> step.accumulate(x, 2, -1, 1.0, g));
+        assertMessage("row weight", () -> step.accumulate(x, 2, 0, Double.NaN, g));
+        assertMessage("row weight", () -> step.accumulate(x, 2, 0, -1.0, g));
+        assertMessage("row weight", () -> step.accumulate(x, 2, 0, Double.POSITIVE_INFINITY, g));
+        assertMessage("at least one token", () -> step.accumulate(x, 0, 0, 1.0, g));
+        assertMessage("fewer than 3 tokens", () -> step.accumulate(x, 3, 0, 1.0, g));
+        assertMessage("gradient has 5 values", () -> step.accumulate(x, 2, 0, 1.0, new double[5]));
         assertMessage("logits array has 2 values", () -> step.logits(x, 2, new float[2]));
     }
 
@@ -126,35 +126,20 @@ class ClassifierEvaluatorTest {
     }
 
     @Test
-    @DisplayName("rows summed in float32 groups of FLOAT_ROWS, then flushed, give the per-row float64 sums within "
-        + "float32 rounding, and the same bits every time")
-    void groupedSumsMatchPerRowSums() {
+    @DisplayName("a row's gradient does not depend on the rows before it: one evaluator over many rows adds what "
+        + "fresh evaluators add row by row, bit for bit")
+    void rowsAreIndependent() {
         AttentionClassifierNetwork net = new AttentionClassifierNetwork(E, 2, K, false, true, Pooling.MEAN);
         float[] theta = net.initialParameters(13);
         RandomTensors random = new RandomTensors(14);
-        int rows = 2 * ClassifierEvaluator.FLOAT_ROWS + 5;
-        float[][] x = new float[rows][];
-        for (int r = 0; r < rows; r++) {
-            x[r] = random.normal((1 + r % 6) * E, 1);
+        ClassifierEvaluator shared = net.bind(theta);
+        for (int r = 0; r < 20; r++) {
+            float[] x = random.normal((1 + r % 6) * E, 1);
+            double[] fresh = new double[net.parameterCount()], reused = new double[net.parameterCount()];
+            assertEquals(net.bind(theta).accumulate(x, 1 + r % 6, r % K, 1.0, fresh),
+                shared.accumulate(x, 1 + r % 6, r % K, 1.0, reused));
+            assertArrayEquals(fresh, reused, "row " + r);
         }
-        double[] perRow = new double[net.parameterCount()];
-        ClassifierEvaluator single = net.bind(theta);
-        double lossPerRow = 0;
-        for (int r = 0; r < rows; r++) {
-            lossPerRow += addRow(single, x[r], 1 + r % 6, r % K, 1.0, perRow);
-        }
-        double[][] grouped = new double[2][net.parameterCount()];
-        for (double[] g : grouped) {
-            ClassifierEvaluator evaluator = net.bind(theta);
-            double loss = 0;
-            for (int r = 0; r < rows; r++) {
-                loss += evaluator.accumulate(x[r], 1 + r % 6, r % K, 1.0, g);
-            }
-            evaluator.flush(g);
-            assertEquals(lossPerRow, loss);
-        }
-        assertArrayEquals(grouped[0], grouped[1]);
-        ClassifierFixturesTest.assertRelative("grouped gradient", perRow, grouped[0], 1e-5);
     }
 
     @Test
@@ -178,13 +163,5 @@ class ClassifierEvaluatorTest {
             assertArrayEquals(layer.forward(x, x, x, io.sparkattention.kernel.RowMask.NONE, AttentionWeightsMode.NONE,
                 new io.sparkattention.kernel.Workspace()).values(), a, name);
         }
-    }
-
-    /** One row's loss, its gradient added into {@code grad} (accumulate, then flush). */
-    private static double addRow(ClassifierEvaluator evaluator, float[] x, int length, int label, double weight,
-                                 double[] grad) {
-        double loss = evaluator.accumulate(x, length, label, weight, grad);
-        evaluator.flush(grad);
-        return loss;
     }
 }

@@ -113,7 +113,6 @@ final class ClassifierFixture {
             loss += step.accumulate(row(b), length(b), labels[b], weights[b], grad);
             total += weights[b];
         }
-        step.flush(grad);
         for (int i = 0; i < grad.length; i++) {
             grad[i] /= total;
         }

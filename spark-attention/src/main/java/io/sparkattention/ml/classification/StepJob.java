@@ -43,7 +43,6 @@ final class StepJob {
                 sums.weight += r.weight;
                 sums.rows++;
             }
-            bound.flush(sums.grad);
             return Collections.singletonList(sums).iterator();
         };
         return StepSums.inOrder(rows.mapPartitionsWithIndex(task, false).collect());
