@@ -6,6 +6,7 @@ import io.sparkattention.ml.StageSchema;
 import io.sparkattention.ml.StageUid;
 import io.sparkattention.nn.MultiHeadAttentionWeights;
 import io.sparkattention.rows.MatrixType;
+import org.apache.spark.SparkContext;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.ml.classification.ProbabilisticClassificationModel;
@@ -65,6 +66,16 @@ public final class AttentionClassificationModel
     private ClassifierParamSet params;
     /** Driver-side: not shipped with the model's row functions. */
     private transient AttentionClassifierSummary summary;
+    /**
+     * The parameters as executors read them: one broadcast per model and SparkContext, shared by
+     * every DataFrame this model's {@code transform} returns (a new one per call would keep a copy
+     * per call on every executor until each DataFrame is collected). A transform's DataFrame is
+     * lazy and may run any number of times, so no job marks a point after which the broadcast is
+     * unused: as for MLlib's models' broadcasts, Spark's ContextCleaner destroys it (on the driver
+     * and the executors) once the model and those DataFrames are unreachable.
+     */
+    private transient Broadcast<float[]> shipped;
+    private transient SparkContext shippedTo;
 
     /**
      * An empty model, without weights: what Spark Connect ML's service loader instantiates to list
@@ -76,13 +87,12 @@ public final class AttentionClassificationModel
     }
 
     AttentionClassificationModel(String uid, ClassifierArchitecture shape, float[] parameters) {
-        this(StageUid.pending(uid), shape, parameters, true);
+        this(StageUid.park(uid), shape, parameters);
     }
 
-    /** Runs after {@link StageUid#pending} parked the uid for MLlib's constructors; {@code pending} only marks it. */
-    private AttentionClassificationModel(String uid, ClassifierArchitecture shape, float[] parameters,
-                                         boolean pending) {
-        this.uid = StageUid.taken(uid);
+    /** Runs after {@link StageUid#park} parked the uid for MLlib's constructors. */
+    private AttentionClassificationModel(StageUid uid, ClassifierArchitecture shape, float[] parameters) {
+        this.uid = uid.take();
         if (shape != null && parameters.length != shape.network().parameterCount()) {
             throw new IllegalArgumentException("the " + shape + " network has " + shape.network().parameterCount()
                 + " parameters, got " + parameters.length);
@@ -259,8 +269,7 @@ public final class AttentionClassificationModel
     public Dataset<Row> transform(Dataset<?> dataset) {
         StructType out = transformSchema(dataset.schema(), true);
         LOG.info("AttentionClassificationModel transform: {}", ClassifierSchema.keyLengthNote(this, dataset.schema()));
-        JavaSparkContext sc = JavaSparkContext.fromSparkContext(dataset.sparkSession().sparkContext());
-        Broadcast<float[]> shipped = sc.broadcast(parameters);
+        Broadcast<float[]> shipped = shippedParameters(dataset.sparkSession().sparkContext());
         MatrixType type = MatrixType.of(dataset.schema().apply(getFeaturesCol()).dataType());
         List<Column> inputs = new ArrayList<>();
         inputs.add(col(getFeaturesCol()));
@@ -287,6 +296,15 @@ public final class AttentionClassificationModel
         return getRawPredictionCol().isEmpty() ? df.drop(raw) : df;
     }
 
+    /** This model's parameters broadcast to {@code sc}, made on first use there. */
+    synchronized Broadcast<float[]> shippedParameters(SparkContext sc) {
+        if (shipped == null || shippedTo != sc || sc.isStopped()) {
+            shipped = JavaSparkContext.fromSparkContext(sc).broadcast(parameters);
+            shippedTo = sc;
+        }
+        return shipped;
+    }
+
     /**
      * The logits of one sequence (every token valid).
      *
@@ -297,10 +315,7 @@ public final class AttentionClassificationModel
     public Vector predictRaw(Matrix features) {
         Objects.requireNonNull(features, "features");
         ClassifierArchitecture s = shape();
-        if (features.numCols() != s.embedDim || features.numRows() < 1) {
-            throw new IllegalArgumentException("features are " + features.numRows() + "×" + features.numCols()
-                + ", expected L×" + s.embedDim + " with L >= 1");
-        }
+        s.checkTokens(getFeaturesCol(), features.numRows(), features.numCols());
         float[] x = new float[features.numRows() * s.embedDim];
         for (int i = 0; i < features.numRows(); i++) {
             for (int j = 0; j < s.embedDim; j++) {

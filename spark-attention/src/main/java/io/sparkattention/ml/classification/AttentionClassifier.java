@@ -6,6 +6,7 @@ import io.sparkattention.ml.HadoopSafeTensors;
 import io.sparkattention.ml.StageUid;
 import io.sparkattention.nn.AttentionClassifierNetwork;
 import io.sparkattention.nn.Pooling;
+import io.sparkattention.sparkinternal.ParamsMetadata;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.ml.attribute.Attribute;
@@ -17,7 +18,6 @@ import org.apache.spark.ml.linalg.Matrix;
 import org.apache.spark.ml.param.IntParam;
 import org.apache.spark.ml.param.ParamMap;
 import org.apache.spark.ml.param.ParamValidators;
-import org.apache.spark.ml.util.DefaultParamsReader;
 import org.apache.spark.ml.util.DefaultParamsWritable;
 import org.apache.spark.ml.util.Identifiable$;
 import org.apache.spark.ml.util.MLReader;
@@ -87,12 +87,12 @@ public final class AttentionClassifier
      * @param uid the stage's uid
      */
     public AttentionClassifier(String uid) {
-        this(StageUid.pending(uid), true);
+        this(StageUid.park(uid));
     }
 
-    /** Runs after {@link StageUid#pending} parked the uid for MLlib's constructors; {@code pending} only marks it. */
-    private AttentionClassifier(String uid, boolean pending) {
-        this.uid = StageUid.taken(uid);
+    /** Runs after {@link StageUid#park} parked the uid for MLlib's constructors. */
+    private AttentionClassifier(StageUid uid) {
+        this.uid = uid.take();
         params = new ClassifierParamSet(this);
         numClasses = new IntParam(this, "numClasses", "number of classes K (>= 2); 0: from the label column's "
             + "metadata, else the initial weights, else the largest label + 1, where labels must be below "
@@ -180,10 +180,7 @@ public final class AttentionClassifier
         try (TrainingData data = TrainingData.decode(dataset, getFeaturesCol(), getLabelCol(), getWeightCol(),
             getKeyLengthCol(), classes)) {
             int embedDim = data.embedDim();
-            if (embedDim % getNumHeads() != 0) {
-                throw new IllegalArgumentException("numHeads (" + getNumHeads() + ") must divide the embedding width "
-                    + "E = " + embedDim + " of column " + getFeaturesCol());
-            }
+            ClassifierArchitecture.checkHeads(embedDim, getNumHeads(), "column " + getFeaturesCol());
             ClassifierArchitecture shape = new ClassifierArchitecture(embedDim, getNumHeads(),
                 classes.numClasses(data.profile.maxLabel), getCausal(), getResidual(), Pooling.parse(getPooling()));
             AttentionClassifierNetwork network = shape.network();
@@ -222,7 +219,7 @@ public final class AttentionClassifier
      * @return MLlib's default params reader
      */
     public static MLReader<AttentionClassifier> read() {
-        return new DefaultParamsReader<>();
+        return ParamsMetadata.reader();
     }
 
     /**

@@ -108,7 +108,7 @@ public interface AttentionClassifierParams<T extends AttentionClassifierParams<T
     }
 
     /**
-     * Token i attends to tokens j <= i only (default false).
+     * Token i attends to tokens j &lt;= i only (default false).
      *
      * @return the param
      */

@@ -17,7 +17,7 @@ import java.io.Serializable;
  * {@link AttentionClassifierParams}: one definition and one set of defaults for the Estimator and
  * its Model, as MLlib's Scala stages share a params trait.
  */
-final class ClassifierParamSet implements Serializable {
+public final class ClassifierParamSet implements Serializable {
 
     private static final long serialVersionUID = 1L;
 

@@ -1,6 +1,7 @@
 package io.sparkattention.ml.classification;
 
 import io.sparkattention.rows.MatrixType;
+import io.sparkattention.sparkinternal.InternalFrames;
 
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.sql.Column;
@@ -51,7 +52,7 @@ final class TrainingData implements AutoCloseable {
             : col(keyLengthCol).cast(DataTypes.IntegerType);
         Dataset<Row> selected = dataset.select(col(featuresCol), col(labelCol).cast(DataTypes.DoubleType), weight,
             keyLength);
-        JavaRDD<InternalRow> internal = selected.queryExecution().toRdd().toJavaRDD();
+        JavaRDD<InternalRow> internal = InternalFrames.rows(selected).toJavaRDD();
         JavaRDD<TrainingRow> rows = internal
             .mapPartitions(new TrainingDecoder(type, featuresCol, labelCol, weightCol, keyLengthCol, classes))
             .persist(StorageLevel.MEMORY_AND_DISK());

@@ -4,6 +4,7 @@ import io.sparkattention.io.SafeTensors;
 import io.sparkattention.ml.MultiHeadAttentionModel;
 import io.sparkattention.nn.MultiHeadAttentionWeights;
 import io.sparkattention.testing.SparkTestSession;
+import org.apache.spark.SparkContext;
 import org.apache.spark.ml.Pipeline;
 import org.apache.spark.ml.PipelineModel;
 import org.apache.spark.ml.PipelineStage;
@@ -39,6 +40,8 @@ import static io.sparkattention.ml.StageChecks.assertSaveLoad;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -92,6 +95,21 @@ class AttentionClassifierMLlibTest {
         assertEquals(3, single.size());
         assertThrows(IllegalArgumentException.class, () -> model.setNumHeads(4).transform(df),
             "the network's shape params cannot change on the model");
+    }
+
+    @Test
+    @DisplayName("a model's transforms share one broadcast of its parameters; a copy ships its own")
+    void oneBroadcastPerModel() {
+        Dataset<Row> df = ClassifierData.random(spark, 12, 4, 2, 23, 2);
+        AttentionClassificationModel model = stage().fit(df);
+        List<Row> first = model.transform(df).select("rawPrediction").collectAsList();
+        List<Row> second = model.transform(df).select("rawPrediction").collectAsList();
+        assertEquals(first, second);
+        SparkContext sc = spark.sparkContext();
+        assertSame(model.shippedParameters(sc), model.shippedParameters(sc));
+        AttentionClassificationModel copy = model.copy(ParamMap.empty());
+        assertNotSame(model.shippedParameters(sc), copy.shippedParameters(sc));
+        assertEquals(first, copy.transform(df).select("rawPrediction").collectAsList());
     }
 
     @Test
