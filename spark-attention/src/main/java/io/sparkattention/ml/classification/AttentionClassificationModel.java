@@ -2,6 +2,7 @@ package io.sparkattention.ml.classification;
 
 import io.sparkattention.exec.RowFunctions;
 import io.sparkattention.ml.MultiHeadAttentionModel;
+import io.sparkattention.ml.StageSchema;
 import io.sparkattention.ml.StageUid;
 import io.sparkattention.nn.MultiHeadAttentionWeights;
 import io.sparkattention.nn.Softmax;
@@ -26,8 +27,11 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.api.java.UDF1;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 
@@ -55,11 +59,14 @@ public final class AttentionClassificationModel
 
     private static final long serialVersionUID = 1L;
 
+    private static final Logger LOG = LoggerFactory.getLogger(AttentionClassificationModel.class);
+
     private final String uid;
     private final ClassifierArchitecture shape;
     private final float[] parameters;
     private ClassifierParamSet params;
-    private AttentionClassifierSummary summary;
+    /** Driver-side: not shipped with the model's row functions. */
+    private transient AttentionClassifierSummary summary;
     /**
      * The parameters as executors read them: one broadcast per model and SparkContext, shared by
      * every DataFrame this model's {@code transform} returns (a new one per call would keep a copy
@@ -159,8 +166,11 @@ public final class AttentionClassificationModel
         return shape == null ? -1 : shape.embedDim;
     }
 
-    AttentionClassificationModel withSummary(AttentionClassifierSummary trainingSummary) {
-        this.summary = trainingSummary;
+    /** Attaches the training summary: the figures on the training set and the objective history. */
+    AttentionClassificationModel withTrainingSummary(Dataset<?> training, double[] objectiveHistory) {
+        AttentionClassificationModel predicting = predicting();
+        summary = new AttentionClassifierSummary(predicting.transform(training), predicting.getPredictionCol(),
+            getLabelCol(), weightColIn(training), objectiveHistory);
         return this;
     }
 
@@ -170,7 +180,8 @@ public final class AttentionClassificationModel
     }
 
     /**
-     * The training summary: objective history and step count.
+     * The training summary: the training set's predictions and figures (accuracy, per-label and
+     * weighted precision, recall and F-measure), the objective history and the step count.
      *
      * @return the summary
      * @throws IllegalStateException for a loaded model, which has none (as in MLlib)
@@ -181,6 +192,31 @@ public final class AttentionClassificationModel
                 + "loaded, not fitted");
         }
         return summary;
+    }
+
+    /**
+     * The model's figures on a labelled set, as MLlib's {@code LogisticRegressionModel.evaluate}:
+     * the training summary's, without the objective history. Rows weigh their {@code weightCol}
+     * value when the set has that column, else 1.
+     *
+     * @param dataset a set with the features column (and key length column, if set) and {@code labelCol}
+     * @return the summary; its figures are computed on first use
+     */
+    public AttentionClassificationSummary evaluate(Dataset<?> dataset) {
+        StageSchema.field(dataset.schema(), getLabelCol(), "labelCol");
+        AttentionClassificationModel predicting = predicting();
+        return new AttentionClassificationSummary(predicting.transform(dataset), predicting.getPredictionCol(),
+            getLabelCol(), weightColIn(dataset));
+    }
+
+    /** This model, or a copy with a prediction column when its own is empty (as MLlib's summaries do). */
+    private AttentionClassificationModel predicting() {
+        return getPredictionCol().isEmpty() ? copy(new ParamMap()).setPredictionCol("prediction_" + uid) : this;
+    }
+
+    private String weightColIn(Dataset<?> dataset) {
+        String weight = getWeightCol();
+        return !weight.isEmpty() && Arrays.asList(dataset.columns()).contains(weight) ? weight : "";
     }
 
     /**
@@ -233,6 +269,7 @@ public final class AttentionClassificationModel
     @Override
     public Dataset<Row> transform(Dataset<?> dataset) {
         StructType out = transformSchema(dataset.schema(), true);
+        LOG.info("AttentionClassificationModel transform: {}", ClassifierSchema.keyLengthNote(this, dataset.schema()));
         Broadcast<float[]> shipped = shippedParameters(dataset.sparkSession().sparkContext());
         MatrixType type = MatrixType.of(dataset.schema().apply(getFeaturesCol()).dataType());
         List<Column> inputs = new ArrayList<>();

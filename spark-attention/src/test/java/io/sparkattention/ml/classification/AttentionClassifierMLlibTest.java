@@ -21,14 +21,19 @@ import org.apache.spark.ml.tuning.TrainValidationSplitModel;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 import static io.sparkattention.ml.StageChecks.assertParamsContract;
 import static io.sparkattention.ml.StageChecks.assertSaveLoad;
@@ -187,6 +192,40 @@ class AttentionClassifierMLlibTest {
         assertEquals(24, model.attention().transform(df).select("attn_output").count());
         assertThrows(IllegalArgumentException.class,
             () -> AttentionClassificationModel.fromSafeTensors(file, 3, false, true, "first"), "3 heads do not divide 8");
+    }
+
+    @Test
+    @DisplayName("two exports of one model are byte-identical, metadata keys in order, and leave no .crc file")
+    void exportIsDeterministic() throws IOException {
+        AttentionClassificationModel model = stage().setMaxIter(1).fit(ClassifierData.random(spark, 12, 4, 2, 63, 1));
+        Path a = dir.resolve("a.safetensors");
+        Path b = dir.resolve("b.safetensors");
+        model.exportPyTorch(a.toString());
+        model.exportPyTorch(b.toString());
+
+        assertArrayEquals(Files.readAllBytes(a), Files.readAllBytes(b));
+        try (Stream<Path> files = Files.list(dir)) {
+            assertEquals(Set.of("a.safetensors", "b.safetensors"),
+                files.map(f -> f.getFileName().toString()).collect(Collectors.toSet()));
+        }
+        List<String> keys = List.copyOf(SafeTensors.read(a).metadata().keySet());
+        assertEquals(keys.stream().sorted().toList(), keys);
+    }
+
+    @Test
+    @DisplayName("keyLengthCol is explicit: empty by default even when the input has key_length, and the line fit "
+        + "and transform log says which column bounds the tokens")
+    void keyLengthColumnIsExplicit() {
+        StructType schema = new StructType().add("features", ClassifierData.MATRIX).add("label", DataTypes.DoubleType)
+            .add("key_length", DataTypes.IntegerType);
+        AttentionClassifier stage = new AttentionClassifier();
+        assertEquals("", stage.getKeyLengthCol());
+        assertEquals("keyLengthCol is empty: every token of column features is valid; the input's key_length column "
+            + "is not used (setKeyLengthCol(\"key_length\") uses it)", ClassifierSchema.keyLengthNote(stage, schema));
+        assertEquals("keyLengthCol is empty: every token of column features is valid",
+            ClassifierSchema.keyLengthNote(stage, new StructType().add("features", ClassifierData.MATRIX)));
+        assertEquals("valid tokens per row of column features from column key_length (keyLengthCol)",
+            ClassifierSchema.keyLengthNote(stage.setKeyLengthCol("key_length"), schema));
     }
 
     /** rawPrediction values by row (rows ordered by their features' text, which is unique here). */
