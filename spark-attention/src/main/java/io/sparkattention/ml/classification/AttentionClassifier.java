@@ -44,7 +44,7 @@ import java.io.IOException;
  * ({@code keyLengthCol}: none by default, whatever the input's columns; fit logs the column used).
  * K comes from {@link #numClasses()}, else the label column's metadata ({@code NominalAttribute}),
  * else the initial weights, else the largest label + 1, which must stay below
- * {@value ClassCount#MAX_INFERRED_CLASSES} (see {@link ClassCount}).
+ * 1000 ({@code ClassCount.MAX_INFERRED_CLASSES}; see {@link ClassCount}).
  *
  * <p>{@code fit} validates everything first — the schema, every row (a label that is not an
  * integer in [0, K), a NaN or infinite feature, a bad weight or key length), {@code numHeads}
@@ -104,7 +104,7 @@ public final class AttentionClassifier
      * Number of classes K (an estimator param: the model's K is {@code numClasses()}). Default 0:
      * K comes from the label column's metadata ({@code NominalAttribute} or
      * {@code BinaryAttribute}), else from the initial weights, else it is the largest label + 1,
-     * and then every label must be below {@value ClassCount#MAX_INFERRED_CLASSES}: a stray label
+     * and then every label must be below 1000: a stray label
      * such as 10⁸ fails {@code fit} naming its row before anything is sized by it. Set it to
      * train more classes, or classes some of which the training set lacks. Given sources must agree.
      *
