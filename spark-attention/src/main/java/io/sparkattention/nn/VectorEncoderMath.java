@@ -62,7 +62,7 @@ final class VectorEncoderMath extends EncoderMath {
             VectorMask<Double> negative = x.compare(VectorOperators.LT, 0.0);
             p = p.blend(p.neg(), negative);
             DoubleVector g = x.mul(0.5).mul(p.add(1.0));
-            g.convertShape(VectorOperators.D2F, F_HALF, 0).reinterpretAsFloats().intoArray(y, i);
+            ((FloatVector) g.convertShape(VectorOperators.D2F, F_HALF, 0)).intoArray(y, i);
         }
         Gelu.apply(y, i, n);
     }
