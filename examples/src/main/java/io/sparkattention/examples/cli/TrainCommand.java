@@ -46,7 +46,7 @@ final class TrainCommand implements Callable<Integer> {
      * The number {@link AttentionClassifier} gives the first training row in its messages ("row N:",
      * the position in the input): train turns it into the record's file and line.
      */
-    static final long FIRST_TRAINING_ROW = 0;
+    static final long FIRST_TRAINING_ROW = 1;
 
     /** The key length column's usual name, which an input must not hold unnamed. */
     static final String KEY_LENGTH = "key_length";
