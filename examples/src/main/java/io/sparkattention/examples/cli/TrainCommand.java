@@ -8,10 +8,10 @@ import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.NumericType;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.PrintStream;
-import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -42,12 +42,19 @@ final class TrainCommand implements Callable<Integer> {
     static final List<String> POOLINGS = List.of("mean", "first", "last");
     /** Values of --solver. */
     static final List<String> SOLVERS = List.of("adam", "gd");
-    /** The key length column used when the input has it and --key-length-col is not given. */
+    /**
+     * The number {@link AttentionClassifier} gives the first training row in its messages ("row N:",
+     * the position in the input): train turns it into the record's file and line.
+     */
+    static final long FIRST_TRAINING_ROW = 1;
+
+    /** The key length column's usual name, which an input must not hold unnamed. */
     static final String KEY_LENGTH = "key_length";
+    /** The value of --key-length-col that uses no column. */
+    static final String NO_KEY_LENGTH = "none";
 
     @Option(names = "--input", required = true, paramLabel = "IN",
-        description = "JSON lines (.json, .jsonl, .ndjson, optionally compressed: .gz, .bz2, .deflate, .lz4, .snappy) "
-            + "or Parquet (.parquet) file, or a directory of files of one format. One row per sequence: the features "
+        description = InputFiles.INPUT_HELP + ". One row per sequence: the features "
             + "column L×E (rows may differ in L) and a numeric label (a class index 0, 1, ...).")
     String input;
 
@@ -55,11 +62,9 @@ final class TrainCommand implements Callable<Integer> {
         description = "Attention heads; must divide the embedding width E.")
     int numHeads;
 
-    @Option(names = "--output", required = true, paramLabel = "MODEL_DIR",
-        description = "Directory of the fitted model, loadable with AttentionClassificationModel.load (alone or as a "
-            + "pipeline stage). Never the current directory, an ancestor of it, the home directory or an input; its "
-            + "parent must exist. Written beside it and swapped in when complete.")
-    String output;
+    /** {@code --output}: the directory of the fitted model. */
+    @Mixin
+    OutputOptions output;
 
     @Option(names = "--features-col", defaultValue = "query", paramLabel = "COL",
         description = "Features column, L×E per row (default ${DEFAULT-VALUE}).")
@@ -74,8 +79,11 @@ final class TrainCommand implements Callable<Integer> {
     String weightCol;
 
     @Option(names = "--key-length-col", paramLabel = "COL",
-        description = "Valid tokens per row: tokens at positions >= its value are ignored (default: " + KEY_LENGTH
-            + " when the input has that column, else every token is valid).")
+        description = "Valid tokens per row: tokens at positions >= its value are ignored (padding). Default: none, "
+            + "every token is valid, as AttentionClassifier's keyLengthCol. No column is picked up by its name: an "
+            + "input with a " + KEY_LENGTH + " column needs --key-length-col " + KEY_LENGTH + " (or --key-length-col "
+            + NO_KEY_LENGTH + " to ignore it), so the command line and the Java API train the same model on the same "
+            + "data.")
     String keyLengthCol;
 
     @Option(names = "--causal", description = "Token i attends to tokens j <= i only.")
@@ -133,12 +141,8 @@ final class TrainCommand implements Callable<Integer> {
         description = "Also write the trained state_dict for load_state_dict in PyTorch (checked like --output).")
     String exportPyTorch;
 
-    @Option(names = "--master", paramLabel = "URL", description = "Spark master (default local[*]).")
-    String master;
-
-    @Option(names = "--overwrite",
-        description = "Replace existing outputs, only if they are earlier outputs of spark-attention.")
-    boolean overwrite;
+    @Mixin
+    MasterOption master;
 
     @Option(names = "--verbose", description = "Keep Spark's and the trainer's log output on stderr.")
     boolean verbose;
@@ -149,33 +153,38 @@ final class TrainCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         validate();
-        TrainOutputs outputs = TrainOutputs.check(this);
-        boolean json = InputFiles.inspect(input);
-        QuietLogs quiet = QuietLogs.unless(verbose);
-        try {
+        try (Outputs out = output.plan(OutputKind.directory()).add("--export-pytorch", exportPyTorch,
+                OutputKind.stateDict()).localOnly().input("--input", input).input("--initial-weights", initialWeights)
+                .check();
+             QuietLogs quiet = QuietLogs.unless(verbose)) {
+            boolean json = InputFiles.inspect(input);
             // After QuietLogs: the check builds the network, whose kernels log their implementation choice.
             InitialWeights.check(initialWeights, numHeads);
-            SparkSession spark = SparkSessions.start("spark-attention train", master);
+            SparkSession spark = master.start("train", out);
             Dataset<Row> rows = trainingRows(spark, json);
             AttentionClassifier stage = stage();
-            PrintStream out = System.out;
+            PrintStream stdout = System.out;
             stage.setTrainingListener((i, loss) -> {
-                out.println("{\"iteration\": " + i + ", \"loss\": " + loss + "}");
-                out.flush();
+                stdout.println("{\"iteration\": " + i + ", \"loss\": " + loss + "}");
+                stdout.flush();
             });
             AttentionClassificationModel model;
             try {
                 model = stage.fit(rows);
             } catch (IllegalArgumentException e) {
-                throw new BadInputException(optionNames(e.getMessage()), e);
+                throw rethrow(table.records(new BadInputException(optionNames(e.getMessage()), e),
+                    FIRST_TRAINING_ROW));
             } catch (Exception e) {
                 BadInputException record = BadRecords.describe(e, table);
-                throw record != null ? record : AttentionRun.readFailure(e, input);
+                throw record != null ? record
+                    : rethrow(table.records(AttentionRun.readFailure(e, input), FIRST_TRAINING_ROW));
             }
-            outputs.write(model);
+            model.write().save(out.main().uri());
+            if (exportPyTorch != null) {
+                model.exportPyTorch(out.get("--export-pytorch").uri());
+            }
+            out.publish();
             return 0;
-        } finally {
-            quiet.close();
         }
     }
 
@@ -237,12 +246,16 @@ final class TrainCommand implements Callable<Integer> {
         if (weightCol != null) {
             require(table, weightCol, "--weight-col");
         }
-        if (keyLengthCol != null) {
+        if (NO_KEY_LENGTH.equals(keyLengthCol)) {
+            keyLengthCol = null;
+        } else if (keyLengthCol != null) {
             require(table, keyLengthCol, "--key-length-col");
         } else if (table.has(KEY_LENGTH)) {
-            keyLengthCol = KEY_LENGTH;
+            throw new BadInputException("--input " + input + " has a column " + KEY_LENGTH + ", and no --key-length-col "
+                + "is given: --key-length-col " + KEY_LENGTH + " ignores each row's tokens past its length, "
+                + "--key-length-col " + NO_KEY_LENGTH + " treats every token as valid");
         }
-        // Rows keep their input order, so the stage's "row N" is the record's position in the input.
+        // Rows keep their input partitions and order, so the stage's "row N" is the record's position in the input.
         return table.rows.drop(table.rowIndexColumn);
     }
 
@@ -250,7 +263,7 @@ final class TrainCommand implements Callable<Integer> {
     private Map<String, ColumnKind> knownColumns() {
         Map<String, ColumnKind> known = new HashMap<>();
         known.put(KEY_LENGTH, ColumnKind.INTEGER);
-        if (keyLengthCol != null) {
+        if (keyLengthCol != null && !keyLengthCol.equals(NO_KEY_LENGTH)) {
             known.put(keyLengthCol, ColumnKind.INTEGER);
         }
         if (weightCol != null) {
