@@ -104,6 +104,43 @@ class BertEncoderModelTest {
         }
     }
 
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.CsvSource({"a, '', 2", "b, bert., 4", "c, 0.auto_model., 4"})
+    @DisplayName("random BERTs through fromOnnx and fromSafeTensors: embeddings within 1e-5 of their float64 reference")
+    void loadsOnnxAndSafeTensors(String name, String prefix, int heads) throws Exception {
+        String base = "/fixtures/encoder/random_bert_" + name;
+        List<int[]> sequences = new ArrayList<>();
+        List<double[]> expected = new ArrayList<>();
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        for (String line : Files.readAllLines(resource(base + ".jsonl"))) {
+            com.fasterxml.jackson.databind.JsonNode n = json.readTree(line);
+            int[] ids = new int[n.get("input_ids").size()];
+            for (int i = 0; i < ids.length; i++) {
+                ids[i] = n.get("input_ids").get(i).asInt();
+            }
+            double[] embedding = new double[n.get("embedding").size()];
+            for (int i = 0; i < embedding.length; i++) {
+                embedding[i] = n.get("embedding").get(i).asDouble();
+            }
+            sequences.add(ids);
+            expected.add(embedding);
+        }
+        for (BertEncoderModel model : List.of(BertEncoderModel.fromOnnx(resource(base + ".onnx").toString(), 0),
+            BertEncoderModel.fromSafeTensors(resource(base + ".safetensors").toString(), prefix, heads))) {
+            List<Row> rows = model.transform(ids(sequences)).orderBy("id").collectAsList();
+            for (int r = 0; r < rows.size(); r++) {
+                double[] got = ((Vector) rows.get(r).getAs("embedding")).toArray();
+                for (int i = 0; i < got.length; i++) {
+                    assertEquals(expected.get(r)[i], got[i], 1e-5, name + " sequence " + r + " component " + i);
+                }
+            }
+        }
+    }
+
+    private static Path resource(String name) throws java.net.URISyntaxException {
+        return Path.of(BertEncoderModelTest.class.getResource(name).toURI());
+    }
+
     @Test
     @DisplayName("batch invariance: outputs bitwise equal over 1, 3 and 7 partitions, shuffled neighbours, and the raw encoder")
     void outputsDoNotDependOnTheBatch() {
