@@ -31,7 +31,6 @@ import org.apache.spark.ml.util.MLWriter;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.functions;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
@@ -155,7 +154,7 @@ public final class BertEncoderModel extends Model<BertEncoderModel> implements M
     public static BertEncoderModel fromOnnx(String path, int numHeads) {
         Path p = new Path(path);
         try {
-            FileSystem fs = p.getFileSystem(hadoopConf());
+            FileSystem fs = p.getFileSystem(MultiHeadAttentionModel.hadoopConf());
             try (FSDataInputStream in = fs.open(p)) {
                 return new BertEncoderModel(BertModelFiles.fromOnnx(in, path, numHeads));
             }
@@ -177,7 +176,7 @@ public final class BertEncoderModel extends Model<BertEncoderModel> implements M
      */
     public static BertEncoderModel fromSafeTensors(String path, String prefix, int numHeads) {
         try {
-            SafeTensors file = HadoopSafeTensors.read(path, hadoopConf());
+            SafeTensors file = HadoopSafeTensors.read(path, MultiHeadAttentionModel.hadoopConf());
             return new BertEncoderModel(BertModelFiles.fromSafeTensors(file, prefix, numHeads));
         } catch (IOException e) {
             throw new UncheckedIOException(message(e, path), e);
@@ -592,14 +591,6 @@ public final class BertEncoderModel extends Model<BertEncoderModel> implements M
         BertConfig c = encoder.config();
         return "BertEncoderModel: uid=" + uid + ", layers=" + c.layers() + ", hidden=" + c.hidden() + ", heads="
             + c.heads() + ", vocab=" + c.vocabSize();
-    }
-
-    private static Configuration hadoopConf() {
-        Option<SparkSession> active = SparkSession.getActiveSession();
-        if (active.isEmpty()) {
-            active = SparkSession.getDefaultSession();
-        }
-        return active.isDefined() ? active.get().sparkContext().hadoopConfiguration() : new Configuration();
     }
 
     /** Params as MLlib metadata, weights as a Hugging Face BertModel safetensors file under {@code data/}. */

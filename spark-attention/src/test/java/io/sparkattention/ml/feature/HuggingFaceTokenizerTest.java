@@ -1,5 +1,6 @@
 package io.sparkattention.ml.feature;
 
+import io.sparkattention.testing.RootCause;
 import io.sparkattention.testing.SparkTestSession;
 import org.apache.spark.ml.Pipeline;
 import org.apache.spark.ml.PipelineModel;
@@ -126,7 +127,7 @@ class HuggingFaceTokenizerTest {
         HuggingFaceTokenizer tokenizer = HuggingFaceTokenizer.fromBytes(MiniLmReference.tokenizerJson())
             .setTokensCol("tokens").setTruncatedCol("truncated");
         Exception e = assertThrows(Exception.class, () -> tokenizer.transform(df).collectAsList());
-        String message = rootMessage(e);
+        String message = RootCause.message(e);
         assertTrue(message.contains("row 1") && message.contains("column text is null"), message);
 
         List<Row> skipped = tokenizer.setHandleInvalid("skip").transform(df).orderBy("id").collectAsList();
@@ -139,14 +140,6 @@ class HuggingFaceTokenizerTest {
         assertNull(nullRow.get(2));
         assertNull(nullRow.get(3));
         assertNull(nullRow.get(4));
-    }
-
-    private static String rootMessage(Throwable e) {
-        Throwable t = e;
-        while (t.getCause() != null) {
-            t = t.getCause();
-        }
-        return t.getMessage();
     }
 
     @Test
