@@ -71,7 +71,7 @@ import java.util.Set;
  * the row and position.
  *
  * <p>The encoder reaches the executors by one broadcast per model and SparkContext, made on the
- * first {@code transform} and reused by later ones; each executor JVM deserializes it once and
+ * first {@code transform} and reused by later ones and by the model's copies; each executor JVM deserializes it once and
  * prepares its projections once for all its tasks. Spark's context cleaner removes the broadcast
  * once the model is no longer referenced.
  *
@@ -556,6 +556,11 @@ public final class BertEncoderModel extends Model<BertEncoderModel> implements M
     @Override
     public BertEncoderModel copy(ParamMap extra) {
         BertEncoderModel copied = copyValues(new BertEncoderModel(uid, encoder), extra);
+        synchronized (this) {
+            // The same encoder: a copy (a CrossValidator's, a pipeline's) reuses the broadcast.
+            copied.shipped = shipped;
+            copied.shippedTo = shippedTo;
+        }
         return copied.setParent(parent());
     }
 

@@ -420,7 +420,13 @@ public final class HuggingFaceTokenizer extends Transformer implements MLWritabl
 
     @Override
     public HuggingFaceTokenizer copy(ParamMap extra) {
-        return copyValues(new HuggingFaceTokenizer(uid, json, source), extra);
+        HuggingFaceTokenizer copied = copyValues(new HuggingFaceTokenizer(uid, json, source), extra);
+        synchronized (this) {
+            // The same file: a copy reuses the broadcast.
+            copied.shipped = shipped;
+            copied.shippedTo = shippedTo;
+        }
+        return copied;
     }
 
     @Override
