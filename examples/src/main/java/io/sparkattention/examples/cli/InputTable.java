@@ -182,15 +182,24 @@ final class InputTable {
     }
 
     /**
-     * The error with its message's records named where the user finds them ({@link #records(String)})
-     * and the command's row index column taken out of column lists; {@code e} itself when its
-     * message names none.
+     * The error with its message's records named where the user finds them (see
+     * {@link #records(String, long)}) and the command's row index column taken out of column
+     * lists; {@code e} itself when its message names none. Rows are named as the attention stages name them: by the command's
+     * row id, or by position from 0.
      */
     Exception records(Exception e) {
+        return records(e, 0);
+    }
+
+    /**
+     * {@link #records(Exception)} for a stage that names rows by their position counted from
+     * {@code firstRow} (0 or 1).
+     */
+    Exception records(Exception e, long firstRow) {
         for (Throwable t = e; t != null && t.getCause() != t; t = t.getCause()) {
             String message = t.getMessage();
             if ((t instanceof IllegalArgumentException || t instanceof BadInputException) && message != null) {
-                String shown = records(hideIndex(message));
+                String shown = records(hideIndex(message), firstRow);
                 return shown.equals(message) ? e : new BadInputException(shown, e);
             }
         }
@@ -203,8 +212,11 @@ final class InputTable {
      * file, and the file's name for a directory), {@code --input PATH: row N:} for Parquet (the
      * row's position in the input, from 0, in the order Spark reads the files). Finding it costs
      * a job over the input (on this error path only).
+     *
+     * @param firstRow the number the message's stage gives the input's first row when it names
+     *                 rows by position (0 or 1); row ids are taken as they are
      */
-    String records(String message) {
+    String records(String message, long firstRow) {
         Matcher m = ROW_ID.matcher(message);
         StringBuilder out = new StringBuilder();
         List<Run> runs = null;
@@ -214,6 +226,7 @@ final class InputTable {
                 long id = Long.parseLong(m.group(1));
                 partition = m.group(2) != null ? Long.parseLong(m.group(2)) : id >>> LOCAL_BITS;
                 local = m.group(2) != null ? id : id & ((1L << LOCAL_BITS) - 1);
+                local -= partition == 0 ? firstRow : 0;
             } catch (NumberFormatException e) {
                 continue;
             }

@@ -164,8 +164,9 @@ final class PredictCommand implements Callable<Integer> {
         try {
             transformer.transformSchema(schema);
         } catch (IllegalArgumentException e) {
-            throw new BadInputException("--input " + input + " does not fit --model " + model + ": "
-                + ErrorReporting.oneLine(e.getMessage()) + " (the input's columns: " + table.columnList() + ")", e);
+            String reason = ErrorReporting.oneLine(e.getMessage());
+            throw new BadInputException("--input " + input + " does not fit --model " + model + ": " + reason
+                + (reason.contains("the input has") ? "" : " (the input's columns: " + table.columnList() + ")"), e);
         }
     }
 

@@ -42,6 +42,12 @@ final class TrainCommand implements Callable<Integer> {
     static final List<String> POOLINGS = List.of("mean", "first", "last");
     /** Values of --solver. */
     static final List<String> SOLVERS = List.of("adam", "gd");
+    /**
+     * The number {@link AttentionClassifier} gives the first training row in its messages ("row N:",
+     * the position in the input): train turns it into the record's file and line.
+     */
+    static final long FIRST_TRAINING_ROW = 1;
+
     /** The key length column's usual name, which an input must not hold unnamed. */
     static final String KEY_LENGTH = "key_length";
     /** The value of --key-length-col that uses no column. */
@@ -166,10 +172,12 @@ final class TrainCommand implements Callable<Integer> {
             try {
                 model = stage.fit(rows);
             } catch (IllegalArgumentException e) {
-                throw rethrow(table.records(new BadInputException(optionNames(e.getMessage()), e)));
+                throw rethrow(table.records(new BadInputException(optionNames(e.getMessage()), e),
+                    FIRST_TRAINING_ROW));
             } catch (Exception e) {
                 BadInputException record = BadRecords.describe(e, table);
-                throw record != null ? record : rethrow(table.records(AttentionRun.readFailure(e, input)));
+                throw record != null ? record
+                    : rethrow(table.records(AttentionRun.readFailure(e, input), FIRST_TRAINING_ROW));
             }
             model.write().save(out.main().uri());
             if (exportPyTorch != null) {

@@ -135,7 +135,8 @@ class HeatmapCommandTest {
         Path csv = Files.writeString(dir.resolve("rows.csv"), "a,b\n");
         assertBadInput(csv + ": unknown input format", "--input", csv.toString(), "--row", "0", "--output", out);
         Path broken = Files.writeString(dir.resolve("broken.jsonl"), "{\"attn_weights\": [[1.0]]}\n{not json\n");
-        assertBadInput(broken + ": cannot read", "--input", broken.toString(), "--row", "0", "--output", out);
+        assertBadInput("--input " + broken + ": malformed JSON record on line 2", "--input", broken.toString(), "--row",
+            "0", "--output", out);
         assertFalse(Files.exists(png), "no picture for bad input");
         assertFalse(Files.exists(dir.resolve("p.html")), "no page for bad input");
     }

@@ -106,13 +106,19 @@ class ReadmeWalkTest {
     private void pytorch(String walk) throws IOException, InterruptedException {
         Path module = root().resolve("examples/python/spark_attention_reference.py");
         Assumptions.assumeTrue(Files.isRegularFile(module), "skipped: no " + module);
-        Assumptions.assumeTrue(run(List.of("python3", "-c", "import torch"), "", null).exitCode == 0,
-            "skipped: python3 with torch is not installed");
+        // The python3 on the PATH, else Debian's, whose python3-torch package installs PyTorch.
+        String python = null;
+        for (String candidate : List.of("python3", "/usr/bin/python3")) {
+            if (python == null && run(List.of(candidate, "-c", "import torch"), "", null).exitCode == 0) {
+                python = candidate;
+            }
+        }
+        Assumptions.assumeTrue(python != null, "skipped: no python3 with torch (Debian: python3-torch)");
         Matcher snippet = Pattern.compile("python3 - <<'EOF'\n(.*?)\nEOF", Pattern.DOTALL).matcher(walk);
         assertTrue(snippet.find(), "the walk's Python snippet");
-        Result python = run(List.of("python3", "-"), snippet.group(1), root().resolve("examples/python"));
-        assertEquals(0, python.exitCode, python.output);
-        assertTrue(python.output.contains("PyTorch's logits match predict's rawPrediction"), python.output);
+        Result result = run(List.of(python, "-"), snippet.group(1), root().resolve("examples/python"));
+        assertEquals(0, result.exitCode, result.output);
+        assertTrue(result.output.contains("PyTorch's logits match predict's rawPrediction"), result.output);
     }
 
     private static final class Result {

@@ -141,15 +141,25 @@ class TrainCommandErrorsTest {
     }
 
     @Test
-    @DisplayName("a label outside the K classes of the initial weights names the row, the value and the file")
-    void labelOutsideTheClasses() throws IOException {
-        Path weights = initial(2, null, null);
-        assertBadInput(train(input(ROW0, ROW1.replace("\"label\":1", "\"label\":2")), "--initial-weights",
-            weights.toString()), "line 2: column label is 2, outside the 2 classes [0, 2)", "initial.safetensors");
+    @DisplayName("a stray large label exits 2 with one line naming the line and the class limit, not an OutOfMemoryError")
+    void strayLargeLabels() {
+        for (String label : new String[] {"1e8", "2e7", "1e9"}) {
+            assertBadInput(train(input(ROW0, ROW1.replace("\"label\":1", "\"label\":" + label))),
+                "in.jsonl: line 2: column label is " + Double.parseDouble(label) + ", outside [0, 1000)");
+        }
     }
 
     @Test
-    @DisplayName("a NaN feature, a NaN or negative weight name the row and the column")
+    @DisplayName("a label outside the K classes of the initial weights names the line, the value and the file")
+    void labelOutsideTheClasses() throws IOException {
+        Path weights = initial(2, null, null);
+        assertBadInput(train(input(ROW0, ROW1.replace("\"label\":1", "\"label\":2")), "--initial-weights",
+            weights.toString()), "line 2: column label is 2.0, outside [0, 2): the 2 classes of the initial "
+            + "weights", "initial.safetensors");
+    }
+
+    @Test
+    @DisplayName("a NaN feature, a NaN or negative weight name the line and the column")
     void nonFiniteValues() {
         assertBadInput(train(input(ROW0, ROW1.replace("0.3", "NaN"))),
             "line 2: column query has NaN at row 0, position 1");

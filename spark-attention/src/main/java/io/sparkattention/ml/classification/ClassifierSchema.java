@@ -10,6 +10,8 @@ import org.apache.spark.sql.types.IntegralType;
 import org.apache.spark.sql.types.NumericType;
 import org.apache.spark.sql.types.StructType;
 
+import java.util.Arrays;
+
 /**
  * The schema checks {@link AttentionClassifier} and {@link AttentionClassificationModel} share:
  * the features column holds L×E matrices of any accepted {@link MatrixType} (MLlib's check
@@ -18,6 +20,9 @@ import org.apache.spark.sql.types.StructType;
  * label (when fitting) and appends prediction, rawPrediction and probability.
  */
 final class ClassifierSchema {
+
+    /** The key length column's conventional name, which the command line uses when the input has it. */
+    static final String KEY_LENGTH = "key_length";
 
     private ClassifierSchema() {
     }
@@ -49,6 +54,24 @@ final class ClassifierSchema {
         }
         DataType featuresType = schema.apply(stage.getFeaturesCol()).dataType();
         return stage.validateAndTransformSchema(schema, fitting, featuresType);
+    }
+
+    /**
+     * The line {@code fit} and {@code transform} log about the key length column: which column
+     * bounds each row's valid tokens, or that every token is valid — also when the input has a
+     * {@code key_length} column, which only the command line picks up by itself.
+     */
+    static String keyLengthNote(AttentionClassifierParams<?> stage, StructType schema) {
+        String features = ((ProbabilisticClassifierParams) stage).getFeaturesCol();
+        if (!stage.getKeyLengthCol().isEmpty()) {
+            return "valid tokens per row of column " + features + " from column " + stage.getKeyLengthCol()
+                + " (keyLengthCol)";
+        }
+        String note = "keyLengthCol is empty: every token of column " + features + " is valid";
+        return Arrays.asList(schema.fieldNames()).contains(KEY_LENGTH)
+            ? note + "; the input's " + KEY_LENGTH + " column is not used (setKeyLengthCol(\"" + KEY_LENGTH
+                + "\") uses it)"
+            : note;
     }
 
     /** Adds the class count to the output columns' metadata, as MLlib's classification models do. */
