@@ -2,9 +2,8 @@ package io.sparkattention.ml.classification;
 
 import io.sparkattention.ml.StageSchema;
 import io.sparkattention.rows.MatrixType;
-
+import io.sparkattention.sparkinternal.MLSchemas;
 import org.apache.spark.ml.classification.ProbabilisticClassifierParams;
-import org.apache.spark.ml.util.SchemaUtils$;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.IntegralType;
 import org.apache.spark.sql.types.NumericType;
@@ -78,13 +77,13 @@ final class ClassifierSchema {
     static StructType withNumClasses(StructType schema, ProbabilisticClassifierParams stage, int numClasses) {
         StructType out = schema;
         if (!stage.getPredictionCol().isEmpty()) {
-            out = SchemaUtils$.MODULE$.updateNumValues(out, stage.getPredictionCol(), numClasses);
+            out = MLSchemas.withNumValues(out, stage.getPredictionCol(), numClasses);
         }
         if (!stage.getRawPredictionCol().isEmpty()) {
-            out = SchemaUtils$.MODULE$.updateAttributeGroupSize(out, stage.getRawPredictionCol(), numClasses);
+            out = MLSchemas.withVectorSize(out, stage.getRawPredictionCol(), numClasses);
         }
         if (!stage.getProbabilityCol().isEmpty()) {
-            out = SchemaUtils$.MODULE$.updateAttributeGroupSize(out, stage.getProbabilityCol(), numClasses);
+            out = MLSchemas.withVectorSize(out, stage.getProbabilityCol(), numClasses);
         }
         return out;
     }
