@@ -7,6 +7,7 @@ import io.sparkattention.nn.BertConfig;
 import io.sparkattention.nn.BertEncoder;
 import io.sparkattention.nn.SentencePooling;
 import io.sparkattention.rows.SequenceLayout;
+import io.sparkattention.sparkinternal.ParamsMetadata;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
@@ -21,9 +22,6 @@ import org.apache.spark.ml.param.IntParam;
 import org.apache.spark.ml.param.Param;
 import org.apache.spark.ml.param.ParamMap;
 import org.apache.spark.ml.param.ParamValidators;
-import org.apache.spark.ml.util.DefaultParamsReader$;
-import org.apache.spark.ml.util.DefaultParamsReader;
-import org.apache.spark.ml.util.DefaultParamsWriter$;
 import org.apache.spark.ml.util.Identifiable$;
 import org.apache.spark.ml.util.MLReader;
 import org.apache.spark.ml.util.MLWritable;
@@ -37,7 +35,6 @@ import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.Metadata;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
-import scala.Option;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -609,7 +606,7 @@ public final class BertEncoderModel extends Model<BertEncoderModel> implements M
         @Override
         public void saveImpl(String path) {
             BertEncoder encoder = instance.encoder();
-            DefaultParamsWriter$.MODULE$.saveMetadata(instance, path, sparkSession());
+            ParamsMetadata.save(instance, path, sparkSession());
             Path file = new Path(new Path(path, "data"), WEIGHTS_FILE);
             try {
                 FileSystem fs = file.getFileSystem(sparkSession().sparkContext().hadoopConfiguration());
@@ -627,23 +624,22 @@ public final class BertEncoderModel extends Model<BertEncoderModel> implements M
 
         @Override
         public BertEncoderModel load(String path) {
-            DefaultParamsReader.Metadata metadata = DefaultParamsReader$.MODULE$.loadMetadata(path, sparkSession(),
-                BertEncoderModel.class.getName());
+            return ParamsMetadata.load(path, sparkSession(), BertEncoderModel.class.getName(),
+                uid -> new BertEncoderModel(uid, readEncoder(path)));
+        }
+
+        private BertEncoder readEncoder(String path) {
             String file = new Path(new Path(path, "data"), WEIGHTS_FILE).toString();
-            BertEncoder encoder;
             try {
                 SafeTensors st = HadoopSafeTensors.read(file, sparkSession().sparkContext().hadoopConfiguration());
                 String heads = st.metadata().get(BertModelFiles.META_HEADS);
                 if (heads == null) {
                     throw new IOException(file + ": no " + BertModelFiles.META_HEADS + " in the file's metadata");
                 }
-                encoder = BertModelFiles.fromSafeTensors(st, "", Integer.parseInt(heads));
+                return BertModelFiles.fromSafeTensors(st, "", Integer.parseInt(heads));
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
-            BertEncoderModel model = new BertEncoderModel(metadata.uid(), encoder);
-            metadata.getAndSetParams(model, Option.empty());
-            return model;
         }
     }
 }
