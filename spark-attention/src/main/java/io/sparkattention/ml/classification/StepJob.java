@@ -1,7 +1,8 @@
 package io.sparkattention.ml.classification;
 
 import io.sparkattention.nn.AttentionClassifierNetwork;
-import io.sparkattention.nn.ClassifierStep;
+import io.sparkattention.nn.ClassifierEvaluator;
+import io.sparkattention.nn.Softmax;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.function.Function2;
 import org.apache.spark.broadcast.Broadcast;
@@ -30,7 +31,7 @@ final class StepJob {
                              Broadcast<float[]> parameters, double fraction, long seed, int step) {
         int count = network.parameterCount();
         Function2<Integer, Iterator<TrainingRow>, Iterator<StepSums>> task = (partition, it) -> {
-            ClassifierStep bound = network.bind(parameters.value());
+            ClassifierEvaluator bound = network.bind(parameters.value());
             StepSums sums = new StepSums(new double[count]);
             SplittableRandom sampler = fraction < 1 ? new SplittableRandom(samplingSeed(seed, step, partition)) : null;
             while (it.hasNext()) {
@@ -51,32 +52,19 @@ final class StepJob {
     static StepSums loss(JavaRDD<TrainingRow> rows, AttentionClassifierNetwork network, Broadcast<float[]> parameters,
                          int numClasses) {
         Function2<Integer, Iterator<TrainingRow>, Iterator<StepSums>> task = (partition, it) -> {
-            ClassifierStep bound = network.bind(parameters.value());
+            ClassifierEvaluator bound = network.bind(parameters.value());
             StepSums sums = new StepSums(null);
             float[] logits = new float[numClasses];
             while (it.hasNext()) {
                 TrainingRow r = it.next();
                 bound.logits(r.x, r.length, logits);
-                sums.loss += r.weight * crossEntropy(logits, r.label);
+                sums.loss += r.weight * Softmax.crossEntropy(logits, r.label);
                 sums.weight += r.weight;
                 sums.rows++;
             }
             return Collections.singletonList(sums).iterator();
         };
         return StepSums.inOrder(rows.mapPartitionsWithIndex(task, false).collect());
-    }
-
-    /** −log softmax(logits)[label], in double: logsumexp(logits) − logits[label]. */
-    static double crossEntropy(float[] logits, int label) {
-        double max = Double.NEGATIVE_INFINITY;
-        for (float z : logits) {
-            max = Math.max(max, z);
-        }
-        double sum = 0;
-        for (float z : logits) {
-            sum += Math.exp(z - max);
-        }
-        return max + Math.log(sum) - logits[label];
     }
 
     /** A seed that depends on (seed, step, partition) only, well spread even for neighbouring values. */
