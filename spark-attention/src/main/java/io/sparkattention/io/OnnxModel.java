@@ -10,6 +10,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -257,8 +258,8 @@ public final class OnnxModel {
             float f = 0f;
             long i = 0;
             OnnxTensor t = null;
-            FloatList floats = new FloatList();
-            LongList ints = new LongList();
+            Repeated floats = Repeated.ofFloats();
+            Repeated ints = Repeated.ofVarints();
             while (true) {
                 int tag = in.readTag();
                 if (tag == 0) {
@@ -284,18 +285,18 @@ public final class OnnxModel {
                     in.skipField(tag);
                 }
             }
-            return new OnnxNode.Attribute(name, f, i, t, floats.toArray(), ints.toArray());
+            return new OnnxNode.Attribute(name, f, i, t, floats.floats(), ints.longs());
         }
 
         private OnnxTensor tensor() throws IOException {
-            LongList dims = new LongList();
+            Repeated dims = Repeated.ofVarints();
             int dataType = 0;
             String name = "";
             ByteBuffer raw = null;
-            FloatList floatData = new FloatList();
-            LongList int64Data = new LongList();
-            LongList int32Data = new LongList();
-            DoubleList doubleData = new DoubleList();
+            Repeated floatData = Repeated.ofFloats();
+            Repeated int64Data = Repeated.ofVarints();
+            Repeated int32Data = Repeated.ofVarints();
+            Repeated doubleData = Repeated.ofDoubles();
             boolean external = false;
             while (true) {
                 int tag = in.readTag();
@@ -340,13 +341,8 @@ public final class OnnxModel {
                         in.skipField(tag);
                 }
             }
-            long[] int32 = int32Data.toArray();
-            int[] int32Values = new int[int32.length];
-            for (int k = 0; k < int32.length; k++) {
-                int32Values[k] = (int) int32[k];
-            }
-            return new OnnxTensor(source, name, dataType, dims.toArray(), raw, floatData.toArray(),
-                int64Data.toArray(), int32Values, doubleData.toArray(), external);
+            return new OnnxTensor(source, name, dataType, dims.longs(), raw, floatData.floats(), int64Data.longs(),
+                int32Data.ints(), doubleData.doubles(), external);
         }
 
         private static int wire(int tag) {
@@ -354,96 +350,91 @@ public final class OnnxModel {
         }
     }
 
-    /** A growable float list read from a packed or unpacked repeated float field. */
-    private static final class FloatList {
-        private float[] a = new float[0];
-        private int n;
-
-        void read(CodedInputStream in, int wire) throws IOException {
-            if (wire == WireFormat.WIRETYPE_LENGTH_DELIMITED) {
-                int old = in.pushLimit(in.readRawVarint32());
-                while (in.getBytesUntilLimit() > 0) {
-                    add(in.readFloat());
-                }
-                in.popLimit(old);
-            } else if (wire == WireFormat.WIRETYPE_FIXED32) {
-                add(in.readFloat());
-            } else {
-                throw new InvalidProtocolBufferException("a float field has wire type " + wire);
-            }
+    /**
+     * The values of a repeated numeric field, packed (one length-delimited run) or not (one tag per
+     * value), kept as 64-bit patterns: a float's or a double's raw bits, or an integer.
+     */
+    private static final class Repeated {
+        /** Reads one value of the field's type. */
+        @FunctionalInterface
+        interface Element {
+            long read(CodedInputStream in) throws IOException;
         }
 
-        private void add(float v) {
-            if (n == a.length) {
-                a = java.util.Arrays.copyOf(a, Math.max(8, 2 * n));
-            }
-            a[n++] = v;
-        }
+        static final Element FLOAT = in -> Float.floatToRawIntBits(in.readFloat());
+        static final Element DOUBLE = in -> Double.doubleToRawLongBits(in.readDouble());
+        static final Element VARINT = CodedInputStream::readInt64;
 
-        float[] toArray() {
-            return java.util.Arrays.copyOf(a, n);
-        }
-    }
-
-    /** A growable double list read from a packed or unpacked repeated double field. */
-    private static final class DoubleList {
-        private double[] a = new double[0];
-        private int n;
-
-        void read(CodedInputStream in, int wire) throws IOException {
-            if (wire == WireFormat.WIRETYPE_LENGTH_DELIMITED) {
-                int old = in.pushLimit(in.readRawVarint32());
-                while (in.getBytesUntilLimit() > 0) {
-                    add(in.readDouble());
-                }
-                in.popLimit(old);
-            } else if (wire == WireFormat.WIRETYPE_FIXED64) {
-                add(in.readDouble());
-            } else {
-                throw new InvalidProtocolBufferException("a double field has wire type " + wire);
-            }
-        }
-
-        private void add(double v) {
-            if (n == a.length) {
-                a = java.util.Arrays.copyOf(a, Math.max(8, 2 * n));
-            }
-            a[n++] = v;
-        }
-
-        double[] toArray() {
-            return java.util.Arrays.copyOf(a, n);
-        }
-    }
-
-    /** A growable long list read from a packed or unpacked repeated varint field (int32 or int64). */
-    private static final class LongList {
+        private final Element element;
+        /** The wire type of one unpacked value. */
+        private final int unpackedWire;
         private long[] a = new long[0];
         private int n;
 
+        Repeated(Element element, int unpackedWire) {
+            this.element = element;
+            this.unpackedWire = unpackedWire;
+        }
+
+        static Repeated ofFloats() {
+            return new Repeated(FLOAT, WireFormat.WIRETYPE_FIXED32);
+        }
+
+        static Repeated ofDoubles() {
+            return new Repeated(DOUBLE, WireFormat.WIRETYPE_FIXED64);
+        }
+
+        static Repeated ofVarints() {
+            return new Repeated(VARINT, WireFormat.WIRETYPE_VARINT);
+        }
+
         void read(CodedInputStream in, int wire) throws IOException {
             if (wire == WireFormat.WIRETYPE_LENGTH_DELIMITED) {
                 int old = in.pushLimit(in.readRawVarint32());
                 while (in.getBytesUntilLimit() > 0) {
-                    add(in.readInt64());
+                    add(element.read(in));
                 }
                 in.popLimit(old);
-            } else if (wire == WireFormat.WIRETYPE_VARINT) {
-                add(in.readInt64());
+            } else if (wire == unpackedWire) {
+                add(element.read(in));
             } else {
-                throw new InvalidProtocolBufferException("an integer field has wire type " + wire);
+                throw new InvalidProtocolBufferException("a repeated numeric field has wire type " + wire);
             }
         }
 
         private void add(long v) {
             if (n == a.length) {
-                a = java.util.Arrays.copyOf(a, Math.max(8, 2 * n));
+                a = Arrays.copyOf(a, Math.max(8, 2 * n));
             }
             a[n++] = v;
         }
 
-        long[] toArray() {
-            return java.util.Arrays.copyOf(a, n);
+        long[] longs() {
+            return Arrays.copyOf(a, n);
+        }
+
+        int[] ints() {
+            int[] out = new int[n];
+            for (int i = 0; i < n; i++) {
+                out[i] = (int) a[i];
+            }
+            return out;
+        }
+
+        float[] floats() {
+            float[] out = new float[n];
+            for (int i = 0; i < n; i++) {
+                out[i] = Float.intBitsToFloat((int) a[i]);
+            }
+            return out;
+        }
+
+        double[] doubles() {
+            double[] out = new double[n];
+            for (int i = 0; i < n; i++) {
+                out[i] = Double.longBitsToDouble(a[i]);
+            }
+            return out;
         }
     }
 }

@@ -25,6 +25,16 @@ public abstract class LinearKernel {
     }
 
     /**
+     * True when each row of y is computed by the same operations whatever m is and wherever the
+     * row sits among the m: then stacking several sequences into one call gives each of them the
+     * bits it gets alone. The BLAS-backed implementation answers false (a BLAS may choose its
+     * blocking by m).
+     */
+    boolean rowsIndependent() {
+        return false;
+    }
+
+    /**
      * The weight {@code W[n×k]} (row-major, PyTorch's {@code out×in}) in this implementation's
      * layout; {@code w} itself when it needs none. n, k ≥ 1.
      */

@@ -87,6 +87,15 @@ public final class LinearWeight {
         return in;
     }
 
+    /**
+     * True when a row of {@link #apply}'s output depends on that row of x alone, bit for bit,
+     * whatever m is and wherever the row sits: stacking sequences into one call is then
+     * invisible in the results.
+     */
+    public boolean rowsIndependent() {
+        return kernel.rowsIndependent();
+    }
+
     /** The kernel this weight was prepared for. */
     public LinearKernel kernel() {
         return kernel;

@@ -56,6 +56,16 @@ final class VectorLinearKernel extends LinearKernel {
         return LANES >= 16;
     }
 
+    /**
+     * Every row block runs the same micro-kernel over the same depth blocks, and a short last
+     * block is computed as a zero-padded full one and added the same way: a row's values do not
+     * depend on m or on the row's place.
+     */
+    @Override
+    boolean rowsIndependent() {
+        return true;
+    }
+
     @Override
     float[] pack(float[] w, int n, int k) {
         float[] packed = new float[checkedPackedSize(n, k)];

@@ -2,6 +2,7 @@ package io.sparkattention.nn;
 
 import io.sparkattention.kernel.AttentionShape;
 import io.sparkattention.kernel.AttentionSpec;
+import io.sparkattention.kernel.DirectAttention;
 import io.sparkattention.kernel.FlashAttention;
 import io.sparkattention.kernel.LinearWeight;
 import io.sparkattention.kernel.RowMask;
@@ -35,6 +36,16 @@ public final class BertEncoder implements Serializable {
 
     /** Per-thread buffers, grown to the longest sequence seen; shared by all encoders of the thread. */
     private static final ThreadLocal<EncoderScratch> SCRATCH = ThreadLocal.withInitial(EncoderScratch::new);
+
+    /**
+     * Longest sequence whose attention runs on {@link DirectAttention} rather than the tiled
+     * {@link FlashAttention}: the direct path took 0.17–0.27× the tiled kernel's time at L = 24–90
+     * (MiniLM's 12 heads of 32), 1.6× at L = 256 (EncoderParts, CPU time per call).
+     */
+    static final int DIRECT_MAX_LENGTH = 128;
+
+    /** GELU and LayerNorm of this JVM. */
+    private static final EncoderMath MATH = EncoderMath.INSTANCE;
 
     private final BertWeights weights;
     private final FlashAttention kernel;
@@ -112,60 +123,133 @@ public final class BertEncoder implements Serializable {
         }
     }
 
-    private float[] run(int[] ids, int attentionLayer, float[] headWeights) {
-        BertConfig c = config();
-        int L = ids.length, E = c.hidden(), F = c.intermediate(), H = c.heads();
-        float[] x = new float[L * E];
-        if (L == 0) {
-            return x;
-        }
-        Prepared p = prepared();
-        EncoderScratch s = SCRATCH.get();
-        s.ensure(L, E, F, H);
-        embed(ids, x);
-        AttentionShape shape = AttentionShape.self(L, H, c.headDim());
-        for (int n = 0; n < c.layers(); n++) {
-            PreparedLayer layer = p.layers[n];
-            layer.qkv.apply(x, L, s.qkv);
-            split(s.qkv, L, E, s.q, s.k, s.v);
-            boolean keep = n == attentionLayer;
-            kernel.forward(shape, s.q, s.k, s.v, RowMask.NONE, s.context, keep ? s.lse : null, s.workspace);
-            if (keep) {
-                kernel.weights(shape, s.q, s.k, RowMask.NONE, s.lse, true, headWeights, s.workspace);
+    /**
+     * The last hidden states of several sequences, each bit for bit what {@link #forward(int[])}
+     * gives it alone: when the projection kernel computes every row independently of the others
+     * ({@link LinearWeight#rowsIndependent()}, the Vector API kernel) the sequences are stacked
+     * into one call of each projection, so its weights are read once for all of them; otherwise
+     * they run one at a time. Attention, GELU and LayerNorm are per sequence and per row anyway.
+     *
+     * @param batch token id sequences
+     * @return one L×hidden array per sequence, in order
+     * @throws IllegalArgumentException as {@link #forward(int[])}, naming the sequence (0-based)
+     */
+    public float[][] forward(int[][] batch) {
+        Objects.requireNonNull(batch, "batch");
+        float[][] out = new float[batch.length][];
+        long total = 0;
+        for (int r = 0; r < batch.length; r++) {
+            try {
+                checkIds(batch[r]);
+            } catch (IllegalArgumentException | NullPointerException e) {
+                throw new IllegalArgumentException("sequence " + r + " of the batch: " + e.getMessage(), e);
             }
-            layer.attentionOutput.apply(s.context, L, s.projected);
-            LayerNorm.apply(x, s.projected, L, E, layer.w.attentionNormWeight(), layer.w.attentionNormBias(),
-                c.layerNormEps());
-            layer.intermediate.apply(x, L, s.hidden);
-            Gelu.apply(s.hidden, 0, L * F);
-            layer.output.apply(s.hidden, L, s.projected);
-            LayerNorm.apply(x, s.projected, L, E, layer.w.outputNormWeight(), layer.w.outputNormBias(),
-                c.layerNormEps());
+            total += batch[r].length;
         }
+        if (total * 3 * config().hidden() > Integer.MAX_VALUE - 8 || total * config().intermediate()
+            > Integer.MAX_VALUE - 8 || !prepared().layers[0].qkv.rowsIndependent()) {
+            for (int r = 0; r < batch.length; r++) {
+                out[r] = run(batch[r], -1, null);
+            }
+            return out;
+        }
+        int E = config().hidden();
+        int[] starts = new int[batch.length + 1];
+        for (int r = 0; r < batch.length; r++) {
+            starts[r + 1] = starts[r] + batch[r].length;
+        }
+        float[] x = new float[starts[batch.length] * E];
+        encode(batch, starts, x, -1, null);
+        for (int r = 0; r < batch.length; r++) {
+            out[r] = java.util.Arrays.copyOfRange(x, starts[r] * E, starts[r + 1] * E);
+        }
+        return out;
+    }
+
+    private float[] run(int[] ids, int attentionLayer, float[] headWeights) {
+        float[] x = new float[ids.length * config().hidden()];
+        encode(new int[][] {ids}, new int[] {0, ids.length}, x, attentionLayer, headWeights);
         return x;
     }
 
-    /** {@code x = LN(word[ids] + position[0..L) + tokenType[0])}. */
-    private void embed(int[] ids, float[] x) {
+    /**
+     * Encodes sequences stacked in x: sequence r holds rows {@code [starts[r], starts[r+1])}.
+     * The probabilities of layer {@code attentionLayer} are written for a single sequence only.
+     */
+    private void encode(int[][] batch, int[] starts, float[] x, int attentionLayer, float[] headWeights) {
         BertConfig c = config();
-        int E = c.hidden();
+        int M = starts[batch.length], E = c.hidden(), F = c.intermediate(), H = c.heads();
+        if (M == 0) {
+            return;
+        }
+        Prepared p = prepared();
+        EncoderScratch s = SCRATCH.get();
+        s.ensure(M, E, F, H);
+        for (int r = 0; r < batch.length; r++) {
+            embed(batch[r], x, starts[r] * E);
+        }
+        MATH.layerNorm(x, null, M, E, weights.tensor(BertWeights.EMBEDDINGS_NORM_WEIGHT),
+            weights.tensor(BertWeights.EMBEDDINGS_NORM_BIAS), c.layerNormEps());
+        for (int n = 0; n < c.layers(); n++) {
+            PreparedLayer layer = p.layers[n];
+            layer.qkv.apply(x, M, s.qkv);
+            for (int r = 0; r < batch.length; r++) {
+                attention(s, starts[r], starts[r + 1] - starts[r], n == attentionLayer ? headWeights : null);
+            }
+            layer.attentionOutput.apply(s.context, M, s.projected);
+            MATH.layerNorm(x, s.projected, M, E, layer.w.attentionNormWeight(), layer.w.attentionNormBias(),
+                c.layerNormEps());
+            layer.intermediate.apply(x, M, s.hidden);
+            MATH.gelu(s.hidden, M * F);
+            layer.output.apply(s.hidden, M, s.projected);
+            MATH.layerNorm(x, s.projected, M, E, layer.w.outputNormWeight(), layer.w.outputNormBias(),
+                c.layerNormEps());
+        }
+    }
+
+    /** Rows from {@code offset} of x: {@code word[ids] + position[0..L) + tokenType[0]} (normalised by the caller). */
+    private void embed(int[] ids, float[] x, int offset) {
+        int E = config().hidden();
         float[] word = weights.tensor(BertWeights.WORD_EMBEDDINGS);
         float[] position = weights.tensor(BertWeights.POSITION_EMBEDDINGS);
         float[] type = weights.tensor(BertWeights.TOKEN_TYPE_EMBEDDINGS);
         for (int i = 0; i < ids.length; i++) {
-            int w = ids[i] * E, p = i * E, o = i * E;
+            int w = ids[i] * E, p = i * E, o = offset + i * E;
             for (int j = 0; j < E; j++) {
                 x[o + j] = word[w + j] + position[p + j] + type[j];
             }
         }
-        LayerNorm.apply(x, null, ids.length, E, weights.tensor(BertWeights.EMBEDDINGS_NORM_WEIGHT),
-            weights.tensor(BertWeights.EMBEDDINGS_NORM_BIAS), c.layerNormEps());
     }
 
-    /** Splits L×3E {@code [q | k | v]} rows into three L×E arrays. */
-    private static void split(float[] qkv, int L, int E, float[] q, float[] k, float[] v) {
+    /**
+     * One sequence's attention, rows {@code [row0, row0 + L)} of {@code s.qkv} (3E wide) into the
+     * same rows of {@code s.context} (E wide): up to {@link #DIRECT_MAX_LENGTH} tokens straight
+     * from the fused projection ({@link DirectAttention}), beyond it the tiled kernel on q, k and v
+     * split out. Writes the heads' probabilities (H×L×L) when {@code probs} is not null.
+     */
+    private void attention(EncoderScratch s, int row0, int L, float[] probs) {
+        BertConfig c = config();
+        int E = c.hidden(), H = c.heads();
+        if (L <= DIRECT_MAX_LENGTH) {
+            DirectAttention.selfAttention(s.qkv, row0 * 3 * E, L, H, c.headDim(),
+                kernel.spec().scaleFor(c.headDim()), s.context, row0 * E, probs, s.direct);
+            return;
+        }
+        s.ensureSplit(L, E, H);
+        split(s.qkv, row0 * 3 * E, L, E, s.q, s.k, s.v);
+        AttentionShape shape = AttentionShape.self(L, H, c.headDim());
+        kernel.forward(shape, s.q, s.k, s.v, RowMask.NONE, s.splitContext, probs != null ? s.lse : null,
+            s.workspace);
+        if (probs != null) {
+            kernel.weights(shape, s.q, s.k, RowMask.NONE, s.lse, true, probs, s.workspace);
+        }
+        System.arraycopy(s.splitContext, 0, s.context, row0 * E, L * E);
+    }
+
+    /** Splits L×3E {@code [q | k | v]} rows from {@code offset} into three L×E arrays. */
+    private static void split(float[] qkv, int offset, int L, int E, float[] q, float[] k, float[] v) {
         for (int i = 0; i < L; i++) {
-            int src = i * 3 * E, dst = i * E;
+            int src = offset + i * 3 * E, dst = i * E;
             System.arraycopy(qkv, src, q, dst, E);
             System.arraycopy(qkv, src + E, k, dst, E);
             System.arraycopy(qkv, src + 2 * E, v, dst, E);
@@ -225,21 +309,24 @@ public final class BertEncoder implements Serializable {
     }
 
     /**
-     * One thread's buffers: the projections' outputs for up to {@link #capacity} tokens, and the
-     * attention's inputs and output exactly L rows long (the kernel takes whole arrays).
+     * One thread's buffers: the projections' outputs and the context for up to {@link #capacity}
+     * stacked tokens; for the tiled kernel, one sequence's q, k, v, context and log-sum-exp exactly
+     * L rows long (it takes whole arrays).
      */
     private static final class EncoderScratch {
         int capacity;
-        int length = -1;
+        int splitLength = -1;
         float[] qkv = new float[0];
         float[] q = new float[0];
         float[] k = new float[0];
         float[] v = new float[0];
         float[] context = new float[0];
+        float[] splitContext = new float[0];
         float[] projected = new float[0];
         float[] hidden = new float[0];
         float[] lse = new float[0];
         final Workspace workspace = new Workspace();
+        final DirectAttention.Workspace direct = new DirectAttention.Workspace();
         int width;
         int ffn;
         int heads;
@@ -249,21 +336,25 @@ public final class BertEncoder implements Serializable {
             if (!sameModel || L > capacity) {
                 int n = sameModel ? Math.max(L, capacity) : L;
                 qkv = new float[n * 3 * E];
+                context = new float[n * E];
                 projected = new float[n * E];
                 hidden = new float[n * F];
                 capacity = n;
                 width = E;
                 ffn = F;
                 heads = H;
-                length = -1;
+                splitLength = -1;
             }
-            if (L != length) {
+        }
+
+        void ensureSplit(int L, int E, int H) {
+            if (L != splitLength) {
                 q = new float[L * E];
                 k = new float[L * E];
                 v = new float[L * E];
-                context = new float[L * E];
+                splitContext = new float[L * E];
                 lse = new float[L * H];
-                length = L;
+                splitLength = L;
             }
         }
     }

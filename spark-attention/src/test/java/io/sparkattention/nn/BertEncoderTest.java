@@ -106,6 +106,26 @@ class BertEncoderTest {
     }
 
     @Test
+    void aBatchGivesEverySequenceTheBitsItGetsAlone() throws IOException {
+        int[][] batch = {randomIds(5, 1), new int[0], randomIds(1, 2), randomIds(64, 3), randomIds(17, 4)};
+        float[][] together = encoder.forward(batch);
+        assertEquals(batch.length, together.length);
+        for (int r = 0; r < batch.length; r++) {
+            assertArrayEquals(encoder.forward(batch[r]), together[r], "sequence " + r);
+        }
+        BertEncoder minilm = io.sparkattention.io.BundledModels.encoder("all-minilm-l6-v2");
+        int[][] texts = {randomIds(23, 5), randomIds(130, 6), randomIds(2, 7), randomIds(57, 8)};
+        float[][] states = minilm.forward(texts);
+        for (int r = 0; r < texts.length; r++) {
+            assertArrayEquals(minilm.forward(texts[r]), states[r], "MiniLM sequence " + r);
+        }
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+            () -> encoder.forward(new int[][] {randomIds(3, 1), {1, 200}}));
+        assertTrue(e.getMessage().contains("sequence 1 of the batch") && e.getMessage().contains("position 1"),
+            e.getMessage());
+    }
+
+    @Test
     void poolingModes() {
         float[] states = {1, -2, 3, 4, 2, -5};
         assertArrayEquals(new float[] {2, -1}, SentencePooling.pool(states, 3, 2, SentencePooling.Mode.MEAN, false));
@@ -126,6 +146,22 @@ class BertEncoderTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
             () -> new BertConfig(1, 32, 3, 64, 64, 100, 2, 1e-12f));
         assertTrue(e.getMessage().contains("heads (3) must divide hidden (32)"), e.getMessage());
+    }
+
+    @Test
+    void longSequencesOnTheTiledKernelMatchFloat64() throws IOException {
+        BertEncoder minilm = io.sparkattention.io.BundledModels.encoder("all-minilm-l6-v2");
+        for (int L : new int[] {BertEncoder.DIRECT_MAX_LENGTH, BertEncoder.DIRECT_MAX_LENGTH + 1, 300}) {
+            Random r = new Random(L);
+            int[] ids = new int[L];
+            for (int i = 0; i < L; i++) {
+                ids[i] = 1000 + r.nextInt(28000);
+            }
+            double err = Float64Bert.worstRelative(minilm.forward(ids), Float64Bert.forward(minilm.weights(), ids), 384);
+            assertTrue(err <= 1e-5, "L=" + L + ": relative error " + err);
+            float[] probs = new float[12 * L * L];
+            assertArrayEquals(minilm.forward(ids), minilm.forward(ids, 3, probs));
+        }
     }
 
     private static int[] randomIds(int length, long seed) {

@@ -64,12 +64,20 @@ class GeluTest {
         }
         float[] y = xs.clone();
         Gelu.apply(y, 0, y.length);
+        float[] vector = xs.clone();
+        EncoderMath.INSTANCE.gelu(vector, vector.length - 3);
         double worst = 0;
         for (int i = 0; i < xs.length; i++) {
             double exact = 0.5 * xs[i] * (1 + exactErf(xs[i] / Math.sqrt(2)));
             worst = Math.max(worst, Math.abs(y[i] - exact) / Math.max(Math.abs(exact), 1));
             assertEquals(Gelu.gelu(xs[i]), y[i], "apply and gelu agree at " + xs[i]);
+            assertEquals(i < xs.length - 3 ? y[i] : xs[i], vector[i], EncoderMath.INSTANCE.name() + " at " + xs[i]);
         }
         assertTrue(worst <= 1e-7, "largest error " + worst);
+    }
+
+    @Test
+    void theVectorPathIsTheOneInUseWhenTheModuleIsVisible() {
+        assertTrue(EncoderMath.INSTANCE.name().startsWith("vector"), EncoderMath.INSTANCE.name());
     }
 }

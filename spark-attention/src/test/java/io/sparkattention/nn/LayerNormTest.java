@@ -23,9 +23,11 @@ class LayerNormTest {
                 g[j] = (float) (1 + 0.3 * rnd.nextGaussian());
                 b[j] = (float) rnd.nextGaussian();
             }
-            for (boolean residual : new boolean[] {false, true}) {
+            for (int variant = 0; variant < 4; variant++) {
+                boolean residual = variant % 2 == 1;
+                EncoderMath math = variant < 2 ? new EncoderMath.Scalar() : EncoderMath.INSTANCE;
                 float[] y = x.clone();
-                LayerNorm.apply(y, residual ? r : null, rows, E, g, b, 1e-5f);
+                math.layerNorm(y, residual ? r : null, rows, E, g, b, 1e-5f);
                 for (int i = 0; i < rows; i++) {
                     double mean = 0, var = 0;
                     for (int j = 0; j < E; j++) {
@@ -41,7 +43,7 @@ class LayerNormTest {
                         double v = x[i * E + j] + (residual ? (double) r[i * E + j] : 0);
                         double exact = (v - mean) / Math.sqrt(var + 1e-5) * g[j] + b[j];
                         double err = Math.abs(y[i * E + j] - exact);
-                        assertTrue(err <= 2e-6 * Math.max(1, Math.abs(exact)), "E=" + E + " row " + i + " col " + j
+                        assertTrue(err <= 2e-6 * Math.max(1, Math.abs(exact)), math.name() + " E=" + E + " row " + i + " col " + j
                             + ": " + y[i * E + j] + " vs " + exact);
                     }
                 }

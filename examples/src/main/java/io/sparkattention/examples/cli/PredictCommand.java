@@ -79,10 +79,7 @@ final class PredictCommand implements Callable<Integer> {
             throw new BadInputException("--features-col: the column name is empty");
         }
         SavedModel saved = SavedModel.read(model);
-        saved.loader();
-        for (SavedModel stage : saved.stages()) {
-            stage.loader();
-        }
+        saved.checkLoadable();
         if (featuresCol != null && saved.isPipeline()) {
             throw new BadInputException("--features-col applies to a single AttentionClassificationModel; --model "
                 + model + " is a PipelineModel, which reads the columns its stages were built with");

@@ -132,7 +132,7 @@ final class SavedModel {
      *
      * @throws BadInputException naming the class when it is not on the class path or cannot be loaded so
      */
-    Method loader() {
+    private Method loader() {
         Class<?> type;
         try {
             type = Class.forName(className, false, Thread.currentThread().getContextClassLoader());
@@ -157,14 +157,23 @@ final class SavedModel {
     }
 
     /**
+     * Checks, before Spark starts, that the model and every stage of a pipeline can be loaded.
+     *
+     * @throws BadInputException naming the first class that cannot
+     */
+    void checkLoadable() {
+        loader();
+        for (SavedModel stage : stages) {
+            stage.loader();
+        }
+    }
+
+    /**
      * Loads the model with its class's {@code load}; a reader's refusal (IllegalArgumentException,
      * a missing file) is bad input naming the directory.
      */
     Transformer load(String uri) {
         Method load = loader();
-        for (SavedModel stage : stages) {
-            stage.loader();
-        }
         try {
             return (Transformer) load.invoke(null, uri);
         } catch (InvocationTargetException e) {

@@ -11,7 +11,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-import java.io.PrintStream;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,12 +26,15 @@ import java.util.concurrent.Callable;
 @Command(name = "train", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Trains an attention classifier, PyTorch's reference module: a = MultiheadAttention(x, x, x) over "
         + "each row's tokens; h = x + a (or a with --no-residual); h pooled by mean, first or last token; logits = "
-        + "Linear(E, K). K is the largest label + 1 (or the initial weights' class count). Loss: the weighted mean "
+        + "Linear(E, K). K is --num-classes, else the label column's metadata, else the initial weights' class count, "
+        + "else the largest label + 1, which must then be below 1000. Loss: the weighted mean "
         + "cross-entropy Σw·CE/Σw.",
         "stdout: one JSON line per step and nothing else, {\"iteration\": i, \"loss\": ...} for i = 0 ... N, each "
             + "printed when it is known: the full-batch loss (every row, also with --mini-batch-fraction < 1) at "
             + "the weights before step i, and for the last line the loss after the final step. N = --max-iter, "
-            + "so --max-iter + 1 lines, unless --tol stops training earlier (see --tol). A diverged loss prints as "
+            + "so --max-iter + 1 lines, unless --tol stops training earlier (see --tol). The last line also carries "
+            + "\"training_accuracy\": the share of the rows the fitted model classifies right (printed once the fit "
+            + "is done). A diverged loss prints as "
             + "NaN or Infinity, as Python's json module reads them. Logs go to stderr.",
         "Exit codes: 0 success; 2 bad input (one line on stderr naming the column, row, file or parameter; nothing "
             + "left at --output or --export-pytorch); 1 internal error."})
@@ -120,11 +122,18 @@ final class TrainCommand implements Callable<Integer> {
     double miniBatchFraction;
 
     @Option(names = "--tol", defaultValue = "0", paramLabel = "T",
-        description = "Stop early, >= 0: before each step i >= 1, when |l(i) - l(i-1)| / |l(i-1)| < T, where l(i) is "
-            + "step i's loss (its sample's loss with --mini-batch-fraction < 1), step i is not taken and the last "
-            + "line printed is iteration i, the loss at the final weights (i + 1 lines in all). Default 0: exactly "
+        description = "Stop early, >= 0: before each step i >= 10, when the full-batch loss l (the weighted mean "
+            + "cross-entropy over every row) improved by less than T, relative, over the last 10 steps — "
+            + "(l(i-10) - l(i)) / |l(i-10)| < T — step i is not taken and the last line printed is iteration i, the "
+            + "loss at the final weights (i + 1 lines in all). Adam's first, flat steps cannot stop a run. With "
+            + "--mini-batch-fraction < 1 each step then costs one more pass over the rows. Default 0: exactly "
             + "--max-iter steps.")
     double tol;
+
+    @Option(names = "--num-classes", defaultValue = "0", paramLabel = "K",
+        description = "Number of classes K, >= 2 (default 0: from the label column's metadata, the initial weights, "
+            + "or the largest label + 1, which must then be below 1000). Every label must be in [0, K).")
+    int numClasses;
 
     @Option(names = "--seed", paramLabel = "S",
         description = "Seed of the initial weights (initialised as PyTorch does) and of the mini-batch sampling "
@@ -163,11 +172,8 @@ final class TrainCommand implements Callable<Integer> {
             SparkSession spark = master.start("train", out);
             Dataset<Row> rows = trainingRows(spark, json);
             AttentionClassifier stage = stage();
-            PrintStream stdout = System.out;
-            stage.setTrainingListener((i, loss) -> {
-                stdout.println("{\"iteration\": " + i + ", \"loss\": " + loss + "}");
-                stdout.flush();
-            });
+            StepLines lines = new StepLines(System.out);
+            stage.setTrainingListener(lines::step);
             AttentionClassificationModel model;
             try {
                 model = stage.fit(rows);
@@ -179,6 +185,7 @@ final class TrainCommand implements Callable<Integer> {
                 throw record != null ? record
                     : rethrow(table.records(AttentionRun.readFailure(e, input), FIRST_TRAINING_ROW));
             }
+            lines.finish(model.summary().accuracy());
             model.write().save(out.main().uri());
             if (exportPyTorch != null) {
                 model.exportPyTorch(out.get("--export-pytorch").uri());
@@ -195,6 +202,9 @@ final class TrainCommand implements Callable<Integer> {
         }
         pooling = Choices.check("--pooling", pooling, POOLINGS);
         solver = Choices.check("--solver", solver, SOLVERS);
+        if (numClasses != 0 && numClasses < 2) {
+            throw new BadInputException("--num-classes must be >= 2 (or 0: inferred), got " + numClasses);
+        }
         if (maxIter < 0) {
             throw new BadInputException("--max-iter must be >= 0, got " + maxIter);
         }
@@ -285,6 +295,7 @@ final class TrainCommand implements Callable<Integer> {
     static String optionNames(String message) {
         String m = message == null ? "" : message;
         return m.replace("initialWeightsPath: ", "--initial-weights: ").replace("numHeads (", "--num-heads (")
+            .replace("set numClasses", "set --num-classes")
             .replace(" (handleInvalid=keep lets it propagate)", "");
     }
 
@@ -298,7 +309,7 @@ final class TrainCommand implements Callable<Integer> {
             .setFeaturesCol(featuresCol).setLabelCol(labelCol)
             .setNumHeads(numHeads).setCausal(causal).setResidual(!noResidual).setPooling(pooling)
             .setSolver(solver).setMaxIter(maxIter).setStepSize(stepSize).setWeightDecay(weightDecay)
-            .setMiniBatchFraction(miniBatchFraction).setTol(tol);
+            .setMiniBatchFraction(miniBatchFraction).setTol(tol).setNumClasses(numClasses);
         if (weightCol != null) {
             stage.setWeightCol(weightCol);
         }

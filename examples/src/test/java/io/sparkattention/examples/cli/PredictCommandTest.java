@@ -49,6 +49,14 @@ class PredictCommandTest {
 
     private final TrainFixture fixture = TrainFixture.open("cls_basic");
 
+    /** Runs {@code predict} (it must succeed) and returns its output. */
+    private static Path predicted(Path model, Path input, Path out) {
+        CommandLineRun run = CommandLineRun.of("predict", "--model", model.toString(), "--input", input.toString(),
+            "--output", out.toString(), "--master", Cli.MASTER);
+        assertEquals(0, run.exitCode, run.err);
+        return out;
+    }
+
     /** Trains a model with {@code train} on the fixture's rows; returns the model directory. */
     private Path trained(Path input) throws IOException {
         Path initial = fixture.writeInitial(tmp.resolve("initial.safetensors"));
@@ -64,10 +72,7 @@ class PredictCommandTest {
         Path input = fixture.writeInput(tmp.resolve("in.jsonl"));
         Path model = trained(input);
         Path out = tmp.resolve("pred.jsonl");
-        CommandLineRun run = CommandLineRun.of("predict", "--model", model.toString(), "--input", input.toString(),
-            "--output", out.toString(), "--master", Cli.MASTER);
-        assertEquals(0, run.exitCode, run.err);
-        List<JsonNode> lines = Cli.readJsonLines(out);
+        List<JsonNode> lines = Cli.readJsonLines(predicted(model, input, out));
         assertEquals(fixture.rows, lines.size());
 
         SparkSession spark = SparkSession.active();
@@ -86,10 +91,7 @@ class PredictCommandTest {
         }
 
         Path parquet = tmp.resolve("pred.parquet");
-        run = CommandLineRun.of("predict", "--model", model.toString(), "--input", input.toString(), "--output",
-            parquet.toString(), "--master", Cli.MASTER);
-        assertEquals(0, run.exitCode, run.err);
-        Dataset<Row> written = spark.read().parquet(parquet.toString());
+        Dataset<Row> written = spark.read().parquet(predicted(model, input, parquet).toString());
         assertEquals("vector", written.schema().apply("probability").dataType().typeName());
         assertEquals(fixture.rows, written.count());
     }
@@ -128,10 +130,7 @@ class PredictCommandTest {
         }
         Cli.writeJsonLines(input, records);
         Path out = tmp.resolve("books.jsonl");
-        CommandLineRun run = CommandLineRun.of("predict", "--model", model.toString(), "--input", input.toString(),
-            "--output", out.toString(), "--master", Cli.MASTER);
-        assertEquals(0, run.exitCode, run.err);
-        List<JsonNode> lines = Cli.readJsonLines(out);
+        List<JsonNode> lines = Cli.readJsonLines(predicted(model, input, out));
         assertEquals(texts.length, lines.size());
         List<String> expected = new ArrayList<>();
         pipeline.transform(spark.read().json(input.toString())).select("predicted_book").collectAsList()

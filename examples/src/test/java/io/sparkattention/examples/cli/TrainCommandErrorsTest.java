@@ -147,6 +147,15 @@ class TrainCommandErrorsTest {
             assertBadInput(train(input(ROW0, ROW1.replace("\"label\":1", "\"label\":" + label))),
                 "in.jsonl: line 2: column label is " + Double.parseDouble(label) + ", outside [0, 1000)");
         }
+        assertBadInput(train(input(ROW0, ROW1.replace("\"label\":1", "\"label\":1e8"))), "set --num-classes");
+    }
+
+    @Test
+    @DisplayName("--num-classes K bounds the labels: a label >= K names its line and K; K < 2 is refused")
+    void numClassesBoundsTheLabels() {
+        assertBadInput(train(input(ROW0, ROW1.replace("\"label\":1", "\"label\":3")), "--num-classes", "3"),
+            "in.jsonl: line 2: column label is 3.0, outside [0, 3)");
+        assertBadInput(train(input(ROW0, ROW1), "--num-classes", "1"), "--num-classes must be >= 2");
     }
 
     @Test
