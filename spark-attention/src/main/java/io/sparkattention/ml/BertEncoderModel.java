@@ -7,6 +7,7 @@ import io.sparkattention.nn.BertConfig;
 import io.sparkattention.nn.BertEncoder;
 import io.sparkattention.nn.SentencePooling;
 import io.sparkattention.rows.SequenceLayout;
+import io.sparkattention.sparkinternal.ParamsMetadata;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
@@ -21,9 +22,6 @@ import org.apache.spark.ml.param.IntParam;
 import org.apache.spark.ml.param.Param;
 import org.apache.spark.ml.param.ParamMap;
 import org.apache.spark.ml.param.ParamValidators;
-import org.apache.spark.ml.util.DefaultParamsReader$;
-import org.apache.spark.ml.util.DefaultParamsReader;
-import org.apache.spark.ml.util.DefaultParamsWriter$;
 import org.apache.spark.ml.util.Identifiable$;
 import org.apache.spark.ml.util.MLReader;
 import org.apache.spark.ml.util.MLWritable;
@@ -31,14 +29,12 @@ import org.apache.spark.ml.util.MLWriter;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.functions;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.Metadata;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
-import scala.Option;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -72,7 +68,7 @@ import java.util.Set;
  * the row and position.
  *
  * <p>The encoder reaches the executors by one broadcast per model and SparkContext, made on the
- * first {@code transform} and reused by later ones; each executor JVM deserializes it once and
+ * first {@code transform} and reused by later ones and by the model's copies; each executor JVM deserializes it once and
  * prepares its projections once for all its tasks. Spark's context cleaner removes the broadcast
  * once the model is no longer referenced.
  *
@@ -155,7 +151,7 @@ public final class BertEncoderModel extends Model<BertEncoderModel> implements M
     public static BertEncoderModel fromOnnx(String path, int numHeads) {
         Path p = new Path(path);
         try {
-            FileSystem fs = p.getFileSystem(hadoopConf());
+            FileSystem fs = p.getFileSystem(MultiHeadAttentionModel.hadoopConf());
             try (FSDataInputStream in = fs.open(p)) {
                 return new BertEncoderModel(BertModelFiles.fromOnnx(in, path, numHeads));
             }
@@ -177,7 +173,7 @@ public final class BertEncoderModel extends Model<BertEncoderModel> implements M
      */
     public static BertEncoderModel fromSafeTensors(String path, String prefix, int numHeads) {
         try {
-            SafeTensors file = HadoopSafeTensors.read(path, hadoopConf());
+            SafeTensors file = HadoopSafeTensors.read(path, MultiHeadAttentionModel.hadoopConf());
             return new BertEncoderModel(BertModelFiles.fromSafeTensors(file, prefix, numHeads));
         } catch (IOException e) {
             throw new UncheckedIOException(message(e, path), e);
@@ -557,6 +553,11 @@ public final class BertEncoderModel extends Model<BertEncoderModel> implements M
     @Override
     public BertEncoderModel copy(ParamMap extra) {
         BertEncoderModel copied = copyValues(new BertEncoderModel(uid, encoder), extra);
+        synchronized (this) {
+            // The same encoder: a copy (a CrossValidator's, a pipeline's) reuses the broadcast.
+            copied.shipped = shipped;
+            copied.shippedTo = shippedTo;
+        }
         return copied.setParent(parent());
     }
 
@@ -594,14 +595,6 @@ public final class BertEncoderModel extends Model<BertEncoderModel> implements M
             + c.heads() + ", vocab=" + c.vocabSize();
     }
 
-    private static Configuration hadoopConf() {
-        Option<SparkSession> active = SparkSession.getActiveSession();
-        if (active.isEmpty()) {
-            active = SparkSession.getDefaultSession();
-        }
-        return active.isDefined() ? active.get().sparkContext().hadoopConfiguration() : new Configuration();
-    }
-
     /** Params as MLlib metadata, weights as a Hugging Face BertModel safetensors file under {@code data/}. */
     private static final class Writer extends MLWriter {
         private final BertEncoderModel instance;
@@ -613,7 +606,7 @@ public final class BertEncoderModel extends Model<BertEncoderModel> implements M
         @Override
         public void saveImpl(String path) {
             BertEncoder encoder = instance.encoder();
-            DefaultParamsWriter$.MODULE$.saveMetadata(instance, path, sparkSession());
+            ParamsMetadata.save(instance, path, sparkSession());
             Path file = new Path(new Path(path, "data"), WEIGHTS_FILE);
             try {
                 FileSystem fs = file.getFileSystem(sparkSession().sparkContext().hadoopConfiguration());
@@ -631,23 +624,22 @@ public final class BertEncoderModel extends Model<BertEncoderModel> implements M
 
         @Override
         public BertEncoderModel load(String path) {
-            DefaultParamsReader.Metadata metadata = DefaultParamsReader$.MODULE$.loadMetadata(path, sparkSession(),
-                BertEncoderModel.class.getName());
+            return ParamsMetadata.load(path, sparkSession(), BertEncoderModel.class.getName(),
+                uid -> new BertEncoderModel(uid, readEncoder(path)));
+        }
+
+        private BertEncoder readEncoder(String path) {
             String file = new Path(new Path(path, "data"), WEIGHTS_FILE).toString();
-            BertEncoder encoder;
             try {
                 SafeTensors st = HadoopSafeTensors.read(file, sparkSession().sparkContext().hadoopConfiguration());
                 String heads = st.metadata().get(BertModelFiles.META_HEADS);
                 if (heads == null) {
                     throw new IOException(file + ": no " + BertModelFiles.META_HEADS + " in the file's metadata");
                 }
-                encoder = BertModelFiles.fromSafeTensors(st, "", Integer.parseInt(heads));
+                return BertModelFiles.fromSafeTensors(st, "", Integer.parseInt(heads));
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
-            BertEncoderModel model = new BertEncoderModel(metadata.uid(), encoder);
-            metadata.getAndSetParams(model, Option.empty());
-            return model;
         }
     }
 }

@@ -144,7 +144,7 @@ public final class MultiHeadAttentionModel extends Model<MultiHeadAttentionModel
     }
 
     /** The active session's Hadoop configuration, or Hadoop's defaults when there is no session. */
-    private static Configuration hadoopConf() {
+    static Configuration hadoopConf() {
         Option<SparkSession> active = SparkSession.getActiveSession();
         if (active.isEmpty()) {
             active = SparkSession.getDefaultSession();

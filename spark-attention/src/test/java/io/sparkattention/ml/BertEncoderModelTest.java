@@ -7,6 +7,7 @@ import io.sparkattention.nn.SentencePooling;
 import io.sparkattention.rows.MatrixType;
 import io.sparkattention.rows.SequenceLayout;
 import io.sparkattention.testing.Matrices;
+import io.sparkattention.testing.RootCause;
 import io.sparkattention.testing.SparkTestSession;
 import org.apache.spark.ml.Pipeline;
 import org.apache.spark.ml.PipelineModel;
@@ -104,8 +105,45 @@ class BertEncoderModelTest {
         }
     }
 
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.CsvSource({"a, '', 2", "b, bert., 4", "c, 0.auto_model., 4"})
+    @DisplayName("random BERTs through fromOnnx and fromSafeTensors: embeddings within 1e-5 of their float64 reference")
+    void loadsOnnxAndSafeTensors(String name, String prefix, int heads) throws Exception {
+        String base = "/fixtures/encoder/random_bert_" + name;
+        List<int[]> sequences = new ArrayList<>();
+        List<double[]> expected = new ArrayList<>();
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        for (String line : Files.readAllLines(resource(base + ".jsonl"))) {
+            com.fasterxml.jackson.databind.JsonNode n = json.readTree(line);
+            int[] ids = new int[n.get("input_ids").size()];
+            for (int i = 0; i < ids.length; i++) {
+                ids[i] = n.get("input_ids").get(i).asInt();
+            }
+            double[] embedding = new double[n.get("embedding").size()];
+            for (int i = 0; i < embedding.length; i++) {
+                embedding[i] = n.get("embedding").get(i).asDouble();
+            }
+            sequences.add(ids);
+            expected.add(embedding);
+        }
+        for (BertEncoderModel model : List.of(BertEncoderModel.fromOnnx(resource(base + ".onnx").toString(), 0),
+            BertEncoderModel.fromSafeTensors(resource(base + ".safetensors").toString(), prefix, heads))) {
+            List<Row> rows = model.transform(ids(sequences)).orderBy("id").collectAsList();
+            for (int r = 0; r < rows.size(); r++) {
+                double[] got = ((Vector) rows.get(r).getAs("embedding")).toArray();
+                for (int i = 0; i < got.length; i++) {
+                    assertEquals(expected.get(r)[i], got[i], 1e-5, name + " sequence " + r + " component " + i);
+                }
+            }
+        }
+    }
+
+    private static Path resource(String name) throws java.net.URISyntaxException {
+        return Path.of(BertEncoderModelTest.class.getResource(name).toURI());
+    }
+
     @Test
-    @DisplayName("batch invariance: outputs bitwise equal over 1, 3 and 7 partitions, shuffled neighbours, and the raw encoder")
+    @DisplayName("batch invariance: bitwise equal over 1, 3 and 7 partitions, shuffled neighbours, and the raw encoder")
     void outputsDoNotDependOnTheBatch() {
         BertEncoder encoder = RandomBert.encoder(2, 32, 4, 100, 7);
         BertEncoderModel model = new BertEncoderModel(encoder).setStatesCol("states").setStatesLayout("flat");
@@ -129,7 +167,8 @@ class BertEncoderModelTest {
                 stageStates[i] = got.get(i);
             }
             assertArrayEquals(states, stageStates, "row " + id);
-            float[] pooled = SentencePooling.pool(states, sequences.get(id).length, 32, SentencePooling.Mode.MEAN, true);
+            float[] pooled = SentencePooling.pool(states, sequences.get(id).length, 32, SentencePooling.Mode.MEAN,
+                true);
             double[] embedding = ((Vector) single.get(id).getAs("embedding")).toArray();
             for (int i = 0; i < pooled.length; i++) {
                 assertEquals(pooled[i], (float) embedding[i], "row " + id);
@@ -211,7 +250,7 @@ class BertEncoderModelTest {
     }
 
     @Test
-    @DisplayName("null ids follow handleInvalid; an id outside the vocabulary names row and position; [] pools to zeros")
+    @DisplayName("null ids follow handleInvalid; an id outside the vocabulary names row and position; [] pools to 0")
     void badRowsAreNamed() {
         BertEncoderModel model = new BertEncoderModel(RandomBert.encoder(1, 8, 2, 20, 5));
         List<int[]> sequences = new ArrayList<>();
@@ -220,24 +259,17 @@ class BertEncoderModelTest {
         sequences.add(new int[0]);
         Dataset<Row> df = ids(sequences).repartition(1).sortWithinPartitions("id");
         Exception e = assertThrows(Exception.class, () -> model.transform(df).collectAsList());
-        String message = rootMessage(e);
+        String message = RootCause.message(e);
         assertTrue(message.contains("row 1") && message.contains("column input_ids is null"), message);
         assertEquals(2, model.setHandleInvalid("skip").transform(df).count());
         List<Row> kept = model.setHandleInvalid("keep").transform(df).orderBy("id").collectAsList();
         assertNull(kept.get(1).get(2));
         assertArrayEquals(new double[8], ((Vector) kept.get(2).get(2)).toArray());
 
-        Dataset<Row> outside = ids(List.of(new int[] {1, 2}, new int[] {3, 20, 4})).repartition(1).sortWithinPartitions("id");
-        String bad = rootMessage(assertThrows(Exception.class, () -> model.transform(outside).collectAsList()));
+        Dataset<Row> outside = ids(List.of(new int[] {1, 2}, new int[] {3, 20, 4})).repartition(1)
+            .sortWithinPartitions("id");
+        String bad = RootCause.message(assertThrows(Exception.class, () -> model.transform(outside).collectAsList()));
         assertTrue(bad.contains("row 1") && bad.contains("token id 20 at position 1"), bad);
-    }
-
-    private static String rootMessage(Throwable e) {
-        Throwable t = e;
-        while (t.getCause() != null) {
-            t = t.getCause();
-        }
-        return t.getMessage();
     }
 
     @Test

@@ -4,6 +4,7 @@ import io.sparkattention.io.MultiHeadAttentionStateDict;
 import io.sparkattention.io.SafeTensors;
 import io.sparkattention.ml.classification.AttentionClassificationModel;
 import io.sparkattention.ml.classification.AttentionClassifier;
+import io.sparkattention.ml.feature.HuggingFaceTokenizer;
 import io.sparkattention.ml.feature.RotaryPositionalEncoding;
 import io.sparkattention.ml.feature.SinusoidalPositionalEncoding;
 import io.sparkattention.nn.MultiHeadAttentionInit;
@@ -162,8 +163,9 @@ class StagePersistenceTest {
         // stream() lists providers without instantiating them (some of Spark's own need arguments).
         List<ServiceLoader.Provider<Transformer>> ours = ServiceLoader.load(Transformer.class).stream()
             .filter(p -> p.type().getName().startsWith("io.sparkattention")).collect(Collectors.toList());
-        assertEquals(List.of(MultiHeadAttentionModel.class.getName(), ScaledDotProductAttention.class.getName(),
-                AttentionClassificationModel.class.getName(), RotaryPositionalEncoding.class.getName(),
+        assertEquals(List.of(BertEncoderModel.class.getName(), MultiHeadAttentionModel.class.getName(),
+                ScaledDotProductAttention.class.getName(), AttentionClassificationModel.class.getName(),
+                HuggingFaceTokenizer.class.getName(), RotaryPositionalEncoding.class.getName(),
                 SinusoidalPositionalEncoding.class.getName()),
             ours.stream().map(p -> p.type().getName()).sorted().collect(Collectors.toList()));
         ours.forEach(p -> assertTrue(p.get().uid().length() > 0, p.type() + " instantiates"));

@@ -1,6 +1,7 @@
 package io.sparkattention.ml.feature;
 
 import io.sparkattention.exec.RowFunctions;
+import io.sparkattention.sparkinternal.ParamsMetadata;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
@@ -14,9 +15,6 @@ import org.apache.spark.ml.param.IntParam;
 import org.apache.spark.ml.param.Param;
 import org.apache.spark.ml.param.ParamMap;
 import org.apache.spark.ml.param.ParamValidators;
-import org.apache.spark.ml.util.DefaultParamsReader;
-import org.apache.spark.ml.util.DefaultParamsReader$;
-import org.apache.spark.ml.util.DefaultParamsWriter$;
 import org.apache.spark.ml.util.Identifiable$;
 import org.apache.spark.ml.util.MLReader;
 import org.apache.spark.ml.util.MLWritable;
@@ -420,7 +418,13 @@ public final class HuggingFaceTokenizer extends Transformer implements MLWritabl
 
     @Override
     public HuggingFaceTokenizer copy(ParamMap extra) {
-        return copyValues(new HuggingFaceTokenizer(uid, json, source), extra);
+        HuggingFaceTokenizer copied = copyValues(new HuggingFaceTokenizer(uid, json, source), extra);
+        synchronized (this) {
+            // The same file: a copy reuses the broadcast.
+            copied.shipped = shipped;
+            copied.shippedTo = shippedTo;
+        }
+        return copied;
     }
 
     @Override
@@ -486,7 +490,7 @@ public final class HuggingFaceTokenizer extends Transformer implements MLWritabl
         @Override
         public void saveImpl(String path) {
             byte[] bytes = instance.requireTokenizer();
-            DefaultParamsWriter$.MODULE$.saveMetadata(instance, path, sparkSession());
+            ParamsMetadata.save(instance, path, sparkSession());
             Path file = new Path(new Path(path, "data"), TOKENIZER_FILE);
             try {
                 FileSystem fs = file.getFileSystem(sparkSession().sparkContext().hadoopConfiguration());
@@ -504,13 +508,10 @@ public final class HuggingFaceTokenizer extends Transformer implements MLWritabl
 
         @Override
         public HuggingFaceTokenizer load(String path) {
-            DefaultParamsReader.Metadata metadata = DefaultParamsReader$.MODULE$.loadMetadata(path, sparkSession(),
-                HuggingFaceTokenizer.class.getName());
             String file = new Path(new Path(path, "data"), TOKENIZER_FILE).toString();
-            HuggingFaceTokenizer stage = new HuggingFaceTokenizer(metadata.uid(),
-                readFile(file, sparkSession().sparkContext().hadoopConfiguration()), file);
-            metadata.getAndSetParams(stage, Option.empty());
-            return stage;
+            return ParamsMetadata.load(path, sparkSession(), HuggingFaceTokenizer.class.getName(),
+                uid -> new HuggingFaceTokenizer(uid, readFile(file, sparkSession().sparkContext().hadoopConfiguration()),
+                    file));
         }
     }
 }

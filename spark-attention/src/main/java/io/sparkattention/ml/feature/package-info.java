@@ -6,5 +6,9 @@
  * their shared params {@link io.sparkattention.ml.feature.PositionalEncodingParams}. They compute
  * row by row through {@link io.sparkattention.ml.feature.MatrixFunction}, a Catalyst expression,
  * so they also run on streaming DataFrames.
+ *
+ * <p>{@link io.sparkattention.ml.feature.HuggingFaceTokenizer} turns texts into token ids with a
+ * Hugging Face {@code tokenizer.json} (Hugging Face's Rust tokenizers through DJL), for
+ * {@link io.sparkattention.ml.BertEncoderModel}.
  */
 package io.sparkattention.ml.feature;

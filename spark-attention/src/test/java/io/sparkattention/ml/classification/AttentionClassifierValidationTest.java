@@ -3,6 +3,7 @@ package io.sparkattention.ml.classification;
 import io.sparkattention.io.SafeTensorsWriter;
 import io.sparkattention.io.Tensor;
 import io.sparkattention.testing.Matrices;
+import io.sparkattention.testing.RootCause;
 import io.sparkattention.testing.SparkTestSession;
 import org.apache.spark.ml.attribute.NominalAttribute;
 import org.apache.spark.sql.Dataset;
@@ -181,19 +182,13 @@ class AttentionClassifierValidationTest {
     void transformErrors() {
         AttentionClassificationModel model = stage().setMaxIter(0).fit(good());
         Exception nan = assertThrows(Exception.class, () -> model.transform(frame(2, 0, 1, Float.NaN)).collect());
-        assertTrue(rootMessage(nan).matches("row \\d+: column features has NaN at row 1, position 2"), rootMessage(nan));
+        String nanMessage = RootCause.message(nan);
+        assertTrue(nanMessage.matches("row \\d+: column features has NaN at row 1, position 2"), nanMessage);
         Dataset<Row> keys = good().withColumn("len", functions.lit(4));
         Exception longKeys = assertThrows(Exception.class,
             () -> model.setKeyLengthCol("len").transform(keys).collect());
-        assertTrue(rootMessage(longKeys).contains("column len is 4, outside [1, 3]"), rootMessage(longKeys));
-    }
-
-    private static String rootMessage(Throwable e) {
-        Throwable t = e;
-        while (t.getCause() != null) {
-            t = t.getCause();
-        }
-        return t.getMessage();
+        String longMessage = RootCause.message(longKeys);
+        assertTrue(longMessage.contains("column len is 4, outside [1, 3]"), longMessage);
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.sparkattention.ml.feature;
 
+import io.sparkattention.testing.RootCause;
 import io.sparkattention.testing.SparkTestSession;
 import org.apache.spark.ml.Pipeline;
 import org.apache.spark.ml.PipelineModel;
@@ -8,6 +9,7 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.functions;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.DisplayName;
@@ -120,14 +122,20 @@ class HuggingFaceTokenizerTest {
     }
 
     @Test
-    @DisplayName("null text: error names column and row, skip drops the row, keep gives null outputs")
+    @DisplayName("null text: error names column and row (or its rowIdCol), skip drops the row, keep gives null outputs")
     void nullTextFollowsHandleInvalid() {
         Dataset<Row> df = texts("a", null, "b").repartition(1).sortWithinPartitions("id");
         HuggingFaceTokenizer tokenizer = HuggingFaceTokenizer.fromBytes(MiniLmReference.tokenizerJson())
             .setTokensCol("tokens").setTruncatedCol("truncated");
         Exception e = assertThrows(Exception.class, () -> tokenizer.transform(df).collectAsList());
-        String message = rootMessage(e);
+        String message = RootCause.message(e);
         assertTrue(message.contains("row 1") && message.contains("column text is null"), message);
+
+        Dataset<Row> numbered = df.withColumn("id", functions.col("id").plus(100));
+        String named = RootCause.message(assertThrows(Exception.class,
+            () -> tokenizer.setRowIdCol("id").transform(numbered).collectAsList()));
+        assertTrue(named.startsWith("row 101: column text is null"), named);
+        tokenizer.setRowIdCol("");
 
         List<Row> skipped = tokenizer.setHandleInvalid("skip").transform(df).orderBy("id").collectAsList();
         assertEquals(2, skipped.size());
@@ -139,14 +147,6 @@ class HuggingFaceTokenizerTest {
         assertNull(nullRow.get(2));
         assertNull(nullRow.get(3));
         assertNull(nullRow.get(4));
-    }
-
-    private static String rootMessage(Throwable e) {
-        Throwable t = e;
-        while (t.getCause() != null) {
-            t = t.getCause();
-        }
-        return t.getMessage();
     }
 
     @Test
