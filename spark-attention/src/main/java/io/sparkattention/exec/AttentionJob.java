@@ -4,6 +4,8 @@ import io.sparkattention.kernel.AttentionShape;
 import io.sparkattention.kernel.FlashAttention;
 import io.sparkattention.nn.PreparedSequence;
 import io.sparkattention.nn.WeightsMode;
+import io.sparkattention.rows.RowBuffers;
+import io.sparkattention.rows.RowDataException;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.types.StructType;
 

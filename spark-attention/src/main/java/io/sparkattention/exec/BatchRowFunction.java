@@ -3,6 +3,7 @@ package io.sparkattention.exec;
 import io.sparkattention.kernel.Workspace;
 import io.sparkattention.nn.Attention;
 import io.sparkattention.nn.PreparedSequence;
+import io.sparkattention.rows.RowBuffers;
 
 /** The batch strategy's per-row work: prepare, attend all heads, finish, encode. */
 final class BatchRowFunction implements RowFunction {

@@ -1,5 +1,7 @@
 package io.sparkattention.exec;
 
+import io.sparkattention.rows.RowDataException;
+
 import java.io.Serializable;
 
 /**

@@ -1,5 +1,7 @@
 package io.sparkattention.exec;
 
+import io.sparkattention.rows.RowDataException;
+
 import org.apache.spark.TaskContext;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.Expression;

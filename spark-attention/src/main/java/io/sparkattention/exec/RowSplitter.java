@@ -1,6 +1,7 @@
 package io.sparkattention.exec;
 
 import io.sparkattention.nn.PreparedSequence;
+import io.sparkattention.rows.RowDataException;
 import org.apache.spark.api.java.function.Function2;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.UnsafeProjection;

@@ -16,14 +16,14 @@ import java.io.Serializable;
  * and {@code MultiHeadAttentionModel} share one definition, one set of defaults and one schema
  * check, as MLlib's Scala stages share a params trait.
  */
-final class AttentionParamSet implements Serializable {
+public final class AttentionParamSet implements Serializable {
 
     private static final long serialVersionUID = 1L;
 
     /** Values of {@code causalAlignment}. */
     static final String[] ALIGNMENTS = {"top_left", "bottom_right"};
     /** Values of {@code handleInvalid}: reject NaN/Inf rows, or let them propagate. */
-    static final String[] HANDLE_INVALID = {"error", "keep"};
+    public static final String[] HANDLE_INVALID = {"error", "keep"};
     /** Values of {@code strategy}. */
     static final String[] STRATEGIES = {"auto", "batch", "head", "sequence"};
 

@@ -20,7 +20,7 @@ import java.util.Map;
  * positioned reads, one tensor at a time, and written as one stream in bounded chunks, so a model
  * larger than a Java array is never held as one byte array.
  */
-final class HadoopSafeTensors {
+public final class HadoopSafeTensors {
 
     private HadoopSafeTensors() {
     }
@@ -31,7 +31,7 @@ final class HadoopSafeTensors {
      * @throws FileNotFoundException naming the path when it does not exist or is a directory
      * @throws io.sparkattention.io.TensorFormatException when the file is not valid safetensors
      */
-    static SafeTensors read(String path, Configuration conf) throws IOException {
+    public static SafeTensors read(String path, Configuration conf) throws IOException {
         Path p = new Path(path);
         FileSystem fs = p.getFileSystem(conf);
         FileStatus status = fs.getFileStatus(p);
@@ -42,7 +42,7 @@ final class HadoopSafeTensors {
     }
 
     /** Writes a safetensors file, refusing to replace an existing one. */
-    static void write(String path, Map<String, Tensor> tensors, Map<String, String> metadata, Configuration conf)
+    public static void write(String path, Map<String, Tensor> tensors, Map<String, String> metadata, Configuration conf)
         throws IOException {
         Path p = new Path(path);
         FileSystem fs = p.getFileSystem(conf);

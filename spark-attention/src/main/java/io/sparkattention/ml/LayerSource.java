@@ -14,7 +14,7 @@ interface LayerSource extends Serializable {
     /**
      * The computation for a row whose query, key and value rows have these widths.
      *
-     * @throws io.sparkattention.exec.RowDataException when the widths do not fit the layer
+     * @throws io.sparkattention.rows.RowDataException when the widths do not fit the layer
      */
     SequenceAttention layer(int queryWidth, int keyWidth, int valueWidth);
 

@@ -1,5 +1,7 @@
 package io.sparkattention.ml;
 
+import io.sparkattention.rows.SequenceLayout;
+
 import org.apache.spark.ml.param.IntParam;
 import org.apache.spark.ml.param.Param;
 import org.apache.spark.ml.param.Params;

@@ -1,14 +1,19 @@
 package io.sparkattention.ml;
 
 import io.sparkattention.exec.AttentionJob;
-import io.sparkattention.exec.RowBuffers;
-import io.sparkattention.exec.RowDataException;
 import io.sparkattention.kernel.AttentionShape;
 import io.sparkattention.kernel.AttentionSpec;
 import io.sparkattention.kernel.FlashAttention;
 import io.sparkattention.kernel.RowMask;
 import io.sparkattention.nn.PreparedSequence;
 import io.sparkattention.nn.WeightsMode;
+import io.sparkattention.rows.FlatSequence;
+import io.sparkattention.rows.MatrixType;
+import io.sparkattention.rows.NestedArrays;
+import io.sparkattention.rows.PlaneColumn;
+import io.sparkattention.rows.RowBuffers;
+import io.sparkattention.rows.RowDataException;
+import io.sparkattention.rows.SequenceDecoder;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.catalyst.util.ArrayData;

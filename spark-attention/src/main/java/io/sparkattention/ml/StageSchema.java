@@ -1,5 +1,11 @@
 package io.sparkattention.ml;
 
+import io.sparkattention.rows.FlatSequence;
+import io.sparkattention.rows.MatrixType;
+import io.sparkattention.rows.PlaneColumn;
+import io.sparkattention.rows.SequenceDecoder;
+import io.sparkattention.rows.SequenceLayout;
+
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.IntegralType;
 import org.apache.spark.sql.types.Metadata;
@@ -14,7 +20,7 @@ import java.util.Arrays;
  * counts fit. {@code transformSchema} and {@code transform} both go through it, so they agree,
  * and every error names the column with the expected and found types before any job runs.
  */
-final class StageSchema {
+public final class StageSchema {
 
     private StageSchema() {
     }
@@ -189,7 +195,7 @@ final class StageSchema {
     }
 
     /** The matrix type of an input column, or an error naming the column, expected and found types. */
-    static MatrixType matrix(StructType schema, String column, String param) {
+    public static MatrixType matrix(StructType schema, String column, String param) {
         DataType t = field(schema, column, param).dataType();
         MatrixType type = MatrixType.of(t);
         if (type == null) {
@@ -199,7 +205,7 @@ final class StageSchema {
         return type;
     }
 
-    static StructField field(StructType schema, String column, String param) {
+    public static StructField field(StructType schema, String column, String param) {
         if (!Arrays.asList(schema.fieldNames()).contains(column)) {
             throw new IllegalArgumentException("column " + column + " (" + param + ") does not exist; the input has "
                 + String.join(", ", schema.fieldNames()));
@@ -208,7 +214,7 @@ final class StageSchema {
     }
 
     /** Refuses an output column that already exists: a stage never replaces a column. */
-    static void checkNewColumn(StructType schema, String column) {
+    public static void checkNewColumn(StructType schema, String column) {
         if (Arrays.asList(schema.fieldNames()).contains(column)) {
             throw new IllegalArgumentException("output column " + column + " already exists in the input");
         }

@@ -10,7 +10,7 @@ import java.util.Objects;
  * before {@code super()}), {@code uid()} answers from here while the field is still unset, and
  * the constructor takes it back once the field is assigned.
  */
-final class StageUid {
+public final class StageUid {
 
     private static final ThreadLocal<String> PENDING = new ThreadLocal<>();
 
@@ -18,13 +18,13 @@ final class StageUid {
     }
 
     /** Parks {@code uid} for the superclass constructors of the stage being built on this thread. */
-    static String pending(String uid) {
+    public static String pending(String uid) {
         PENDING.set(Objects.requireNonNull(uid, "uid"));
         return uid;
     }
 
     /** The parked uid, while a stage is under construction on this thread. */
-    static String current() {
+    public static String current() {
         String uid = PENDING.get();
         if (uid == null) {
             throw new IllegalStateException("no stage uid is being constructed on this thread");
@@ -33,7 +33,7 @@ final class StageUid {
     }
 
     /** Clears the parked uid once the stage holds it, and returns it. */
-    static String taken(String uid) {
+    public static String taken(String uid) {
         PENDING.remove();
         return uid;
     }

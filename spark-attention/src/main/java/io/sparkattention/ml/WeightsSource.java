@@ -1,6 +1,6 @@
 package io.sparkattention.ml;
 
-import io.sparkattention.exec.RowDataException;
+import io.sparkattention.rows.RowDataException;
 import io.sparkattention.nn.MultiHeadAttentionLayer;
 import io.sparkattention.nn.MultiHeadAttentionWeights;
 import io.sparkattention.nn.SequenceAttention;

@@ -2,10 +2,10 @@
  * Spark ML pipeline stages: {@link io.sparkattention.ml.ScaledDotProductAttention},
  * {@link io.sparkattention.ml.MultiHeadAttention} and its
  * {@link io.sparkattention.ml.MultiHeadAttentionModel} (PyTorch's {@code nn.MultiheadAttention}),
- * {@link io.sparkattention.ml.SinusoidalPositionalEncoding},
- * {@link io.sparkattention.ml.RotaryPositionalEncoding}, and the trainable
- * {@link io.sparkattention.ml.AttentionClassifier} with its
- * {@link io.sparkattention.ml.AttentionClassificationModel} (MLlib's probabilistic classifier
+ * {@link io.sparkattention.ml.feature.SinusoidalPositionalEncoding},
+ * {@link io.sparkattention.ml.feature.RotaryPositionalEncoding}, and the trainable
+ * {@link io.sparkattention.ml.classification.AttentionClassifier} with its
+ * {@link io.sparkattention.ml.classification.AttentionClassificationModel} (MLlib's probabilistic classifier
  * API: rawPrediction, probability and prediction columns; data-parallel training, one Spark job
  * per optimiser step).
  *

@@ -1,7 +1,7 @@
 package io.sparkattention.exec;
 
-import io.sparkattention.ml.AttentionClassificationModel;
-import io.sparkattention.ml.AttentionClassifier;
+import io.sparkattention.ml.classification.AttentionClassificationModel;
+import io.sparkattention.ml.classification.AttentionClassifier;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;

@@ -6,6 +6,7 @@ import io.sparkattention.kernel.RowMask;
 import io.sparkattention.nn.MultiHeadAttentionLayer;
 import io.sparkattention.nn.PreparedSequence;
 import io.sparkattention.nn.WeightsMode;
+import io.sparkattention.rows.RowDataException;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.catalyst.expressions.UnsafeArrayData;

@@ -1,6 +1,8 @@
 package io.sparkattention.ml;
 
 import io.sparkattention.nn.MultiHeadAttentionInit;
+import io.sparkattention.rows.MatrixType;
+import io.sparkattention.rows.SequenceLayout;
 import io.sparkattention.testing.Matrices;
 import io.sparkattention.testing.RandomTensors;
 import io.sparkattention.testing.SparkTestSession;

@@ -1,6 +1,7 @@
 package io.sparkattention.ml;
 
 import io.sparkattention.nn.MultiHeadAttentionInit;
+import io.sparkattention.rows.SequenceLayout;
 import org.apache.spark.ml.linalg.SQLDataTypes;
 import org.apache.spark.sql.types.ArrayType;
 import org.apache.spark.sql.types.DataType;

@@ -9,6 +9,7 @@ import io.sparkattention.nn.MultiHeadAttentionInit;
 import io.sparkattention.nn.MultiHeadAttentionLayer;
 import io.sparkattention.nn.MultiHeadAttentionWeights;
 import io.sparkattention.nn.WeightsMode;
+import io.sparkattention.rows.MatrixType;
 import io.sparkattention.testing.Fixtures;
 import io.sparkattention.testing.Matrices;
 import io.sparkattention.testing.RandomTensors;
@@ -43,7 +44,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** MultiHeadAttention fit and MultiHeadAttentionModel transform: widths, initialisation, edge rows, errors. */
-class MultiHeadAttentionTest {
+public class MultiHeadAttentionTest {
 
     private static final DataType FLOAT_MATRIX = DataTypes.createArrayType(DataTypes.createArrayType(DataTypes.FloatType));
     private final SparkSession spark = SparkTestSession.get();
@@ -272,7 +273,7 @@ class MultiHeadAttentionTest {
         return spark.createDataFrame(rows, schema);
     }
 
-    static String rootMessage(Throwable e) {
+    public static String rootMessage(Throwable e) {
         Throwable t = e;
         while (t.getCause() != null && t.getCause() != t) {
             t = t.getCause();

@@ -3,6 +3,7 @@ package io.sparkattention.ml;
 import io.sparkattention.kernel.AttentionShape;
 import io.sparkattention.kernel.AttentionSpec;
 import io.sparkattention.kernel.RowMask;
+import io.sparkattention.ml.feature.SinusoidalPositionalEncoding;
 import io.sparkattention.testing.Matrices;
 import io.sparkattention.testing.NaiveAttention;
 import io.sparkattention.testing.RandomTensors;

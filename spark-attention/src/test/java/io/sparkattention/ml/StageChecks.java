@@ -21,7 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The contracts MLlib checks for its own stages, for JUnit 5: {@code checkParams} of
  * {@code ParamsSuite} and {@code testDefaultReadWrite} of {@code DefaultReadWriteTest}.
  */
-final class StageChecks {
+public final class StageChecks {
 
     private StageChecks() {
     }
@@ -31,7 +31,7 @@ final class StageChecks {
      * those listed as optional has a default; {@code copy} keeps the uid and every value and applies
      * extra params.
      */
-    static void assertParamsContract(Params stage, String... optional) {
+    public static void assertParamsContract(Params stage, String... optional) {
         String explained = stage.explainParams();
         for (Param<?> p : stage.params()) {
             assertEquals(stage.uid(), p.parent(), p.name() + ": parent");
@@ -64,7 +64,7 @@ final class StageChecks {
     }
 
     /** Same uid, and the same value (set or default) for every param. */
-    static void assertSameParams(Params expected, Params actual) {
+    public static void assertSameParams(Params expected, Params actual) {
         assertEquals(expected.uid(), actual.uid());
         for (Param<?> p : expected.params()) {
             Param<?> q = actual.getParam(p.name());
@@ -84,7 +84,7 @@ final class StageChecks {
      * @return the loaded stage
      */
     @SuppressWarnings("unchecked")
-    static <T extends Params & MLWritable> T assertSaveLoad(T stage, Path dir) throws IOException {
+    public static <T extends Params & MLWritable> T assertSaveLoad(T stage, Path dir) throws IOException {
         String path = dir.resolve(stage.uid()).toString();
         stage.write().save(path);
         IOException exists = assertThrows(IOException.class, () -> stage.write().save(path),

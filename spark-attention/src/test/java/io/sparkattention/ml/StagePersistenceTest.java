@@ -2,6 +2,10 @@ package io.sparkattention.ml;
 
 import io.sparkattention.io.MultiHeadAttentionStateDict;
 import io.sparkattention.io.SafeTensors;
+import io.sparkattention.ml.classification.AttentionClassificationModel;
+import io.sparkattention.ml.classification.AttentionClassifier;
+import io.sparkattention.ml.feature.RotaryPositionalEncoding;
+import io.sparkattention.ml.feature.SinusoidalPositionalEncoding;
 import io.sparkattention.nn.MultiHeadAttentionInit;
 import io.sparkattention.nn.MultiHeadAttentionWeights;
 import io.sparkattention.testing.Matrices;
@@ -158,16 +162,16 @@ class StagePersistenceTest {
         // stream() lists providers without instantiating them (some of Spark's own need arguments).
         List<ServiceLoader.Provider<Transformer>> ours = ServiceLoader.load(Transformer.class).stream()
             .filter(p -> p.type().getName().startsWith("io.sparkattention")).collect(Collectors.toList());
-        assertEquals(List.of(AttentionClassificationModel.class.getName(), MultiHeadAttentionModel.class.getName(),
-                RotaryPositionalEncoding.class.getName(),
-                ScaledDotProductAttention.class.getName(), SinusoidalPositionalEncoding.class.getName()),
+        assertEquals(List.of(MultiHeadAttentionModel.class.getName(), ScaledDotProductAttention.class.getName(),
+                AttentionClassificationModel.class.getName(), RotaryPositionalEncoding.class.getName(),
+                SinusoidalPositionalEncoding.class.getName()),
             ours.stream().map(p -> p.type().getName()).sorted().collect(Collectors.toList()));
         ours.forEach(p -> assertTrue(p.get().uid().length() > 0, p.type() + " instantiates"));
         ServiceLoader<org.apache.spark.ml.Estimator> loader = ServiceLoader.load(org.apache.spark.ml.Estimator.class);
         List<String> estimators = loader.stream()
             .map(p -> p.type().getName()).filter(n -> n.startsWith("io.sparkattention")).sorted()
             .collect(Collectors.toList());
-        assertEquals(List.of(AttentionClassifier.class.getName(), MultiHeadAttention.class.getName()), estimators);
+        assertEquals(List.of(MultiHeadAttention.class.getName(), AttentionClassifier.class.getName()), estimators);
     }
 
     private Dataset<Row> randomRows(int width, int count) {

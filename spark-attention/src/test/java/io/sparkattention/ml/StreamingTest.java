@@ -1,5 +1,7 @@
 package io.sparkattention.ml;
 
+import io.sparkattention.ml.feature.RotaryPositionalEncoding;
+import io.sparkattention.ml.feature.SinusoidalPositionalEncoding;
 import io.sparkattention.testing.Matrices;
 import io.sparkattention.testing.RandomTensors;
 import io.sparkattention.testing.SparkTestSession;

@@ -6,7 +6,7 @@ import io.sparkattention.exec.Strategy;
 import io.sparkattention.exec.WorkloadStats;
 import io.sparkattention.kernel.Blas;
 import io.sparkattention.ml.ScaledDotProductAttention;
-import io.sparkattention.ml.SequenceLayout;
+import io.sparkattention.rows.SequenceLayout;
 import io.sparkattention.nn.WeightsMode;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.api.java.function.ReduceFunction;

@@ -2,8 +2,8 @@ package io.sparkattention.examples.bench;
 
 import io.sparkattention.kernel.Blas;
 import io.sparkattention.kernel.TileOps;
-import io.sparkattention.ml.AttentionClassificationModel;
-import io.sparkattention.ml.AttentionClassifier;
+import io.sparkattention.ml.classification.AttentionClassificationModel;
+import io.sparkattention.ml.classification.AttentionClassifier;
 import org.apache.spark.SparkContext;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.ml.attribute.NominalAttribute;

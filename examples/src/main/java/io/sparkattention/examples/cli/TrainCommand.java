@@ -1,7 +1,7 @@
 package io.sparkattention.examples.cli;
 
-import io.sparkattention.ml.AttentionClassificationModel;
-import io.sparkattention.ml.AttentionClassifier;
+import io.sparkattention.ml.classification.AttentionClassificationModel;
+import io.sparkattention.ml.classification.AttentionClassifier;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -20,7 +20,7 @@ import java.util.concurrent.Callable;
 /**
  * {@code spark-attention train}: fits the attention classifier ({@link AttentionClassifier}) on a
  * JSON lines or Parquet input, prints one JSON line per step with the full-batch loss as the step
- * completes (through the stage's {@link io.sparkattention.ml.TrainingListener}), and saves the
+ * completes (through the stage's {@link io.sparkattention.ml.classification.TrainingListener}), and saves the
  * fitted model (and, if asked, its PyTorch state_dict). Every option, the outputs and the initial
  * weights are checked before Spark starts.
  */

@@ -1,6 +1,6 @@
 package io.sparkattention.examples.cli;
 
-import io.sparkattention.ml.AttentionClassificationModel;
+import io.sparkattention.ml.classification.AttentionClassificationModel;
 
 import java.io.IOException;
 import java.nio.file.Files;

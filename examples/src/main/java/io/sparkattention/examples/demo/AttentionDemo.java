@@ -2,7 +2,7 @@ package io.sparkattention.examples.demo;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.sparkattention.ml.AttentionClassificationModel;
+import io.sparkattention.ml.classification.AttentionClassificationModel;
 import io.sparkattention.ml.MultiHeadAttentionModel;
 import org.apache.spark.ml.PipelineModel;
 import org.apache.spark.ml.feature.StringIndexerModel;

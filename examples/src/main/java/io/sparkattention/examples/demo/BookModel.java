@@ -1,8 +1,8 @@
 package io.sparkattention.examples.demo;
 
-import io.sparkattention.ml.AttentionClassificationModel;
-import io.sparkattention.ml.AttentionClassifier;
-import io.sparkattention.ml.SinusoidalPositionalEncoding;
+import io.sparkattention.ml.classification.AttentionClassificationModel;
+import io.sparkattention.ml.classification.AttentionClassifier;
+import io.sparkattention.ml.feature.SinusoidalPositionalEncoding;
 import org.apache.spark.ml.Pipeline;
 import org.apache.spark.ml.PipelineModel;
 import org.apache.spark.ml.PipelineStage;

@@ -1,7 +1,7 @@
 package io.sparkattention.examples.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.sparkattention.ml.AttentionClassificationModel;
+import io.sparkattention.ml.classification.AttentionClassificationModel;
 import io.sparkattention.testing.SparkTestSession;
 import org.apache.spark.ml.PipelineModel;
 import org.apache.spark.sql.Row;

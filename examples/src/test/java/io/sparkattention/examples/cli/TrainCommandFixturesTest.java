@@ -2,7 +2,7 @@ package io.sparkattention.examples.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.sparkattention.io.SafeTensors;
-import io.sparkattention.ml.AttentionClassificationModel;
+import io.sparkattention.ml.classification.AttentionClassificationModel;
 import org.apache.spark.ml.Pipeline;
 import org.apache.spark.ml.PipelineModel;
 import org.apache.spark.ml.PipelineStage;

@@ -1,0 +1,59 @@
+package io.sparkattention.ml.classification;
+
+import io.sparkattention.nn.AttentionClassifierNetwork;
+import io.sparkattention.nn.Pooling;
+
+import java.io.Serializable;
+
+/**
+ * The shape of an attention classifier — everything but its parameter values: embedding width E,
+ * heads, classes, causal, residual and pooling. Fixed when a model is fitted or loaded.
+ */
+final class ClassifierArchitecture implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    final int embedDim;
+    final int numHeads;
+    final int numClasses;
+    final boolean causal;
+    final boolean residual;
+    final Pooling pooling;
+
+    /**
+     * @throws IllegalArgumentException when a dimension is below 1, {@code numHeads} does not
+     *     divide {@code embedDim}, or there are fewer than 2 classes
+     */
+    ClassifierArchitecture(int embedDim, int numHeads, int numClasses, boolean causal, boolean residual,
+                           Pooling pooling) {
+        if (embedDim < 1 || numHeads < 1 || embedDim % numHeads != 0) {
+            throw new IllegalArgumentException("numHeads (" + numHeads + ") must divide the embedding width E ("
+                + embedDim + ")");
+        }
+        if (numClasses < 2) {
+            throw new IllegalArgumentException("a classifier needs at least 2 classes, got " + numClasses);
+        }
+        this.embedDim = embedDim;
+        this.numHeads = numHeads;
+        this.numClasses = numClasses;
+        this.causal = causal;
+        this.residual = residual;
+        this.pooling = pooling;
+    }
+
+    /** The network of this shape (a new instance: networks are cheap, parameters live apart). */
+    AttentionClassifierNetwork network() {
+        return new AttentionClassifierNetwork(embedDim, numHeads, numClasses, causal, residual, pooling);
+    }
+
+    /** The pooling param's value of this shape: {@code mean}, {@code first} or {@code last}. */
+    String poolingName() {
+        return pooling.paramValue();
+    }
+
+    @Override
+    public String toString() {
+        return "embed_dim=" + embedDim + ", num_heads=" + numHeads + ", num_classes=" + numClasses + ", causal="
+            + causal + ", residual=" + residual + ", pooling=" + poolingName();
+    }
+}

@@ -1,0 +1,134 @@
+package io.sparkattention.ml.classification;
+
+import io.sparkattention.io.ClassifierStateDict;
+import io.sparkattention.io.SafeTensors;
+import io.sparkattention.ml.HadoopSafeTensors;
+import io.sparkattention.nn.AttentionClassifierNetwork;
+import io.sparkattention.nn.Pooling;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
+import org.apache.spark.ml.util.DefaultParamsReader;
+import org.apache.spark.ml.util.DefaultParamsReader$;
+import org.apache.spark.ml.util.DefaultParamsWriter$;
+import org.apache.spark.ml.util.Identifiable$;
+import org.apache.spark.ml.util.MLReader;
+import org.apache.spark.ml.util.MLWriter;
+import org.apache.spark.sql.SparkSession;
+import scala.Option;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.Arrays;
+import java.util.Map;
+
+/**
+ * {@link AttentionClassificationModel}'s files. Saved models hold MLlib's params metadata under
+ * {@code path/metadata} and the reference module's state_dict under
+ * {@code path/data/classifier.safetensors} (F32, PyTorch's names), whose {@code __metadata__}
+ * records what PyTorch does not store: heads, causal, residual and pooling. The same file format
+ * is what {@code exportPyTorch} writes and {@code fromSafeTensors} reads.
+ */
+final class ClassifierModelIO {
+
+    /** The state_dict file under a saved model's {@code data} directory. */
+    static final String WEIGHTS_FILE = "classifier.safetensors";
+    /** {@code __metadata__} keys of the architecture. */
+    static final String NUM_HEADS = "num_heads", CAUSAL = "causal", RESIDUAL = "residual", POOLING = "pooling";
+
+    private ClassifierModelIO() {
+    }
+
+    /** Writes the state_dict (and the architecture as metadata) to a new file. */
+    static void exportPyTorch(AttentionClassificationModel model, String path, Configuration conf) {
+        ClassifierArchitecture shape = model.shape();
+        AttentionClassifierNetwork network = shape.network();
+        Map<String, String> metadata = Map.of(NUM_HEADS, Integer.toString(shape.numHeads),
+            CAUSAL, Boolean.toString(shape.causal), RESIDUAL, Boolean.toString(shape.residual),
+            POOLING, shape.poolingName(), "format", "AttentionClassifier state_dict");
+        try {
+            HadoopSafeTensors.write(path, ClassifierStateDict.toTensors(model.sharedParameters(), network.parameters()),
+                metadata, conf != null ? conf : hadoopConf());
+        } catch (IOException e) {
+            throw new UncheckedIOException(path + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** A model from a state_dict file with the given architecture (E and K from the tensors). */
+    static AttentionClassificationModel fromSafeTensors(String path, int numHeads, boolean causal, boolean residual,
+                                                        String pooling, Configuration conf) {
+        Pooling p = parsePooling(pooling);
+        try {
+            SafeTensors file = HadoopSafeTensors.read(path, conf != null ? conf : hadoopConf());
+            int[] ek = ClassifierStateDict.dimensions(file);
+            ClassifierArchitecture shape = new ClassifierArchitecture(ek[0], numHeads, ek[1], causal, residual, p);
+            AttentionClassifierNetwork network = shape.network();
+            float[] theta = ClassifierStateDict.load(file, network.parameters(), network.parameterCount());
+            return new AttentionClassificationModel(
+                Identifiable$.MODULE$.randomUID("attentionClassificationModel"), shape, theta);
+        } catch (IOException e) {
+            throw new IllegalArgumentException(e.getMessage(), e);
+        }
+    }
+
+    private static Pooling parsePooling(String pooling) {
+        if (!Arrays.asList(ClassifierParamSet.POOLINGS).contains(pooling)) {
+            throw new IllegalArgumentException("pooling must be one of " + Arrays.toString(ClassifierParamSet.POOLINGS)
+                + ", got " + pooling);
+        }
+        return Pooling.parse(pooling);
+    }
+
+    static MLWriter writer(AttentionClassificationModel model) {
+        return new MLWriter() {
+            @Override
+            public void saveImpl(String path) {
+                model.shape();
+                DefaultParamsWriter$.MODULE$.saveMetadata(model, path, sparkSession());
+                exportPyTorch(model, dataFile(path), sparkSession().sparkContext().hadoopConfiguration());
+            }
+        };
+    }
+
+    static MLReader<AttentionClassificationModel> reader() {
+        return new MLReader<>() {
+            @Override
+            public AttentionClassificationModel load(String path) {
+                DefaultParamsReader.Metadata metadata = DefaultParamsReader$.MODULE$.loadMetadata(path, sparkSession(),
+                    AttentionClassificationModel.class.getName());
+                String file = dataFile(path);
+                Configuration conf = sparkSession().sparkContext().hadoopConfiguration();
+                Map<String, String> arch;
+                try {
+                    arch = HadoopSafeTensors.read(file, conf).metadata();
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+                for (String key : new String[] {NUM_HEADS, CAUSAL, RESIDUAL, POOLING}) {
+                    if (!arch.containsKey(key)) {
+                        throw new IllegalArgumentException(file + ": no " + key + " in the file's metadata");
+                    }
+                }
+                AttentionClassificationModel loaded = fromSafeTensors(file, Integer.parseInt(arch.get(NUM_HEADS)),
+                    Boolean.parseBoolean(arch.get(CAUSAL)), Boolean.parseBoolean(arch.get(RESIDUAL)),
+                    arch.get(POOLING), conf);
+                AttentionClassificationModel model = new AttentionClassificationModel(metadata.uid(), loaded.shape(),
+                    loaded.sharedParameters());
+                metadata.getAndSetParams(model, Option.empty());
+                return model;
+            }
+        };
+    }
+
+    private static String dataFile(String path) {
+        return new Path(new Path(path, "data"), WEIGHTS_FILE).toString();
+    }
+
+    /** The active session's Hadoop configuration, or Hadoop's defaults when there is no session. */
+    private static Configuration hadoopConf() {
+        Option<SparkSession> active = SparkSession.getActiveSession();
+        if (active.isEmpty()) {
+            active = SparkSession.getDefaultSession();
+        }
+        return active.isDefined() ? active.get().sparkContext().hadoopConfiguration() : new Configuration();
+    }
+}

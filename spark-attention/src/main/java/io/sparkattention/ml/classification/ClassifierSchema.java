@@ -1,0 +1,68 @@
+package io.sparkattention.ml.classification;
+
+import io.sparkattention.ml.StageSchema;
+import io.sparkattention.rows.MatrixType;
+
+import org.apache.spark.ml.classification.ProbabilisticClassifierParams;
+import org.apache.spark.ml.util.SchemaUtils$;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.IntegralType;
+import org.apache.spark.sql.types.NumericType;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * The schema checks {@link AttentionClassifier} and {@link AttentionClassificationModel} share:
+ * the features column holds L×E matrices of any accepted {@link MatrixType} (MLlib's check
+ * expects one fixed type, so the column's own type is handed to it), the weight column is numeric
+ * and the key length column integral. MLlib's {@code validateAndTransformSchema} then checks the
+ * label (when fitting) and appends prediction, rawPrediction and probability.
+ */
+final class ClassifierSchema {
+
+    private ClassifierSchema() {
+    }
+
+    /**
+     * The output schema.
+     *
+     * @throws IllegalArgumentException naming the column and param whose type is wrong or that is missing
+     */
+    static <T extends ProbabilisticClassifierParams & AttentionClassifierParams<?>> StructType validate(
+        T stage, StructType schema, boolean fitting) {
+        StageSchema.matrix(schema, stage.getFeaturesCol(), "featuresCol");
+        if (fitting && !stage.getWeightCol().isEmpty()) {
+            DataType t = StageSchema.field(schema, stage.getWeightCol(), "weightCol").dataType();
+            if (!(t instanceof NumericType)) {
+                throw new IllegalArgumentException("column " + stage.getWeightCol() + " (weightCol): expected a "
+                    + "numeric type, found " + t.simpleString());
+            }
+        }
+        if (!stage.getKeyLengthCol().isEmpty()) {
+            DataType t = StageSchema.field(schema, stage.getKeyLengthCol(), "keyLengthCol").dataType();
+            if (!(t instanceof IntegralType)) {
+                throw new IllegalArgumentException("column " + stage.getKeyLengthCol() + " (keyLengthCol): expected "
+                    + "an integer type, found " + t.simpleString());
+            }
+        }
+        if (fitting) {
+            StageSchema.field(schema, stage.getLabelCol(), "labelCol");
+        }
+        DataType featuresType = schema.apply(stage.getFeaturesCol()).dataType();
+        return stage.validateAndTransformSchema(schema, fitting, featuresType);
+    }
+
+    /** Adds the class count to the output columns' metadata, as MLlib's classification models do. */
+    static StructType withNumClasses(StructType schema, ProbabilisticClassifierParams stage, int numClasses) {
+        StructType out = schema;
+        if (!stage.getPredictionCol().isEmpty()) {
+            out = SchemaUtils$.MODULE$.updateNumValues(out, stage.getPredictionCol(), numClasses);
+        }
+        if (!stage.getRawPredictionCol().isEmpty()) {
+            out = SchemaUtils$.MODULE$.updateAttributeGroupSize(out, stage.getRawPredictionCol(), numClasses);
+        }
+        if (!stage.getProbabilityCol().isEmpty()) {
+            out = SchemaUtils$.MODULE$.updateAttributeGroupSize(out, stage.getProbabilityCol(), numClasses);
+        }
+        return out;
+    }
+}

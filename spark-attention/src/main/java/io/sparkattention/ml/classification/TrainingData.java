@@ -1,0 +1,94 @@
+package io.sparkattention.ml.classification;
+
+import io.sparkattention.rows.MatrixType;
+
+import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.storage.StorageLevel;
+
+import java.util.Collections;
+import java.util.List;
+
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.lit;
+
+/**
+ * A fit's training rows, decoded once and cached ({@code MEMORY_AND_DISK}) for all the steps,
+ * and validated before any step: every row usable, one embedding width, a non-empty set with a
+ * positive total weight. {@link #close} unpersists the cache.
+ */
+final class TrainingData implements AutoCloseable {
+
+    final JavaRDD<TrainingRow> rows;
+    final TrainingProfile profile;
+
+    private TrainingData(JavaRDD<TrainingRow> rows, TrainingProfile profile) {
+        this.rows = rows;
+        this.profile = profile;
+    }
+
+    /**
+     * Decodes and validates the training columns.
+     *
+     * @param dataset      the training set, its label column already cast to double
+     * @param featuresCol  the L×E features column
+     * @param labelCol     the class index column
+     * @param weightCol    the row weight column, or empty
+     * @param keyLengthCol the valid-token count column, or empty
+     * @throws IllegalArgumentException naming the row (its position in the input, from 0) and the
+     *     column of the first unusable row, or when the set is empty or its weights sum to 0
+     */
+    static TrainingData decode(Dataset<?> dataset, String featuresCol, String labelCol, String weightCol,
+                               String keyLengthCol) {
+        MatrixType type = MatrixType.of(dataset.schema().apply(featuresCol).dataType());
+        Column weight = weightCol.isEmpty() ? lit(1.0) : col(weightCol).cast(DataTypes.DoubleType);
+        Column keyLength = keyLengthCol.isEmpty() ? lit(null).cast(DataTypes.IntegerType)
+            : col(keyLengthCol).cast(DataTypes.IntegerType);
+        Dataset<Row> selected = dataset.select(col(featuresCol), col(labelCol).cast(DataTypes.DoubleType), weight,
+            keyLength);
+        JavaRDD<InternalRow> internal = selected.queryExecution().toRdd().toJavaRDD();
+        JavaRDD<TrainingRow> rows = internal
+            .mapPartitions(new TrainingDecoder(type, featuresCol, labelCol, weightCol, keyLengthCol))
+            .persist(StorageLevel.MEMORY_AND_DISK());
+        rows.setName("AttentionClassifier training rows");
+        TrainingProfile profile;
+        try {
+            List<TrainingProfile> parts = rows
+                .mapPartitions(it -> Collections.singletonList(TrainingProfile.of(it, featuresCol)).iterator())
+                .collect();
+            profile = TrainingProfile.combine(parts, featuresCol);
+            check(profile, weightCol);
+        } catch (RuntimeException e) {
+            rows.unpersist(false);
+            throw e;
+        }
+        return new TrainingData(rows, profile);
+    }
+
+    private static void check(TrainingProfile profile, String weightCol) {
+        if (profile.problem != null) {
+            throw new IllegalArgumentException("row " + profile.problemRow + ": " + profile.problem);
+        }
+        if (profile.rows == 0) {
+            throw new IllegalArgumentException("the training set is empty: AttentionClassifier needs at least one row");
+        }
+        if (!(profile.weight > 0)) {
+            throw new IllegalArgumentException("the weights in column " + weightCol + " sum to " + profile.weight
+                + "; at least one row needs a positive weight");
+        }
+    }
+
+    /** The embedding width E of every row. */
+    int embedDim() {
+        return profile.width;
+    }
+
+    @Override
+    public void close() {
+        rows.unpersist(false);
+    }
+}
