@@ -15,9 +15,10 @@ import java.util.SplittableRandom;
  * step), summed by {@link FixedOrderAggregate}: each group of consecutive partitions adds its rows
  * into one {@link StepSums} in partition order, and the driver adds the groups in group order, so
  * the bits depend on the data and the partitioning alone and the driver holds at most
- * {@link #maxGroups} gradient vectors whatever the partition count. With {@code fraction < 1} a partition keeps each row with that probability, drawn from a
- * generator seeded by (seed, step, partition index) alone, so a re-run task (after a failure or
- * an executor loss) samples the same rows and the step's result does not depend on scheduling.
+ * {@link #maxGroups} gradient vectors whatever the partition count. With {@code fraction < 1} a
+ * partition keeps each row with that probability, drawn from a generator seeded by (seed, step,
+ * partition index) alone, so a re-run task (after a failure or an executor loss) samples the same
+ * rows and the step's result does not depend on scheduling.
  */
 final class StepJob {
 
