@@ -4,7 +4,7 @@ import io.sparkattention.exec.RowFunctions;
 import io.sparkattention.ml.MultiHeadAttentionModel;
 import io.sparkattention.ml.StageUid;
 import io.sparkattention.nn.MultiHeadAttentionWeights;
-import io.sparkattention.rows.MatrixType;
+import io.sparkattention.rows.SequenceDecoder;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.ml.classification.ProbabilisticClassificationModel;
@@ -199,7 +199,7 @@ public final class AttentionClassificationModel
     public StructType transformSchema(StructType schema) {
         requireWeights();
         checkShapeParams();
-        return ClassifierSchema.withNumClasses(ClassifierSchema.validate(this, schema, false), this,
+        return ClassifierSchema.withNumClasses(ClassifierSchema.validate(this, schema, false, shape.embedDim), this,
             shape.numClasses);
     }
 
@@ -224,7 +224,7 @@ public final class AttentionClassificationModel
         StructType out = transformSchema(dataset.schema(), true);
         JavaSparkContext sc = JavaSparkContext.fromSparkContext(dataset.sparkSession().sparkContext());
         Broadcast<float[]> shipped = sc.broadcast(parameters);
-        MatrixType type = MatrixType.of(dataset.schema().apply(getFeaturesCol()).dataType());
+        SequenceDecoder type = ClassifierSchema.features(dataset.schema(), getFeaturesCol(), shape.embedDim);
         List<Column> inputs = new ArrayList<>();
         inputs.add(col(getFeaturesCol()));
         if (!getKeyLengthCol().isEmpty()) {
