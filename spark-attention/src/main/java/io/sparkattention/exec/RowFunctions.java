@@ -1,8 +1,8 @@
 package io.sparkattention.exec;
 
+import io.sparkattention.sparkinternal.CatalystColumns;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.catalyst.expressions.Expression;
-import org.apache.spark.sql.classic.ExpressionUtils$;
 import org.apache.spark.sql.types.DataType;
 
 import java.util.ArrayList;
@@ -26,9 +26,9 @@ public final class RowFunctions {
     public static Column column(String name, RowFunction function, DataType type, Column rowId, List<Column> inputs) {
         List<Expression> children = new ArrayList<>();
         for (Column c : inputs) {
-            children.add(ExpressionUtils$.MODULE$.expression(c));
+            children.add(CatalystColumns.expression(c));
         }
-        Expression id = rowId == null ? null : ExpressionUtils$.MODULE$.expression(rowId);
-        return ExpressionUtils$.MODULE$.column(new RowFunctionExpression(children, id, function, type, name));
+        Expression id = rowId == null ? null : CatalystColumns.expression(rowId);
+        return CatalystColumns.column(new RowFunctionExpression(children, id, function, type, name));
     }
 }

@@ -1,13 +1,13 @@
 package io.sparkattention.exec;
 
 import io.sparkattention.nn.WeightsMode;
+import io.sparkattention.sparkinternal.InternalFrames;
 import org.apache.spark.api.java.JavaPairRDD;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.rdd.RDD;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.catalyst.InternalRow;
-import org.apache.spark.sql.classic.SparkSession;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
@@ -38,11 +38,10 @@ final class UnitExecution {
 
     /** {@code df} with the job's output columns appended, computed with {@code strategy}'s units. */
     static Dataset<Row> transform(Dataset<Row> df, AttentionJob job, Strategy strategy, ExecutionSettings settings) {
-        SparkSession spark = (SparkSession) df.sparkSession();
         StructType schema = df.schema();
-        RDD<InternalRow> input = df.queryExecution().toRdd();
+        RDD<InternalRow> input = InternalFrames.rows(df);
         int inputPartitions = input.getNumPartitions();
-        int unitPartitions = settings.unitPartitions(spark.sparkContext().defaultParallelism());
+        int unitPartitions = settings.unitPartitions(df.sparkSession().sparkContext().defaultParallelism());
 
         Splitter splitter = Splitter.of(strategy, job.kernel().spec(), settings);
         JavaPairRDD<UnitKey, Object> split = JavaPairRDD.fromJavaRDD(
@@ -63,6 +62,6 @@ final class UnitExecution {
         for (StructField f : job.outputStruct().fields()) {
             outSchema = outSchema.add(f);
         }
-        return spark.internalCreateDataFrame(rows.rdd(), outSchema, false);
+        return InternalFrames.frame(df, rows.rdd(), outSchema);
     }
 }

@@ -25,8 +25,9 @@ import java.util.TreeMap;
  * optional {@code "__metadata__"} object of strings; then the data section, where each tensor's
  * raw little-endian row-major bytes lie at {@code [begin, end)}. The tensors tile the data section
  * with no gap and no overlap. Here tensors are laid out in name order, {@code __metadata__} comes
- * first (omitted when empty), and the header is padded with spaces to a multiple of
- * {@link #HEADER_ALIGNMENT} bytes so the data section starts aligned.
+ * first (omitted when empty) with its keys in order, so equal contents give equal bytes, and
+ * the header is padded with spaces to a multiple of {@link #HEADER_ALIGNMENT} bytes so the data
+ * section starts aligned.
  */
 public final class SafeTensorsWriter {
 
@@ -104,7 +105,7 @@ public final class SafeTensorsWriter {
         Objects.requireNonNull(tensors, "tensors");
         Map<String, Object> json = new LinkedHashMap<>();
         if (metadata != null && !metadata.isEmpty()) {
-            Map<String, String> meta = new LinkedHashMap<>();
+            Map<String, String> meta = new TreeMap<>();
             for (Map.Entry<String, String> e : metadata.entrySet()) {
                 meta.put(Objects.requireNonNull(e.getKey(), "metadata key"),
                     Objects.requireNonNull(e.getValue(), () -> "metadata value of '" + e.getKey() + "'"));

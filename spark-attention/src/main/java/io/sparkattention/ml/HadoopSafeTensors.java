@@ -4,6 +4,7 @@ import io.sparkattention.io.SafeTensors;
 import io.sparkattention.io.SafeTensorsWriter;
 import io.sparkattention.io.Tensor;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.ChecksumFileSystem;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileStatus;
@@ -41,11 +42,18 @@ public final class HadoopSafeTensors {
         return SafeTensors.read(path, () -> new StreamInput(fs.open(p), fs.getFileStatus(p).getLen()));
     }
 
-    /** Writes a safetensors file, refusing to replace an existing one. */
+    /**
+     * Writes a safetensors file, refusing to replace an existing one. On a checksummed file system
+     * (Hadoop's local one) the file is written through the raw file system beneath, so no
+     * {@code .crc} file is left beside it: the export is the one file a PyTorch user copies.
+     */
     public static void write(String path, Map<String, Tensor> tensors, Map<String, String> metadata, Configuration conf)
         throws IOException {
         Path p = new Path(path);
         FileSystem fs = p.getFileSystem(conf);
+        if (fs instanceof ChecksumFileSystem) {
+            fs = ((ChecksumFileSystem) fs).getRawFileSystem();
+        }
         try (FSDataOutputStream out = fs.create(p, false)) {
             SafeTensorsWriter.write(out, tensors, metadata);
         }

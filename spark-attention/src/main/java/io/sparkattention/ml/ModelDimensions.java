@@ -34,14 +34,14 @@ final class ModelDimensions {
     }
 
     /** The widths of {@code columns}: a flat column's own width, a nested one's first non-empty row's. */
-    static ModelDimensions resolve(Dataset<?> dataset, StageJob.StageColumns columns) {
+    static ModelDimensions resolve(Dataset<?> dataset, AttentionStageJob.StageColumns columns) {
         int e = width(dataset, columns.query);
         int k = columns.key == columns.query ? e : width(dataset, columns.key);
         int v = columns.value == columns.key ? k : columns.value == columns.query ? e : width(dataset, columns.value);
         return new ModelDimensions(columns.query.name, columns.key.name, columns.value.name, e, k, v);
     }
 
-    private static int width(Dataset<?> dataset, StageJob.StageColumns.Input input) {
+    private static int width(Dataset<?> dataset, AttentionStageJob.StageColumns.Input input) {
         int fixed = input.type.fixedWidth();
         return fixed >= 1 ? fixed : width(dataset, input.name);
     }

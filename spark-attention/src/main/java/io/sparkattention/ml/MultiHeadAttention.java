@@ -2,12 +2,12 @@ package io.sparkattention.ml;
 
 import io.sparkattention.nn.MultiHeadAttentionInit;
 import io.sparkattention.nn.MultiHeadAttentionWeights;
+import io.sparkattention.sparkinternal.ParamsMetadata;
 import org.apache.spark.ml.Estimator;
 import org.apache.spark.ml.param.BooleanParam;
 import org.apache.spark.ml.param.LongParam;
 import org.apache.spark.ml.param.Param;
 import org.apache.spark.ml.param.ParamMap;
-import org.apache.spark.ml.util.DefaultParamsReader;
 import org.apache.spark.ml.util.DefaultParamsWritable;
 import org.apache.spark.ml.util.Identifiable$;
 import org.apache.spark.ml.util.MLReader;
@@ -260,7 +260,7 @@ public final class MultiHeadAttention extends Estimator<MultiHeadAttentionModel>
      * @return MLlib's default params reader
      */
     public static MLReader<MultiHeadAttention> read() {
-        return new DefaultParamsReader<>();
+        return ParamsMetadata.reader();
     }
 
     /**

@@ -8,14 +8,12 @@ import io.sparkattention.kernel.AttentionSpec;
 import io.sparkattention.kernel.FlashAttention;
 import io.sparkattention.nn.MultiHeadAttentionLayer;
 import io.sparkattention.nn.MultiHeadAttentionWeights;
+import io.sparkattention.sparkinternal.ParamsMetadata;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.ml.Model;
 import org.apache.spark.ml.param.ParamMap;
-import org.apache.spark.ml.util.DefaultParamsReader;
-import org.apache.spark.ml.util.DefaultParamsReader$;
-import org.apache.spark.ml.util.DefaultParamsWriter$;
 import org.apache.spark.ml.util.Identifiable$;
 import org.apache.spark.ml.util.MLReader;
 import org.apache.spark.ml.util.MLWritable;
@@ -193,11 +191,11 @@ public final class MultiHeadAttentionModel extends Model<MultiHeadAttentionModel
         StructType schema = dataset.schema();
         transformSchema(schema, true);
         AttentionSpec spec = attentionSpec();
-        StageJob.StageColumns columns = StageSchema.columns(this, schema, layerWidths());
+        AttentionStageJob.StageColumns columns = StageSchema.columns(this, schema, layerWidths());
         Broadcast<MultiHeadAttentionLayer> shipped = JavaSparkContext.fromSparkContext(dataset.sparkSession()
             .sparkContext()).broadcast(new MultiHeadAttentionLayer(weights, new FlashAttention(spec)));
-        LayerSource source = new WeightsSource(shipped, columns.query.name, columns.key.name, columns.value.name);
-        StageJob job = new StageJob(columns, source, spec, getNumHeads(), weightsMode(),
+        LayerSource source = new BroadcastLayerSource(shipped, columns.query.name, columns.key.name, columns.value.name);
+        AttentionStageJob job = new AttentionStageJob(columns, source, spec, getNumHeads(), weightsMode(),
             "keep".equals(getHandleInvalid()), StageSchema.outputStruct(this, columns, layerWidths()));
         return AttentionExecution.transform(dataset, job, Strategy.parse(getStrategy()));
     }
@@ -257,7 +255,7 @@ public final class MultiHeadAttentionModel extends Model<MultiHeadAttentionModel
             if (instance.weights == null) {
                 throw new IllegalStateException("MultiHeadAttentionModel " + instance.uid + " has no weights to save");
             }
-            DefaultParamsWriter$.MODULE$.saveMetadata(instance, path, sparkSession());
+            ParamsMetadata.save(instance, path, sparkSession());
             String file = new org.apache.hadoop.fs.Path(new org.apache.hadoop.fs.Path(path, "data"), WEIGHTS_FILE)
                 .toString();
             try {
@@ -276,25 +274,24 @@ public final class MultiHeadAttentionModel extends Model<MultiHeadAttentionModel
 
         @Override
         public MultiHeadAttentionModel load(String path) {
-            DefaultParamsReader.Metadata metadata = DefaultParamsReader$.MODULE$.loadMetadata(path, sparkSession(),
-                MultiHeadAttentionModel.class.getName());
+            return ParamsMetadata.load(path, sparkSession(), MultiHeadAttentionModel.class.getName(),
+                uid -> new MultiHeadAttentionModel(uid, readWeights(path)));
+        }
+
+        private MultiHeadAttentionWeights readWeights(String path) {
             String file = new org.apache.hadoop.fs.Path(new org.apache.hadoop.fs.Path(path, "data"), WEIGHTS_FILE)
                 .toString();
             Configuration conf = sparkSession().sparkContext().hadoopConfiguration();
-            MultiHeadAttentionWeights weights;
             try {
                 SafeTensors st = HadoopSafeTensors.read(file, conf);
                 String heads = st.metadata().get(NUM_HEADS_KEY);
                 if (heads == null) {
                     throw new IOException(file + ": no " + NUM_HEADS_KEY + " in the file's metadata");
                 }
-                weights = MultiHeadAttentionStateDict.load(st, "", Integer.parseInt(heads));
+                return MultiHeadAttentionStateDict.load(st, "", Integer.parseInt(heads));
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
-            MultiHeadAttentionModel model = new MultiHeadAttentionModel(metadata.uid(), weights);
-            metadata.getAndSetParams(model, Option.empty());
-            return model;
         }
     }
 }

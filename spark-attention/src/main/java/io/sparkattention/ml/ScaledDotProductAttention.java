@@ -3,9 +3,9 @@ package io.sparkattention.ml;
 import io.sparkattention.exec.AttentionExecution;
 import io.sparkattention.exec.Strategy;
 import io.sparkattention.kernel.AttentionSpec;
+import io.sparkattention.sparkinternal.ParamsMetadata;
 import org.apache.spark.ml.Transformer;
 import org.apache.spark.ml.param.ParamMap;
-import org.apache.spark.ml.util.DefaultParamsReader;
 import org.apache.spark.ml.util.DefaultParamsWritable;
 import org.apache.spark.ml.util.Identifiable$;
 import org.apache.spark.ml.util.MLReader;
@@ -78,8 +78,8 @@ public final class ScaledDotProductAttention extends Transformer
         StructType schema = dataset.schema();
         transformSchema(schema, true);
         AttentionSpec spec = attentionSpec();
-        StageJob.StageColumns columns = StageSchema.columns(this, schema);
-        StageJob job = new StageJob(columns, new ScaledDotProductSource(spec, getNumHeads(), effectiveNumKvHeads()),
+        AttentionStageJob.StageColumns columns = StageSchema.columns(this, schema);
+        AttentionStageJob job = new AttentionStageJob(columns, new ScaledDotProductSource(spec, getNumHeads(), effectiveNumKvHeads()),
             spec, getNumHeads(), weightsMode(), "keep".equals(getHandleInvalid()),
             StageSchema.outputStruct(this, columns, null));
         return AttentionExecution.transform(dataset, job, Strategy.parse(getStrategy()));
@@ -96,7 +96,7 @@ public final class ScaledDotProductAttention extends Transformer
      * @return MLlib's default params reader
      */
     public static MLReader<ScaledDotProductAttention> read() {
-        return new DefaultParamsReader<>();
+        return ParamsMetadata.reader();
     }
 
     /**

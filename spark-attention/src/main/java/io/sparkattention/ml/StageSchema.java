@@ -23,7 +23,7 @@ public final class StageSchema {
     }
 
     /** The input columns of {@code params} resolved against {@code schema}, for a stage without weights. */
-    static StageJob.StageColumns columns(AttentionParams<?> params, StructType schema) {
+    static AttentionStageJob.StageColumns columns(AttentionParams<?> params, StructType schema) {
         return columns(params, schema, null);
     }
 
@@ -33,7 +33,7 @@ public final class StageSchema {
      * @param layerWidths for a projecting layer, {E, kdim, vdim} (an entry below 1 when the
      *                    weights do not exist yet); null for scaled dot-product attention
      */
-    static StageJob.StageColumns columns(AttentionParams<?> params, StructType schema, int[] layerWidths) {
+    static AttentionStageJob.StageColumns columns(AttentionParams<?> params, StructType schema, int[] layerWidths) {
         String query = params.getQueryCol();
         String key = params.effectiveKeyCol();
         String value = params.effectiveValueCol();
@@ -75,7 +75,7 @@ public final class StageSchema {
         if (rowId != null) {
             field(schema, rowId, "rowIdCol");
         }
-        return new StageJob.StageColumns(query, queryType, key, keyType, value, valueType, keyLength, mask, bias,
+        return new AttentionStageJob.StageColumns(query, queryType, key, keyType, value, valueType, keyLength, mask, bias,
             rowId);
     }
 
@@ -87,7 +87,7 @@ public final class StageSchema {
      *
      * @param layerWidths as for {@link #columns(AttentionParams, StructType, int[])}
      */
-    static StructType outputStruct(AttentionParams<?> params, StageJob.StageColumns columns, int[] layerWidths) {
+    static StructType outputStruct(AttentionParams<?> params, AttentionStageJob.StageColumns columns, int[] layerWidths) {
         String layout = params.getOutputLayout();
         boolean flat = "flat".equals(layout) || ("auto".equals(layout) && columns.query.type.fixedWidth() > 0);
         int width = -1;

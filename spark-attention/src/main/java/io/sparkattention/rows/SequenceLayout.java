@@ -12,7 +12,7 @@ import org.apache.spark.sql.types.StructField;
  * {@code array<array<float>>}: one array per row instead of L, which the attention stages read
  * and write with one copy.
  *
- * <p>The width travels in the column's metadata ({@link #withWidth}); the attention stages write
+ * <p>The width travels in the column's metadata ({@link #widthMetadata}); the attention stages write
  * it on their flat outputs and read it on their inputs, and fall back to the layer's own width
  * ({@code MultiHeadAttentionModel}) or the {@code sequenceWidth} param.
  *

@@ -131,9 +131,9 @@ class TrainCommandErrorsTest {
     @DisplayName("a label that is not an integer >= 0 names its row (or its line, for a string) and the column")
     void badLabels() {
         assertBadInput(train(input(ROW0, ROW1.replace("\"label\":1", "\"label\":1.5"))),
-            "row 1: column label is 1.5, not a class index");
+            "row 2: column label is 1.5, not a class index");
         assertBadInput(train(input(ROW0.replace("\"label\":0", "\"label\":-1"), ROW1)),
-            "row 0: column label is -1.0, not a class index");
+            "row 1: column label is -1.0, not a class index");
         assertBadInput(train(input(ROW0, ROW1.replace("\"label\":1", "\"label\":\"cat\""))),
             "line 2: column label: expected double, but the value is a string");
         assertBadInput(train(input(ROW0.replace("\"label\":0", "\"label\":\"cat\""), ROW1)),
@@ -141,20 +141,30 @@ class TrainCommandErrorsTest {
     }
 
     @Test
+    @DisplayName("a stray large label exits 2 with one line naming the row and the class limit, not an OutOfMemoryError")
+    void strayLargeLabels() {
+        for (String label : new String[] {"1e8", "2e7", "1e9"}) {
+            assertBadInput(train(input(ROW0, ROW1.replace("\"label\":1", "\"label\":" + label))),
+                "row 2: column label is " + Double.parseDouble(label) + ", outside [0, 1000)");
+        }
+    }
+
+    @Test
     @DisplayName("a label outside the K classes of the initial weights names the row, the value and the file")
     void labelOutsideTheClasses() throws IOException {
         Path weights = initial(2, null, null);
         assertBadInput(train(input(ROW0, ROW1.replace("\"label\":1", "\"label\":2")), "--initial-weights",
-            weights.toString()), "row 1: column label is 2, outside the 2 classes [0, 2)", "initial.safetensors");
+            weights.toString()), "row 2: column label is 2.0, outside [0, 2): the 2 classes of the initial weights",
+            "initial.safetensors");
     }
 
     @Test
     @DisplayName("a NaN feature, a NaN or negative weight name the row and the column")
     void nonFiniteValues() {
         assertBadInput(train(input(ROW0, ROW1.replace("0.3", "NaN"))),
-            "row 1: column query has NaN at row 0, position 1");
-        assertBadInput(train(input(ROW0, ROW1.replace("2.0", "NaN")), "--weight-col", "w"), "row 1: column w is NaN");
-        assertBadInput(train(input(ROW0.replace("1.0", "-1.0"), ROW1), "--weight-col", "w"), "row 0: column w is -1.0");
+            "row 2: column query has NaN at row 0, position 1");
+        assertBadInput(train(input(ROW0, ROW1.replace("2.0", "NaN")), "--weight-col", "w"), "row 2: column w is NaN");
+        assertBadInput(train(input(ROW0.replace("1.0", "-1.0"), ROW1), "--weight-col", "w"), "row 1: column w is -1.0");
     }
 
     @Test
@@ -162,8 +172,8 @@ class TrainCommandErrorsTest {
     void badShapes() {
         assertBadInput(train(input(ROW0, ROW1), "--num-heads", "3"),
             "--num-heads (3) must divide the embedding width E = 4 of column query");
-        assertBadInput(train(input(ROW0, ROW1.replace("[[0.4,0.3,0.2,0.1]]", "[[0.4,0.3,0.2]]"))), "row 1", "query");
-        assertBadInput(train(input(ROW0, ROW1.replace("[[0.4,0.3,0.2,0.1]]", "[]"))), "row 1", "query");
+        assertBadInput(train(input(ROW0, ROW1.replace("[[0.4,0.3,0.2,0.1]]", "[[0.4,0.3,0.2]]"))), "row 2", "query");
+        assertBadInput(train(input(ROW0, ROW1.replace("[[0.4,0.3,0.2,0.1]]", "[]"))), "row 2", "query");
     }
 
     @Test

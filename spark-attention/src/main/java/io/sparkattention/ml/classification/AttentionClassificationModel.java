@@ -2,9 +2,11 @@ package io.sparkattention.ml.classification;
 
 import io.sparkattention.exec.RowFunctions;
 import io.sparkattention.ml.MultiHeadAttentionModel;
+import io.sparkattention.ml.StageSchema;
 import io.sparkattention.ml.StageUid;
 import io.sparkattention.nn.MultiHeadAttentionWeights;
 import io.sparkattention.rows.SequenceDecoder;
+import org.apache.spark.SparkContext;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.ml.classification.ProbabilisticClassificationModel;
@@ -24,8 +26,11 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.api.java.UDF1;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 
@@ -53,11 +58,24 @@ public final class AttentionClassificationModel
 
     private static final long serialVersionUID = 1L;
 
+    private static final Logger LOG = LoggerFactory.getLogger(AttentionClassificationModel.class);
+
     private final String uid;
     private final ClassifierArchitecture shape;
     private final float[] parameters;
     private ClassifierParamSet params;
-    private AttentionClassifierSummary summary;
+    /** Driver-side: not shipped with the model's row functions. */
+    private transient AttentionClassifierSummary summary;
+    /**
+     * The parameters as executors read them: one broadcast per model and SparkContext, shared by
+     * every DataFrame this model's {@code transform} returns (a new one per call would keep a copy
+     * per call on every executor until each DataFrame is collected). A transform's DataFrame is
+     * lazy and may run any number of times, so no job marks a point after which the broadcast is
+     * unused: as for MLlib's models' broadcasts, Spark's ContextCleaner destroys it (on the driver
+     * and the executors) once the model and those DataFrames are unreachable.
+     */
+    private transient Broadcast<float[]> shipped;
+    private transient SparkContext shippedTo;
 
     /**
      * An empty model, without weights: what Spark Connect ML's service loader instantiates to list
@@ -69,13 +87,12 @@ public final class AttentionClassificationModel
     }
 
     AttentionClassificationModel(String uid, ClassifierArchitecture shape, float[] parameters) {
-        this(StageUid.pending(uid), shape, parameters, true);
+        this(StageUid.park(uid), shape, parameters);
     }
 
-    /** Runs after {@link StageUid#pending} parked the uid for MLlib's constructors; {@code pending} only marks it. */
-    private AttentionClassificationModel(String uid, ClassifierArchitecture shape, float[] parameters,
-                                         boolean pending) {
-        this.uid = StageUid.taken(uid);
+    /** Runs after {@link StageUid#park} parked the uid for MLlib's constructors. */
+    private AttentionClassificationModel(StageUid uid, ClassifierArchitecture shape, float[] parameters) {
+        this.uid = uid.take();
         if (shape != null && parameters.length != shape.network().parameterCount()) {
             throw new IllegalArgumentException("the " + shape + " network has " + shape.network().parameterCount()
                 + " parameters, got " + parameters.length);
@@ -148,8 +165,11 @@ public final class AttentionClassificationModel
         return shape == null ? -1 : shape.embedDim;
     }
 
-    AttentionClassificationModel withSummary(AttentionClassifierSummary trainingSummary) {
-        this.summary = trainingSummary;
+    /** Attaches the training summary: the figures on the training set and the objective history. */
+    AttentionClassificationModel withTrainingSummary(Dataset<?> training, double[] objectiveHistory) {
+        AttentionClassificationModel predicting = predicting();
+        summary = new AttentionClassifierSummary(predicting.transform(training), predicting.getPredictionCol(),
+            getLabelCol(), weightColIn(training), objectiveHistory);
         return this;
     }
 
@@ -159,7 +179,8 @@ public final class AttentionClassificationModel
     }
 
     /**
-     * The training summary: objective history and step count.
+     * The training summary: the training set's predictions and figures (accuracy, per-label and
+     * weighted precision, recall and F-measure), the objective history and the step count.
      *
      * @return the summary
      * @throws IllegalStateException for a loaded model, which has none (as in MLlib)
@@ -170,6 +191,31 @@ public final class AttentionClassificationModel
                 + "loaded, not fitted");
         }
         return summary;
+    }
+
+    /**
+     * The model's figures on a labelled set, as MLlib's {@code LogisticRegressionModel.evaluate}:
+     * the training summary's, without the objective history. Rows weigh their {@code weightCol}
+     * value when the set has that column, else 1.
+     *
+     * @param dataset a set with the features column (and key length column, if set) and {@code labelCol}
+     * @return the summary; its figures are computed on first use
+     */
+    public AttentionClassificationSummary evaluate(Dataset<?> dataset) {
+        StageSchema.field(dataset.schema(), getLabelCol(), "labelCol");
+        AttentionClassificationModel predicting = predicting();
+        return new AttentionClassificationSummary(predicting.transform(dataset), predicting.getPredictionCol(),
+            getLabelCol(), weightColIn(dataset));
+    }
+
+    /** This model, or a copy with a prediction column when its own is empty (as MLlib's summaries do). */
+    private AttentionClassificationModel predicting() {
+        return getPredictionCol().isEmpty() ? copy(new ParamMap()).setPredictionCol("prediction_" + uid) : this;
+    }
+
+    private String weightColIn(Dataset<?> dataset) {
+        String weight = getWeightCol();
+        return !weight.isEmpty() && Arrays.asList(dataset.columns()).contains(weight) ? weight : "";
     }
 
     /**
@@ -222,8 +268,8 @@ public final class AttentionClassificationModel
     @Override
     public Dataset<Row> transform(Dataset<?> dataset) {
         StructType out = transformSchema(dataset.schema(), true);
-        JavaSparkContext sc = JavaSparkContext.fromSparkContext(dataset.sparkSession().sparkContext());
-        Broadcast<float[]> shipped = sc.broadcast(parameters);
+        LOG.info("AttentionClassificationModel transform: {}", ClassifierSchema.keyLengthNote(this, dataset.schema()));
+        Broadcast<float[]> shipped = shippedParameters(dataset.sparkSession().sparkContext());
         SequenceDecoder type = ClassifierSchema.features(dataset.schema(), getFeaturesCol(), shape.embedDim);
         List<Column> inputs = new ArrayList<>();
         inputs.add(col(getFeaturesCol()));
@@ -250,6 +296,15 @@ public final class AttentionClassificationModel
         return getRawPredictionCol().isEmpty() ? df.drop(raw) : df;
     }
 
+    /** This model's parameters broadcast to {@code sc}, made on first use there. */
+    synchronized Broadcast<float[]> shippedParameters(SparkContext sc) {
+        if (shipped == null || shippedTo != sc || sc.isStopped()) {
+            shipped = JavaSparkContext.fromSparkContext(sc).broadcast(parameters);
+            shippedTo = sc;
+        }
+        return shipped;
+    }
+
     /**
      * The logits of one sequence (every token valid).
      *
@@ -260,10 +315,7 @@ public final class AttentionClassificationModel
     public Vector predictRaw(Matrix features) {
         Objects.requireNonNull(features, "features");
         ClassifierArchitecture s = shape();
-        if (features.numCols() != s.embedDim || features.numRows() < 1) {
-            throw new IllegalArgumentException("features are " + features.numRows() + "×" + features.numCols()
-                + ", expected L×" + s.embedDim + " with L >= 1");
-        }
+        s.checkTokens(getFeaturesCol(), features.numRows(), features.numCols());
         float[] x = new float[features.numRows() * s.embedDim];
         for (int i = 0; i < features.numRows(); i++) {
             for (int j = 0; j < s.embedDim; j++) {

@@ -6,6 +6,7 @@ import io.sparkattention.ml.HadoopSafeTensors;
 import io.sparkattention.ml.StageUid;
 import io.sparkattention.nn.AttentionClassifierNetwork;
 import io.sparkattention.nn.Pooling;
+import io.sparkattention.sparkinternal.ParamsMetadata;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.ml.attribute.Attribute;
@@ -14,16 +15,18 @@ import org.apache.spark.ml.attribute.BinaryAttribute;
 import org.apache.spark.ml.attribute.NominalAttribute;
 import org.apache.spark.ml.classification.ProbabilisticClassifier;
 import org.apache.spark.ml.linalg.Matrix;
+import org.apache.spark.ml.param.IntParam;
 import org.apache.spark.ml.param.ParamMap;
-import org.apache.spark.ml.util.DefaultParamsReader;
+import org.apache.spark.ml.param.ParamValidators;
 import org.apache.spark.ml.util.DefaultParamsWritable;
 import org.apache.spark.ml.util.Identifiable$;
 import org.apache.spark.ml.util.MLReader;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.types.StructType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 
 /**
  * Trains an attention classifier data-parallel on Spark: PyTorch's reference module
@@ -37,19 +40,25 @@ import java.io.UncheckedIOException;
  * </pre>
  * with PyTorch's gradients and its Adam, AdamW and gradient descent updates. One row is one
  * sequence: {@code featuresCol} L×E (any type the other stages accept; rows may differ in L), the
- * class index in {@code labelCol}, an optional row weight and an optional valid-token count. K
- * comes from the label column's metadata ({@code NominalAttribute}), else from the initial
- * weights, else from the largest label + 1.
+ * class index in {@code labelCol}, an optional row weight and an optional valid-token count
+ * ({@code keyLengthCol}: none by default, whatever the input's columns; fit logs the column used).
+ * K comes from {@link #numClasses()}, else the label column's metadata ({@code NominalAttribute}),
+ * else the initial weights, else the largest label + 1, which must stay below
+ * 1000 ({@code ClassCount.MAX_INFERRED_CLASSES}; see {@link ClassCount}).
  *
  * <p>{@code fit} validates everything first — the schema, every row (a label that is not an
  * integer in [0, K), a NaN or infinite feature, a bad weight or key length), {@code numHeads}
- * against E, an empty set, the initial weights' tensors — and fails naming the column, row or
- * tensor before any step. Then each step is one Spark job (see {@link ClassifierTrainer}).
+ * against E, an empty set, the initial weights' tensors — and fails naming the column, row
+ * (1-based, in input order) or tensor before any step and before anything is sized by the
+ * labels. Then each step is one Spark job (see {@link ClassifierTrainer}). The model's
+ * {@code summary()} gives the training set's accuracy, precision, recall and F-measure and the
+ * objective history; {@code evaluate(df)} the same figures on another set.
  *
  * <pre>{@code
  * AttentionClassificationModel model = new AttentionClassifier()
  *     .setFeaturesCol("tokens").setNumHeads(4).setMaxIter(200).setStepSize(1e-3).fit(train);
  * double[] history = model.summary().objectiveHistory();
+ * double accuracy = model.evaluate(test).accuracy();
  * model.exportPyTorch("/models/cls.safetensors");
  * }</pre>
  */
@@ -59,8 +68,11 @@ public final class AttentionClassifier
 
     private static final long serialVersionUID = 1L;
 
+    private static final Logger LOG = LoggerFactory.getLogger(AttentionClassifier.class);
+
     private final String uid;
     private ClassifierParamSet params;
+    private IntParam numClasses;
     /** Driver-side only: not a param, not persisted, carried by {@link #copy}. */
     private transient TrainingListener listener;
 
@@ -75,13 +87,47 @@ public final class AttentionClassifier
      * @param uid the stage's uid
      */
     public AttentionClassifier(String uid) {
-        this(StageUid.pending(uid), true);
+        this(StageUid.park(uid));
     }
 
-    /** Runs after {@link StageUid#pending} parked the uid for MLlib's constructors; {@code pending} only marks it. */
-    private AttentionClassifier(String uid, boolean pending) {
-        this.uid = StageUid.taken(uid);
+    /** Runs after {@link StageUid#park} parked the uid for MLlib's constructors. */
+    private AttentionClassifier(StageUid uid) {
+        this.uid = uid.take();
         params = new ClassifierParamSet(this);
+        numClasses = new IntParam(this, "numClasses", "number of classes K (>= 2); 0: from the label column's "
+            + "metadata, else the initial weights, else the largest label + 1, where labels must be below "
+            + ClassCount.MAX_INFERRED_CLASSES, ParamValidators.gtEq(0));
+        setDefault(numClasses, 0);
+    }
+
+    /**
+     * Number of classes K (an estimator param: the model's K is {@code numClasses()}). Default 0:
+     * K comes from the label column's metadata ({@code NominalAttribute} or
+     * {@code BinaryAttribute}), else from the initial weights, else it is the largest label + 1,
+     * and then every label must be below 1000: a stray label
+     * such as 10⁸ fails {@code fit} naming its row before anything is sized by it. Set it to
+     * train more classes, or classes some of which the training set lacks. Given sources must agree.
+     *
+     * @return the param
+     */
+    public IntParam numClasses() {
+        return numClasses;
+    }
+
+    /** @return the value of {@link #numClasses()} (or its default) */
+    public int getNumClasses() {
+        return (Integer) getOrDefault(numClasses);
+    }
+
+    /**
+     * Sets {@link #numClasses()}.
+     *
+     * @param value K, or 0 to infer it
+     * @return this estimator
+     */
+    public AttentionClassifier setNumClasses(int value) {
+        set(numClasses, value);
+        return this;
     }
 
     @Override
@@ -125,41 +171,28 @@ public final class AttentionClassifier
      */
     @Override
     public AttentionClassificationModel train(Dataset<?> dataset) {
-        int declaredClasses = declaredClasses(dataset.schema());
+        JavaSparkContext sc = JavaSparkContext.fromSparkContext(dataset.sparkSession().sparkContext());
+        InitialWeights initial = getInitialWeightsPath().isEmpty() ? null
+            : InitialWeights.read(getInitialWeightsPath(), sc.hadoopConfiguration());
+        ClassCount classes = ClassCount.of(getNumClasses(), declaredClasses(dataset.schema()),
+            initial != null ? initial.numClasses : -1, getInitialWeightsPath());
+        LOG.info("AttentionClassifier fit: {}", ClassifierSchema.keyLengthNote(this, dataset.schema()));
         try (TrainingData data = TrainingData.decode(dataset, getFeaturesCol(), getLabelCol(), getWeightCol(),
-            getKeyLengthCol())) {
+            getKeyLengthCol(), classes)) {
             int embedDim = data.embedDim();
-            if (embedDim % getNumHeads() != 0) {
-                throw new IllegalArgumentException("numHeads (" + getNumHeads() + ") must divide the embedding width "
-                    + "E = " + embedDim + " of column " + getFeaturesCol());
-            }
-            JavaSparkContext sc = JavaSparkContext.fromSparkContext(dataset.sparkSession().sparkContext());
-            InitialWeights initial = getInitialWeightsPath().isEmpty() ? null
-                : InitialWeights.read(getInitialWeightsPath(), embedDim, declaredClasses, sc.hadoopConfiguration());
-            int numClasses = declaredClasses > 0 ? declaredClasses
-                : initial != null ? initial.numClasses : Math.max(2, data.profile.maxLabel + 1);
-            if (data.profile.maxLabel >= numClasses) {
-                throw new IllegalArgumentException("row " + data.profile.maxLabelRow + ": column " + getLabelCol()
-                    + " is " + data.profile.maxLabel + ", outside the " + numClasses + " classes [0, " + numClasses
-                    + ") of " + classSource(declaredClasses));
-            }
-            ClassifierArchitecture shape = new ClassifierArchitecture(embedDim, getNumHeads(), numClasses, getCausal(),
-                getResidual(), Pooling.parse(getPooling()));
+            ClassifierArchitecture.checkHeads(embedDim, getNumHeads(), "column " + getFeaturesCol());
+            ClassifierArchitecture shape = new ClassifierArchitecture(embedDim, getNumHeads(),
+                classes.numClasses(data.profile.maxLabel), getCausal(), getResidual(), Pooling.parse(getPooling()));
             AttentionClassifierNetwork network = shape.network();
-            float[] theta = initial != null ? initial.parameters(network) : network.initialParameters(getSeed());
+            float[] theta = initial != null ? initial.parameters(network, embedDim)
+                : network.initialParameters(getSeed());
             ClassifierTrainer trainer = new ClassifierTrainer(sc, getSolver(), getMaxIter(), getStepSize(),
                 getWeightDecay(), getMiniBatchFraction(), getTol(), getSeed(), listener);
-            AttentionClassifierSummary summary = trainer.train(data, shape, theta);
-            AttentionClassificationModel model = new AttentionClassificationModel(uid, shape, theta);
-            return model.withSummary(summary);
+            double[] history = trainer.train(data, shape, theta);
+            AttentionClassificationModel model = copyValues(new AttentionClassificationModel(uid, shape, theta),
+                new ParamMap());
+            return model.withTrainingSummary(dataset, history);
         }
-    }
-
-    private String classSource(int declaredClasses) {
-        if (declaredClasses > 0) {
-            return "the label column's metadata";
-        }
-        return "the initial weights " + getInitialWeightsPath() + " (classifier.weight)";
     }
 
     /** The class count the label column's ML attribute declares, or -1. */
@@ -186,7 +219,7 @@ public final class AttentionClassifier
      * @return MLlib's default params reader
      */
     public static MLReader<AttentionClassifier> read() {
-        return new DefaultParamsReader<>();
+        return ParamsMetadata.reader();
     }
 
     /**
@@ -199,36 +232,34 @@ public final class AttentionClassifier
         return read().load(path);
     }
 
-    /** A state_dict to start from, checked against the data's E and the declared class count. */
+    /** A state_dict to start from: its class count fixes K, its width is checked against the data's E. */
     private static final class InitialWeights {
+        final String path;
         final SafeTensors file;
+        final int embedDim;
         final int numClasses;
 
-        private InitialWeights(SafeTensors file, int numClasses) {
+        private InitialWeights(String path, SafeTensors file, int[] ek) {
+            this.path = path;
             this.file = file;
-            this.numClasses = numClasses;
+            this.embedDim = ek[0];
+            this.numClasses = ek[1];
         }
 
-        static InitialWeights read(String path, int embedDim, int declaredClasses,
-                                   Configuration conf) {
+        static InitialWeights read(String path, Configuration conf) {
             try {
                 SafeTensors file = HadoopSafeTensors.read(path, conf);
-                int[] ek = ClassifierStateDict.dimensions(file);
-                if (ek[0] != embedDim) {
-                    throw new IllegalArgumentException(path + ": tensor '" + ClassifierStateDict.CLASSIFIER_WEIGHT
-                        + "' is for embed_dim " + ek[0] + ", but the features have E = " + embedDim);
-                }
-                if (declaredClasses > 0 && ek[1] != declaredClasses) {
-                    throw new IllegalArgumentException(path + ": tensor '" + ClassifierStateDict.CLASSIFIER_WEIGHT
-                        + "' has " + ek[1] + " classes, but the label column's metadata declares " + declaredClasses);
-                }
-                return new InitialWeights(file, ek[1]);
+                return new InitialWeights(path, file, ClassifierStateDict.dimensions(file));
             } catch (IOException e) {
                 throw new IllegalArgumentException("initialWeightsPath: " + e.getMessage(), e);
             }
         }
 
-        float[] parameters(AttentionClassifierNetwork network) {
+        float[] parameters(AttentionClassifierNetwork network, int dataEmbedDim) {
+            if (embedDim != dataEmbedDim) {
+                throw new IllegalArgumentException(path + ": tensor '" + ClassifierStateDict.CLASSIFIER_WEIGHT
+                    + "' is for embed_dim " + embedDim + ", but the features have E = " + dataEmbedDim);
+            }
             try {
                 return ClassifierStateDict.load(file, network.parameters(), network.parameterCount());
             } catch (IOException e) {

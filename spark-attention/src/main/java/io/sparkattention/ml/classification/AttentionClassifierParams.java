@@ -55,7 +55,10 @@ public interface AttentionClassifierParams<T extends AttentionClassifierParams<T
     }
 
     /**
-     * Integer column of valid tokens per row; tokens at positions >= its value are ignored; empty (default): all valid.
+     * Integer column of valid tokens per row; tokens at positions >= its value are ignored. Empty
+     * (default): every token is valid, also when the input has a {@code key_length} column — the
+     * command line's {@code train} picks that column up by itself, the API does not; fit and
+     * transform log the column used at INFO.
      *
      * @return the param
      */
@@ -105,7 +108,7 @@ public interface AttentionClassifierParams<T extends AttentionClassifierParams<T
     }
 
     /**
-     * Token i attends to tokens j <= i only (default false).
+     * Token i attends to tokens j &lt;= i only (default false).
      *
      * @return the param
      */
@@ -305,7 +308,12 @@ public interface AttentionClassifierParams<T extends AttentionClassifierParams<T
     }
 
     /**
-     * Convergence tolerance on the relative change of the loss between steps (default 0: run maxIter steps).
+     * Early stopping (default 0: run maxIter steps). Before each step i &gt;= 10, training stops
+     * when the full-batch loss l (the weighted mean cross-entropy over every row) improved by less
+     * than tol, relative, over the last 10 steps: {@code (l(i-10) - l(i)) / |l(i-10)| < tol}. Step i
+     * is not taken and l(i), at the final weights, ends the objective history. Measuring over 10
+     * steps keeps Adam's flat first steps (the loss near ln K) from stopping a run. With
+     * {@code miniBatchFraction} &lt; 1 each step then costs one more pass over the rows for l.
      *
      * @return the param
      */

@@ -1,30 +1,33 @@
 package io.sparkattention.ml.classification;
 
-import java.io.Serializable;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+
 import java.util.Arrays;
 
 /**
- * What {@link AttentionClassifier#fit} did, like MLlib's training summaries: the objective
- * history and the number of optimiser steps taken.
+ * What {@link AttentionClassifier#fit} did, like MLlib's {@code LogisticRegressionTrainingSummary}
+ * for a multiclass user: the training set's figures of {@link AttentionClassificationSummary}
+ * (predictions, accuracy, per-label and weighted precision, recall and F-measure) plus the
+ * objective history and the number of optimiser steps taken.
  *
  * <p>{@code objectiveHistory()[i]}, for i below {@link #totalIterations()}, is the weighted mean
  * cross-entropy Σw·CE/Σw over step i's sample (every row when {@code miniBatchFraction} is 1)
- * at the weights before step i. The last entry is the loss at the final weights: over every row
- * when all {@code maxIter} steps ran, or over the sample of the step that was not taken when the
- * relative loss change fell below {@code tol}. So the history has {@code totalIterations + 1}
- * entries ({@code maxIter + 1} without early stopping). A {@link TrainingListener} hears the
- * full-batch loss at every step, whatever the fraction.
+ * at the weights before step i. The last entry is the loss over every row at the final weights,
+ * after maxIter steps or when {@code tol} stopped training. So the history has
+ * {@code totalIterations + 1} entries ({@code maxIter + 1} without early stopping). A
+ * {@link TrainingListener} hears the full-batch loss at every step, whatever the fraction.
  */
-public final class AttentionClassifierSummary implements Serializable {
+public final class AttentionClassifierSummary extends AttentionClassificationSummary {
 
     private static final long serialVersionUID = 1L;
 
     private final double[] objectiveHistory;
-    private final int totalIterations;
 
-    AttentionClassifierSummary(double[] objectiveHistory, int totalIterations) {
+    AttentionClassifierSummary(Dataset<Row> predictions, String predictionCol, String labelCol, String weightCol,
+                               double[] objectiveHistory) {
+        super(predictions, predictionCol, labelCol, weightCol);
         this.objectiveHistory = objectiveHistory.clone();
-        this.totalIterations = totalIterations;
     }
 
     /**
@@ -42,12 +45,12 @@ public final class AttentionClassifierSummary implements Serializable {
      * @return maxIter, or fewer when {@code tol} stopped training early
      */
     public int totalIterations() {
-        return totalIterations;
+        return objectiveHistory.length - 1;
     }
 
     @Override
     public String toString() {
-        return "AttentionClassifierSummary: totalIterations=" + totalIterations + ", objectiveHistory="
+        return "AttentionClassifierSummary: totalIterations=" + totalIterations() + ", objectiveHistory="
             + Arrays.toString(objectiveHistory);
     }
 }

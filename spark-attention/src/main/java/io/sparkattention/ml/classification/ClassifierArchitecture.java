@@ -2,6 +2,7 @@ package io.sparkattention.ml.classification;
 
 import io.sparkattention.nn.AttentionClassifierNetwork;
 import io.sparkattention.nn.Pooling;
+import io.sparkattention.rows.RowDataException;
 
 import java.io.Serializable;
 
@@ -26,10 +27,7 @@ final class ClassifierArchitecture implements Serializable {
      */
     ClassifierArchitecture(int embedDim, int numHeads, int numClasses, boolean causal, boolean residual,
                            Pooling pooling) {
-        if (embedDim < 1 || numHeads < 1 || embedDim % numHeads != 0) {
-            throw new IllegalArgumentException("numHeads (" + numHeads + ") must divide the embedding width E ("
-                + embedDim + ")");
-        }
+        checkHeads(embedDim, numHeads, null);
         if (numClasses < 2) {
             throw new IllegalArgumentException("a classifier needs at least 2 classes, got " + numClasses);
         }
@@ -39,6 +37,35 @@ final class ClassifierArchitecture implements Serializable {
         this.causal = causal;
         this.residual = residual;
         this.pooling = pooling;
+    }
+
+    /**
+     * The heads rule: E ≥ 1 and {@code numHeads} ≥ 1 divides it.
+     *
+     * @param widthOf what E is the width of, for the message (a column), or null
+     * @throws IllegalArgumentException when the rule does not hold
+     */
+    static void checkHeads(int embedDim, int numHeads, String widthOf) {
+        if (embedDim < 1 || numHeads < 1 || embedDim % numHeads != 0) {
+            throw new IllegalArgumentException("numHeads (" + numHeads + ") must divide the embedding width E = "
+                + embedDim + (widthOf == null ? "" : " of " + widthOf));
+        }
+    }
+
+    /**
+     * The tokens rule of one sequence given to the model: at least one token, each {@code embedDim} wide.
+     *
+     * @param column the features column, for the message
+     * @throws RowDataException naming the column when the rule does not hold
+     */
+    void checkTokens(String column, int tokens, int width) {
+        if (tokens < 1) {
+            throw new RowDataException("column " + column + " has no token");
+        }
+        if (width != embedDim) {
+            throw new RowDataException("column " + column + " has " + width + " values per token, expected "
+                + "the model's embedding width " + embedDim);
+        }
     }
 
     /** The network of this shape (a new instance: networks are cheap, parameters live apart). */

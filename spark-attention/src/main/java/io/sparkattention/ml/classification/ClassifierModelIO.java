@@ -5,11 +5,9 @@ import io.sparkattention.io.SafeTensors;
 import io.sparkattention.ml.HadoopSafeTensors;
 import io.sparkattention.nn.AttentionClassifierNetwork;
 import io.sparkattention.nn.Pooling;
+import io.sparkattention.sparkinternal.ParamsMetadata;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
-import org.apache.spark.ml.util.DefaultParamsReader;
-import org.apache.spark.ml.util.DefaultParamsReader$;
-import org.apache.spark.ml.util.DefaultParamsWriter$;
 import org.apache.spark.ml.util.Identifiable$;
 import org.apache.spark.ml.util.MLReader;
 import org.apache.spark.ml.util.MLWriter;
@@ -83,7 +81,7 @@ final class ClassifierModelIO {
             @Override
             public void saveImpl(String path) {
                 model.shape();
-                DefaultParamsWriter$.MODULE$.saveMetadata(model, path, sparkSession());
+                ParamsMetadata.save(model, path, sparkSession());
                 exportPyTorch(model, dataFile(path), sparkSession().sparkContext().hadoopConfiguration());
             }
         };
@@ -93,8 +91,15 @@ final class ClassifierModelIO {
         return new MLReader<>() {
             @Override
             public AttentionClassificationModel load(String path) {
-                DefaultParamsReader.Metadata metadata = DefaultParamsReader$.MODULE$.loadMetadata(path, sparkSession(),
-                    AttentionClassificationModel.class.getName());
+                return ParamsMetadata.load(path, sparkSession(), AttentionClassificationModel.class.getName(),
+                    uid -> {
+                        AttentionClassificationModel saved = readData(path);
+                        return new AttentionClassificationModel(uid, saved.shape(), saved.sharedParameters());
+                    });
+            }
+
+            /** The model in {@code path/data}, built from the architecture in the file's metadata. */
+            private AttentionClassificationModel readData(String path) {
                 String file = dataFile(path);
                 Configuration conf = sparkSession().sparkContext().hadoopConfiguration();
                 Map<String, String> arch;
@@ -108,13 +113,9 @@ final class ClassifierModelIO {
                         throw new IllegalArgumentException(file + ": no " + key + " in the file's metadata");
                     }
                 }
-                AttentionClassificationModel loaded = fromSafeTensors(file, Integer.parseInt(arch.get(NUM_HEADS)),
+                return fromSafeTensors(file, Integer.parseInt(arch.get(NUM_HEADS)),
                     Boolean.parseBoolean(arch.get(CAUSAL)), Boolean.parseBoolean(arch.get(RESIDUAL)),
                     arch.get(POOLING), conf);
-                AttentionClassificationModel model = new AttentionClassificationModel(metadata.uid(), loaded.shape(),
-                    loaded.sharedParameters());
-                metadata.getAndSetParams(model, Option.empty());
-                return model;
             }
         };
     }

@@ -17,7 +17,7 @@ import java.io.Serializable;
  * {@link AttentionClassifierParams}: one definition and one set of defaults for the Estimator and
  * its Model, as MLlib's Scala stages share a params trait.
  */
-final class ClassifierParamSet implements Serializable {
+public final class ClassifierParamSet implements Serializable {
 
     private static final long serialVersionUID = 1L;
 
@@ -46,7 +46,8 @@ final class ClassifierParamSet implements Serializable {
             "row weight column (numeric, finite, >= 0); empty: every row weighs 1");
         keyLengthCol = new Param<>(owner, "keyLengthCol",
             "integer column of valid tokens per row: tokens at positions >= its value are ignored (the row is "
-                + "truncated); empty: every token is valid");
+                + "truncated); empty (the default, also when the input has a key_length column): every token is "
+                + "valid. fit and transform log the column used");
         numHeads = new IntParam(owner, "numHeads", "number of attention heads (>= 1, divides the embedding width)",
             ParamValidators.gtEq(1));
         causal = new BooleanParam(owner, "causal", "token i attends to tokens j <= i only (PyTorch's is_causal)");
@@ -65,7 +66,12 @@ final class ClassifierParamSet implements Serializable {
             "fraction of rows sampled for each step, in (0, 1]; 1: full batch",
             ParamValidators.inRange(0, 1, false, true));
         tol = new DoubleParam(owner, "tol",
-            "stop when the relative change of the loss between two steps is below this (>= 0); 0: run maxIter steps",
+            "stop early (>= 0): before each step i >= " + ClassifierTrainer.TOL_WINDOW + ", when the full-batch loss "
+                + "l (the weighted mean cross-entropy over every row) improved by less than tol, relative, over the "
+                + "last " + ClassifierTrainer.TOL_WINDOW + " steps, (l(i-" + ClassifierTrainer.TOL_WINDOW
+                + ") - l(i)) / |l(i-" + ClassifierTrainer.TOL_WINDOW + ")| < tol, step i is not taken and l(i) is "
+                + "the final loss; with miniBatchFraction < 1 each step then costs one more pass for l; "
+                + "0: run maxIter steps",
             ParamValidators.gtEq(0));
         seed = new LongParam(owner, "seed", "random seed of the initial weights and of the mini-batch sampling");
         initialWeightsPath = new Param<>(owner, "initialWeightsPath",

@@ -45,10 +45,7 @@ final class ClassifierRowFunction implements RowFunction {
             return null;
         }
         MatrixType.Matrix m = type.decode((ArrayData) inputs[0], featuresCol, true, "");
-        if (m.cols != shape.embedDim) {
-            throw new RowDataException("column " + featuresCol + " has " + m.cols + " values per token, expected "
-                + "the model's embedding width " + shape.embedDim);
-        }
+        shape.checkTokens(featuresCol, m.rows, m.cols);
         int length = m.rows;
         if (inputs.length > 1 && inputs[1] != null) {
             int keyLength = (Integer) inputs[1];
@@ -57,9 +54,6 @@ final class ClassifierRowFunction implements RowFunction {
                     + "] (the row's tokens in column " + featuresCol + ")");
             }
             length = keyLength;
-        }
-        if (length == 0) {
-            throw new RowDataException("column " + featuresCol + " has no token");
         }
         if (bound == null) {
             bound = shape.network().bind(parameters.value());

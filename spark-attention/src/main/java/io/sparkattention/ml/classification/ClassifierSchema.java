@@ -5,12 +5,14 @@ import io.sparkattention.rows.MatrixType;
 import io.sparkattention.rows.SequenceColumns;
 import io.sparkattention.rows.SequenceDecoder;
 
+import io.sparkattention.sparkinternal.MLSchemas;
 import org.apache.spark.ml.classification.ProbabilisticClassifierParams;
-import org.apache.spark.ml.util.SchemaUtils$;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.IntegralType;
 import org.apache.spark.sql.types.NumericType;
 import org.apache.spark.sql.types.StructType;
+
+import java.util.Arrays;
 
 /**
  * The schema checks {@link AttentionClassifier} and {@link AttentionClassificationModel} share:
@@ -21,6 +23,9 @@ import org.apache.spark.sql.types.StructType;
  * label (when fitting) and appends prediction, rawPrediction and probability.
  */
 final class ClassifierSchema {
+
+    /** The key length column's conventional name, which the command line uses when the input has it. */
+    static final String KEY_LENGTH = "key_length";
 
     private ClassifierSchema() {
     }
@@ -65,17 +70,35 @@ final class ClassifierSchema {
             SequenceColumns.NO_WIDTH_PARAM);
     }
 
+    /**
+     * The line {@code fit} and {@code transform} log about the key length column: which column
+     * bounds each row's valid tokens, or that every token is valid — also when the input has a
+     * {@code key_length} column, which only the command line picks up by itself.
+     */
+    static String keyLengthNote(AttentionClassifierParams<?> stage, StructType schema) {
+        String features = ((ProbabilisticClassifierParams) stage).getFeaturesCol();
+        if (!stage.getKeyLengthCol().isEmpty()) {
+            return "valid tokens per row of column " + features + " from column " + stage.getKeyLengthCol()
+                + " (keyLengthCol)";
+        }
+        String note = "keyLengthCol is empty: every token of column " + features + " is valid";
+        return Arrays.asList(schema.fieldNames()).contains(KEY_LENGTH)
+            ? note + "; the input's " + KEY_LENGTH + " column is not used (setKeyLengthCol(\"" + KEY_LENGTH
+                + "\") uses it)"
+            : note;
+    }
+
     /** Adds the class count to the output columns' metadata, as MLlib's classification models do. */
     static StructType withNumClasses(StructType schema, ProbabilisticClassifierParams stage, int numClasses) {
         StructType out = schema;
         if (!stage.getPredictionCol().isEmpty()) {
-            out = SchemaUtils$.MODULE$.updateNumValues(out, stage.getPredictionCol(), numClasses);
+            out = MLSchemas.withNumValues(out, stage.getPredictionCol(), numClasses);
         }
         if (!stage.getRawPredictionCol().isEmpty()) {
-            out = SchemaUtils$.MODULE$.updateAttributeGroupSize(out, stage.getRawPredictionCol(), numClasses);
+            out = MLSchemas.withVectorSize(out, stage.getRawPredictionCol(), numClasses);
         }
         if (!stage.getProbabilityCol().isEmpty()) {
-            out = SchemaUtils$.MODULE$.updateAttributeGroupSize(out, stage.getProbabilityCol(), numClasses);
+            out = MLSchemas.withVectorSize(out, stage.getProbabilityCol(), numClasses);
         }
         return out;
     }

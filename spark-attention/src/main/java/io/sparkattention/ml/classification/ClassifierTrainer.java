@@ -21,6 +21,13 @@ final class ClassifierTrainer {
 
     /** Progress is logged at INFO every this many steps (and at the first and last). */
     static final int LOG_EVERY = 10;
+    /**
+     * The steps over which {@code tol} measures progress, and the fewest steps a run with
+     * {@code tol} takes: Adam's first steps from PyTorch's initialisation move every weight by
+     * about stepSize whatever the gradient, and the loss can stay near ln K for a few of them,
+     * so two neighbouring steps tell a flat start from convergence no better than a guess.
+     */
+    static final int TOL_WINDOW = 10;
     /** PyTorch's Adam defaults (betas and eps), which the reference fixtures use. */
     static final double ADAM_BETA1 = 0.9, ADAM_BETA2 = 0.999, ADAM_EPS = 1e-8;
 
@@ -56,40 +63,51 @@ final class ClassifierTrainer {
     /**
      * Trains {@code theta} in place, telling the listener (if any) each full-batch loss as it is known.
      *
-     * @return the objective history and step count (see {@link AttentionClassifierSummary})
+     * @return the objective history (see {@link AttentionClassifierSummary#objectiveHistory()}):
+     *     the steps taken + 1 entries
      */
-    AttentionClassifierSummary train(TrainingData data, ClassifierArchitecture shape, float[] theta) {
+    double[] train(TrainingData data, ClassifierArchitecture shape, float[] theta) {
         AttentionClassifierNetwork network = shape.network();
         Optimizer optimizer = optimizer();
+        boolean sampled = miniBatchFraction < 1;
         double[] history = new double[maxIter + 1];
+        double[] fullBatch = new double[maxIter + 1];
         int steps = 0;
-        boolean converged = false;
         for (; steps < maxIter; steps++) {
             StepSums sums = gradientAt(data, network, theta, steps);
-            double loss = sums.meanLoss();
-            history[steps] = loss;
+            history[steps] = sums.meanLoss();
+            fullBatch[steps] = sampled && (listener != null || tol > 0)
+                ? lossAt(data, network, theta, shape.numClasses) : history[steps];
             if (listener != null) {
-                listener.onLoss(steps, miniBatchFraction < 1 ? lossAt(data, network, theta, shape.numClasses) : loss);
+                listener.onLoss(steps, fullBatch[steps]);
             }
-            if (steps > 0 && tol > 0 && relativeChange(history[steps - 1], loss) < tol) {
-                LOG.info("AttentionClassifier converged before step {}: loss {} changed by less than tol {}", steps,
-                    loss, tol);
-                converged = true;
-                break;
+            if (converged(fullBatch, steps)) {
+                LOG.info("AttentionClassifier converged before step {}: loss {} improved by less than tol {} "
+                    + "(relative) over the last {} steps", steps, fullBatch[steps], tol, TOL_WINDOW);
+                history[steps] = fullBatch[steps];
+                return Arrays.copyOf(history, steps + 1);
             }
             optimizer.step(theta, sums.meanGrad());
             if (steps % LOG_EVERY == 0 || steps == maxIter - 1) {
-                LOG.info("AttentionClassifier step {}/{}: loss {} over {} rows", steps + 1, maxIter, loss, sums.rows);
+                LOG.info("AttentionClassifier step {}/{}: loss {} over {} rows", steps + 1, maxIter, history[steps],
+                    sums.rows);
             }
         }
-        if (!converged) {
-            history[steps] = lossAt(data, network, theta, shape.numClasses);
-            if (listener != null) {
-                listener.onLoss(steps, history[steps]);
-            }
-            LOG.info("AttentionClassifier trained {} steps: final loss {}", steps, history[steps]);
+        history[steps] = lossAt(data, network, theta, shape.numClasses);
+        if (listener != null) {
+            listener.onLoss(steps, history[steps]);
         }
-        return new AttentionClassifierSummary(Arrays.copyOf(history, steps + 1), steps);
+        LOG.info("AttentionClassifier trained {} steps: final loss {}", steps, history[steps]);
+        return Arrays.copyOf(history, steps + 1);
+    }
+
+    /**
+     * The tol criterion before step i: once {@link #TOL_WINDOW} steps are taken, whether the
+     * full-batch loss improved by less than tol, relative, over the last {@link #TOL_WINDOW} steps.
+     */
+    private boolean converged(double[] fullBatch, int step) {
+        return tol > 0 && step >= TOL_WINDOW
+            && relativeImprovement(fullBatch[step - TOL_WINDOW], fullBatch[step]) < tol;
     }
 
     /** The step's sums; a sample that drew no row (or only zero weights) falls back to every row. */
@@ -116,9 +134,9 @@ final class ClassifierTrainer {
         }
     }
 
-    /** |current − previous| / |previous| (an absolute change when the previous loss is 0). */
-    static double relativeChange(double previous, double current) {
-        double change = Math.abs(current - previous);
-        return previous == 0 ? change : change / Math.abs(previous);
+    /** (earlier − current) / |earlier|: how much the loss fell, relative (negative when it rose; absolute from 0). */
+    static double relativeImprovement(double earlier, double current) {
+        double fall = earlier - current;
+        return earlier == 0 ? fall : fall / Math.abs(earlier);
     }
 }

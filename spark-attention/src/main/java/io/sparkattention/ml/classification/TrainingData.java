@@ -1,6 +1,7 @@
 package io.sparkattention.ml.classification;
 
 import io.sparkattention.rows.SequenceDecoder;
+import io.sparkattention.sparkinternal.InternalFrames;
 
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.sql.Column;
@@ -39,20 +40,21 @@ final class TrainingData implements AutoCloseable {
      * @param labelCol     the class index column
      * @param weightCol    the row weight column, or empty
      * @param keyLengthCol the valid-token count column, or empty
-     * @throws IllegalArgumentException naming the row (its position in the input, from 0) and the
+     * @param classes      the classes the labels must fall in
+     * @throws IllegalArgumentException naming the row (its position in the input, from 1) and the
      *     column of the first unusable row, or when the set is empty or its weights sum to 0
      */
     static TrainingData decode(Dataset<?> dataset, String featuresCol, String labelCol, String weightCol,
-                               String keyLengthCol) {
+                               String keyLengthCol, ClassCount classes) {
         SequenceDecoder type = ClassifierSchema.features(dataset.schema(), featuresCol, -1);
         Column weight = weightCol.isEmpty() ? lit(1.0) : col(weightCol).cast(DataTypes.DoubleType);
         Column keyLength = keyLengthCol.isEmpty() ? lit(null).cast(DataTypes.IntegerType)
             : col(keyLengthCol).cast(DataTypes.IntegerType);
         Dataset<Row> selected = dataset.select(col(featuresCol), col(labelCol).cast(DataTypes.DoubleType), weight,
             keyLength);
-        JavaRDD<InternalRow> internal = selected.queryExecution().toRdd().toJavaRDD();
+        JavaRDD<InternalRow> internal = InternalFrames.rows(selected).toJavaRDD();
         JavaRDD<TrainingRow> rows = internal
-            .mapPartitions(new TrainingDecoder(type, featuresCol, labelCol, weightCol, keyLengthCol))
+            .mapPartitions(new TrainingDecoder(type, featuresCol, labelCol, weightCol, keyLengthCol, classes))
             .persist(StorageLevel.MEMORY_AND_DISK());
         rows.setName("AttentionClassifier training rows");
         TrainingProfile profile;
@@ -71,7 +73,7 @@ final class TrainingData implements AutoCloseable {
 
     private static void check(TrainingProfile profile, String weightCol) {
         if (profile.problem != null) {
-            throw new IllegalArgumentException("row " + profile.problemRow + ": " + profile.problem);
+            throw new IllegalArgumentException("row " + (profile.problemRow + 1) + ": " + profile.problem);
         }
         if (profile.rows == 0) {
             throw new IllegalArgumentException("the training set is empty: AttentionClassifier needs at least one row");

@@ -13,7 +13,8 @@ import java.util.Iterator;
  * Decodes the training columns of one partition's internal rows into {@link TrainingRow}s:
  * ordinal 0 the L×E features (nested or flat: {@link SequenceDecoder}), 1 the label (double), 2 the weight
  * (double), 3 the key length (int, null when the stage has no key length column). A row whose
- * data is unusable becomes an invalid row carrying the problem, naming the column.
+ * data is unusable — a label that is not a class index of the {@link ClassCount} among them —
+ * becomes an invalid row carrying the problem, naming the column.
  */
 final class TrainingDecoder implements FlatMapFunction<Iterator<InternalRow>, TrainingRow> {
 
@@ -24,14 +25,16 @@ final class TrainingDecoder implements FlatMapFunction<Iterator<InternalRow>, Tr
     private final String labelCol;
     private final String weightCol;
     private final String keyLengthCol;
+    private final ClassCount classes;
 
     TrainingDecoder(SequenceDecoder featuresType, String featuresCol, String labelCol, String weightCol,
-                    String keyLengthCol) {
+                    String keyLengthCol, ClassCount classes) {
         this.featuresType = featuresType;
         this.featuresCol = featuresCol;
         this.labelCol = labelCol;
         this.weightCol = weightCol;
         this.keyLengthCol = keyLengthCol;
+        this.classes = classes;
     }
 
     @Override
@@ -54,8 +57,9 @@ final class TrainingDecoder implements FlatMapFunction<Iterator<InternalRow>, Tr
             return TrainingRow.invalid("column " + labelCol + " is null");
         }
         double label = row.getDouble(1);
-        if (!(label >= 0) || label != Math.rint(label) || label > Integer.MAX_VALUE) {
-            return TrainingRow.invalid("column " + labelCol + " is " + label + ", not a class index (an integer >= 0)");
+        String labelProblem = classes.problem(label, labelCol);
+        if (labelProblem != null) {
+            return TrainingRow.invalid(labelProblem);
         }
         double weight = row.isNullAt(2) ? Double.NaN : row.getDouble(2);
         if (!(weight >= 0) || Double.isInfinite(weight)) {

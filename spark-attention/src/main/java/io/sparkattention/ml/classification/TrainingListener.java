@@ -9,7 +9,7 @@ package io.sparkattention.ml.classification;
  *
  * <p>With {@code miniBatchFraction} 1 these are the objective history's own entries; below 1 the
  * history holds each step's sample loss, and the stage runs one more Spark job per step (only
- * when a listener is set) for the full-batch loss. A listener only observes: the model, the
+ * when a listener or {@code tol} is set) for the full-batch loss. A listener only observes: the model, the
  * summary and the sampling are the same with or without one.
  */
 @FunctionalInterface

@@ -19,8 +19,6 @@ final class TrainingProfile implements Serializable {
     /** The embedding width of the partition's rows; -1 before the first valid row. */
     int width = -1;
     int maxLabel = -1;
-    /** Position of the (first) row holding {@link #maxLabel}, within the partition, then the input. */
-    long maxLabelRow = -1;
     /** The first problem and its row's position, within the partition, then the input. */
     String problem;
     long problemRow = -1;
@@ -37,10 +35,7 @@ final class TrainingProfile implements Serializable {
                 p.fail(p.rows, r.problem);
             } else {
                 p.width = r.width();
-                if (r.label > p.maxLabel) {
-                    p.maxLabel = r.label;
-                    p.maxLabelRow = p.rows;
-                }
+                p.maxLabel = Math.max(p.maxLabel, r.label);
                 p.weight += r.weight;
             }
             p.rows++;
@@ -69,10 +64,7 @@ final class TrainingProfile implements Serializable {
                     + total.width + " (as the rows before)");
                 return total;
             }
-            if (p.maxLabel > total.maxLabel) {
-                total.maxLabel = p.maxLabel;
-                total.maxLabelRow = total.rows + p.maxLabelRow;
-            }
+            total.maxLabel = Math.max(total.maxLabel, p.maxLabel);
             if (p.width >= 0) {
                 total.width = p.width;
             }

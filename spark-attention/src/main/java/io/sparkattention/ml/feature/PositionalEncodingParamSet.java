@@ -16,7 +16,7 @@ import java.io.Serializable;
  * through {@link PositionalEncodingParams}: one definition and one set of defaults for
  * {@link SinusoidalPositionalEncoding} and {@link RotaryPositionalEncoding}.
  */
-final class PositionalEncodingParamSet implements Serializable {
+public final class PositionalEncodingParamSet implements Serializable {
 
     private static final long serialVersionUID = 1L;
 

@@ -2,12 +2,12 @@ package io.sparkattention.ml.feature;
 
 import io.sparkattention.ml.StageSchema;
 import io.sparkattention.nn.RotaryEncoding;
+import io.sparkattention.sparkinternal.ParamsMetadata;
 import org.apache.spark.ml.Transformer;
 import org.apache.spark.ml.param.IntParam;
 import org.apache.spark.ml.param.Param;
 import org.apache.spark.ml.param.ParamMap;
 import org.apache.spark.ml.param.ParamValidators;
-import org.apache.spark.ml.util.DefaultParamsReader;
 import org.apache.spark.ml.util.DefaultParamsWritable;
 import org.apache.spark.ml.util.Identifiable$;
 import org.apache.spark.ml.util.MLReader;
@@ -265,7 +265,7 @@ public final class RotaryPositionalEncoding extends Transformer
      * @return MLlib's default params reader
      */
     public static MLReader<RotaryPositionalEncoding> read() {
-        return new DefaultParamsReader<>();
+        return ParamsMetadata.reader();
     }
 
     /**

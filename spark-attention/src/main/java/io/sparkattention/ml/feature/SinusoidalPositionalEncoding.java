@@ -2,11 +2,11 @@ package io.sparkattention.ml.feature;
 
 import io.sparkattention.ml.StageSchema;
 import io.sparkattention.nn.SinusoidalEncoding;
+import io.sparkattention.sparkinternal.ParamsMetadata;
 import org.apache.spark.ml.Transformer;
 import org.apache.spark.ml.param.BooleanParam;
 import org.apache.spark.ml.param.Param;
 import org.apache.spark.ml.param.ParamMap;
-import org.apache.spark.ml.util.DefaultParamsReader;
 import org.apache.spark.ml.util.DefaultParamsWritable;
 import org.apache.spark.ml.util.Identifiable$;
 import org.apache.spark.ml.util.MLReader;
@@ -170,7 +170,7 @@ public final class SinusoidalPositionalEncoding extends Transformer
      * @return MLlib's default params reader
      */
     public static MLReader<SinusoidalPositionalEncoding> read() {
-        return new DefaultParamsReader<>();
+        return ParamsMetadata.reader();
     }
 
     /**

@@ -85,13 +85,34 @@ class AttentionClassifierDeterminismTest {
     }
 
     @Test
-    @DisplayName("tol stops training when the loss changes by less than tol, with history = steps taken + 1")
+    @DisplayName("tol stops training when the loss improves by less than tol over 10 steps, with history = steps "
+        + "taken + 1")
     void tolStopsEarly() {
         AttentionClassificationModel m = stage().setMaxIter(50).setStepSize(1e-6).setTol(1e-3)
             .fit(ClassifierData.random(spark, 20, 8, 3, 11, 2));
         int steps = m.summary().totalIterations();
-        assertTrue(steps < 50, "stopped after " + steps + " steps");
+        assertTrue(steps >= ClassifierTrainer.TOL_WINDOW && steps < 50, "stopped after " + steps + " steps");
         assertEquals(steps + 1, m.summary().objectiveHistory().length);
+    }
+
+    @Test
+    @DisplayName("tol does not stop Adam's flat start: a weak signal whose loss stays near ln 3 for its first steps "
+        + "trains on (a rule on two neighbouring steps stopped it there)")
+    void tolPassesTheFlatStart() {
+        double tol = 1e-3;
+        double ln3 = Math.log(3);
+        AttentionClassificationModel m = stage().setMaxIter(80).setStepSize(0.01).setTol(tol).setSeed(3)
+            .fit(ClassifierData.random(spark, 90, 8, 3, 0.03f, 0.01f, 7, 2));
+        double[] h = m.summary().objectiveHistory();
+        int neighbourStop = 1;
+        while (neighbourStop < h.length
+            && Math.abs(h[neighbourStop] - h[neighbourStop - 1]) / h[neighbourStop - 1] >= tol) {
+            neighbourStop++;
+        }
+        assertTrue(neighbourStop <= ClassifierTrainer.TOL_WINDOW && h[neighbourStop] > 0.95 * ln3,
+            "the case has a flat start: " + Arrays.toString(h));
+        assertEquals(80, m.summary().totalIterations());
+        assertTrue(h[h.length - 1] < 0.5 * ln3, "trained past the flat start: " + Arrays.toString(h));
     }
 
     @Test

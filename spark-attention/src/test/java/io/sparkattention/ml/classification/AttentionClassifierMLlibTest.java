@@ -4,6 +4,7 @@ import io.sparkattention.io.SafeTensors;
 import io.sparkattention.ml.MultiHeadAttentionModel;
 import io.sparkattention.nn.MultiHeadAttentionWeights;
 import io.sparkattention.testing.SparkTestSession;
+import org.apache.spark.SparkContext;
 import org.apache.spark.ml.Pipeline;
 import org.apache.spark.ml.PipelineModel;
 import org.apache.spark.ml.PipelineStage;
@@ -20,20 +21,27 @@ import org.apache.spark.ml.tuning.TrainValidationSplitModel;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 import static io.sparkattention.ml.StageChecks.assertParamsContract;
 import static io.sparkattention.ml.StageChecks.assertSaveLoad;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -87,6 +95,21 @@ class AttentionClassifierMLlibTest {
         assertEquals(3, single.size());
         assertThrows(IllegalArgumentException.class, () -> model.setNumHeads(4).transform(df),
             "the network's shape params cannot change on the model");
+    }
+
+    @Test
+    @DisplayName("a model's transforms share one broadcast of its parameters; a copy ships its own")
+    void oneBroadcastPerModel() {
+        Dataset<Row> df = ClassifierData.random(spark, 12, 4, 2, 23, 2);
+        AttentionClassificationModel model = stage().fit(df);
+        List<Row> first = model.transform(df).select("rawPrediction").collectAsList();
+        List<Row> second = model.transform(df).select("rawPrediction").collectAsList();
+        assertEquals(first, second);
+        SparkContext sc = spark.sparkContext();
+        assertSame(model.shippedParameters(sc), model.shippedParameters(sc));
+        AttentionClassificationModel copy = model.copy(ParamMap.empty());
+        assertNotSame(model.shippedParameters(sc), copy.shippedParameters(sc));
+        assertEquals(first, copy.transform(df).select("rawPrediction").collectAsList());
     }
 
     @Test
@@ -169,6 +192,40 @@ class AttentionClassifierMLlibTest {
         assertEquals(24, model.attention().transform(df).select("attn_output").count());
         assertThrows(IllegalArgumentException.class,
             () -> AttentionClassificationModel.fromSafeTensors(file, 3, false, true, "first"), "3 heads do not divide 8");
+    }
+
+    @Test
+    @DisplayName("two exports of one model are byte-identical, metadata keys in order, and leave no .crc file")
+    void exportIsDeterministic() throws IOException {
+        AttentionClassificationModel model = stage().setMaxIter(1).fit(ClassifierData.random(spark, 12, 4, 2, 63, 1));
+        Path a = dir.resolve("a.safetensors");
+        Path b = dir.resolve("b.safetensors");
+        model.exportPyTorch(a.toString());
+        model.exportPyTorch(b.toString());
+
+        assertArrayEquals(Files.readAllBytes(a), Files.readAllBytes(b));
+        try (Stream<Path> files = Files.list(dir)) {
+            assertEquals(Set.of("a.safetensors", "b.safetensors"),
+                files.map(f -> f.getFileName().toString()).collect(Collectors.toSet()));
+        }
+        List<String> keys = List.copyOf(SafeTensors.read(a).metadata().keySet());
+        assertEquals(keys.stream().sorted().toList(), keys);
+    }
+
+    @Test
+    @DisplayName("keyLengthCol is explicit: empty by default even when the input has key_length, and the line fit "
+        + "and transform log says which column bounds the tokens")
+    void keyLengthColumnIsExplicit() {
+        StructType schema = new StructType().add("features", ClassifierData.MATRIX).add("label", DataTypes.DoubleType)
+            .add("key_length", DataTypes.IntegerType);
+        AttentionClassifier stage = new AttentionClassifier();
+        assertEquals("", stage.getKeyLengthCol());
+        assertEquals("keyLengthCol is empty: every token of column features is valid; the input's key_length column "
+            + "is not used (setKeyLengthCol(\"key_length\") uses it)", ClassifierSchema.keyLengthNote(stage, schema));
+        assertEquals("keyLengthCol is empty: every token of column features is valid",
+            ClassifierSchema.keyLengthNote(stage, new StructType().add("features", ClassifierData.MATRIX)));
+        assertEquals("valid tokens per row of column features from column key_length (keyLengthCol)",
+            ClassifierSchema.keyLengthNote(stage.setKeyLengthCol("key_length"), schema));
     }
 
     /** rawPrediction values by row (rows ordered by their features' text, which is unique here). */

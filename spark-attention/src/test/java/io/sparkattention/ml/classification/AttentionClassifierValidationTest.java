@@ -25,12 +25,13 @@ import java.util.List;
 import java.util.Map;
 
 import static org.apache.spark.sql.functions.col;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Bad input fails {@code fit} before any step, with a message naming the column, the row (its
- * position in the input, from 0) or the tensor.
+ * position in the input, from 1) or the tensor.
  */
 class AttentionClassifierValidationTest {
 
@@ -80,8 +81,8 @@ class AttentionClassifierValidationTest {
     @Test
     @DisplayName("a label that is not an integer >= 0 names the label column and the row")
     void fractionalOrNegativeLabel() {
-        assertMessage(() -> stage().fit(frame(3, 1.5, 1, 0)), "row 3", "column label", "1.5");
-        assertMessage(() -> stage().fit(frame(2, -1, 1, 0)), "row 2", "column label", "-1.0");
+        assertMessage(() -> stage().fit(frame(3, 1.5, 1, 0)), "row 4", "column label", "1.5");
+        assertMessage(() -> stage().fit(frame(2, -1, 1, 0)), "row 3", "column label", "-1.0");
     }
 
     @Test
@@ -90,21 +91,50 @@ class AttentionClassifierValidationTest {
         Dataset<Row> df = frame(4, 2, 1, 0);
         Dataset<Row> declared = df.withColumn("label", col("label").as("label",
             NominalAttribute.defaultAttr().withNumValues(2).toMetadata()));
-        assertMessage(() -> stage().fit(declared), "row 4", "column label", "outside the 2 classes", "metadata");
+        assertMessage(() -> stage().fit(declared), "row 5", "column label", "outside [0, 2)",
+            "the 2 classes of the label column's metadata");
+    }
+
+    @Test
+    @DisplayName("a stray large or negative label fails fast naming the row and the class limit, before anything "
+        + "is sized by it")
+    void strayLabels() {
+        for (double label : new double[] {1e8, 2e7, 1e9}) {
+            assertMessage(() -> stage().fit(frame(3, label, 1, 0)), "row 4: column label is " + label,
+                "outside [0, " + ClassCount.MAX_INFERRED_CLASSES + ")", "set numClasses");
+        }
+        assertMessage(() -> stage().fit(frame(0, -1, 1, 0)), "row 1: column label is -1.0, not a class index");
+        assertMessage(() -> stage().fit(frame(1, Double.NaN, 1, 0)), "row 2: column label is NaN, not a class index");
+        assertMessage(() -> stage().setNumClasses(3).fit(frame(1, 3, 1, 0)),
+            "row 2: column label is 3.0, outside [0, 3): the 3 classes of numClasses");
+    }
+
+    @Test
+    @DisplayName("numClasses sets K beyond the inferred limit and beyond the labels present; it must agree with "
+        + "the label metadata")
+    void explicitNumClasses() {
+        assertEquals(5, stage().setNumClasses(5).fit(good()).numClasses());
+        assertEquals(ClassCount.MAX_INFERRED_CLASSES,
+            stage().fit(frame(2, ClassCount.MAX_INFERRED_CLASSES - 1, 1, 0)).numClasses());
+        assertEquals(1001, stage().setNumClasses(1001).fit(frame(2, 1000, 1, 0)).numClasses());
+        Dataset<Row> declared = good().withColumn("label", col("label").as("label",
+            NominalAttribute.defaultAttr().withNumValues(2).toMetadata()));
+        assertMessage(() -> stage().setNumClasses(3).fit(declared), "numClasses is 3",
+            "the label column's metadata declares 2 classes");
     }
 
     @Test
     @DisplayName("a NaN weight or a negative weight names the weight column and the row")
     void badWeight() {
-        assertMessage(() -> stage().fit(frame(1, 0, Double.NaN, 0)), "row 1", "column weight", "NaN");
-        assertMessage(() -> stage().fit(frame(2, 0, -0.5, 0)), "row 2", "column weight", "-0.5");
+        assertMessage(() -> stage().fit(frame(1, 0, Double.NaN, 0)), "row 2", "column weight", "NaN");
+        assertMessage(() -> stage().fit(frame(2, 0, -0.5, 0)), "row 3", "column weight", "-0.5");
     }
 
     @Test
     @DisplayName("a NaN or infinite feature names the features column, the row and the token")
     void nanFeature() {
-        assertMessage(() -> stage().fit(frame(2, 0, 1, Float.NaN)), "row 2", "column features", "NaN", "row 1");
-        assertMessage(() -> stage().fit(frame(0, 0, 1, Float.POSITIVE_INFINITY)), "row 0", "Infinity");
+        assertMessage(() -> stage().fit(frame(2, 0, 1, Float.NaN)), "row 3", "column features", "NaN", "at row 1");
+        assertMessage(() -> stage().fit(frame(0, 0, 1, Float.POSITIVE_INFINITY)), "row 1: ", "Infinity");
     }
 
     @Test
@@ -129,11 +159,11 @@ class AttentionClassifierValidationTest {
         StructType schema = new StructType().add("features", ClassifierData.MATRIX).add("label", DataTypes.DoubleType)
             .add("len", DataTypes.IntegerType);
         Dataset<Row> df = spark.createDataFrame(rows, schema).coalesce(1);
-        assertMessage(() -> new AttentionClassifier().fit(df), "row 1", "column features", "3 values per token",
+        assertMessage(() -> new AttentionClassifier().fit(df), "row 2", "column features", "3 values per token",
             "expected 4");
         Dataset<Row> longKeys = df.filter(col("label").equalTo(1.0).and(col("len").equalTo(3)))
             .union(df.limit(1));
-        assertMessage(() -> new AttentionClassifier().setKeyLengthCol("len").fit(longKeys), "row 0", "column len",
+        assertMessage(() -> new AttentionClassifier().setKeyLengthCol("len").fit(longKeys), "row 1", "column len",
             "3", "outside [1, 2]");
     }
 

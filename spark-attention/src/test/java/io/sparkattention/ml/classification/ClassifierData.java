@@ -122,6 +122,15 @@ final class ClassifierData {
      */
     static Dataset<Row> random(SparkSession spark, int rows, int embedDim, int numClasses, long seed,
                                int partitions) {
+        return random(spark, rows, embedDim, numClasses, 1.5f, 1f, seed, partitions);
+    }
+
+    /**
+     * As {@link #random(SparkSession, int, int, int, long, int)}, with features uniform in
+     * [-scale, scale] and {@code signal} added to the label's feature: a weak signal gives a slow start.
+     */
+    static Dataset<Row> random(SparkSession spark, int rows, int embedDim, int numClasses, float signal, float scale,
+                               long seed, int partitions) {
         SplittableRandom random = new SplittableRandom(seed);
         List<Row> out = new ArrayList<>();
         for (int b = 0; b < rows; b++) {
@@ -129,10 +138,10 @@ final class ClassifierData {
             int label = random.nextInt(numClasses);
             float[] x = new float[n * embedDim];
             for (int i = 0; i < x.length; i++) {
-                x[i] = (float) (random.nextDouble() * 2 - 1);
+                x[i] = (float) (random.nextDouble() * 2 - 1) * scale;
             }
             for (int t = 0; t < n; t++) {
-                x[t * embedDim + label % embedDim] += 1.5f;
+                x[t * embedDim + label % embedDim] += signal;
             }
             out.add(RowFactory.create(Matrices.floats(x, n, embedDim), (double) label));
         }

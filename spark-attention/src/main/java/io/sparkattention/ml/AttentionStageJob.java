@@ -28,7 +28,7 @@ import java.util.List;
  * orders them: query, then key, value, key length, mask, bias when present and distinct), how a
  * row is decoded and checked, the layer that projects it, and how outputs are encoded.
  */
-final class StageJob implements AttentionJob {
+final class AttentionStageJob implements AttentionJob {
 
     private static final long serialVersionUID = 1L;
 
@@ -42,8 +42,8 @@ final class StageJob implements AttentionJob {
     /** The output's layout, as {@code outputStruct} declares it: flat {@code array<float>} or nested. */
     private final boolean flatOutput;
 
-    StageJob(StageColumns columns, LayerSource source, AttentionSpec spec, int numHeads, WeightsMode weightsMode,
-             boolean keepInvalid, StructType outputStruct) {
+    AttentionStageJob(StageColumns columns, LayerSource source, AttentionSpec spec, int numHeads,
+                      WeightsMode weightsMode, boolean keepInvalid, StructType outputStruct) {
         this.columns = columns;
         this.source = source;
         this.kernel = new FlashAttention(spec);

@@ -13,7 +13,7 @@ import org.apache.spark.broadcast.Broadcast;
  * once per executor too: every task there shares the broadcast's one copy. Each row's widths are
  * checked against the weights, naming the column.
  */
-final class WeightsSource implements LayerSource {
+final class BroadcastLayerSource implements LayerSource {
 
     private static final long serialVersionUID = 1L;
 
@@ -25,7 +25,7 @@ final class WeightsSource implements LayerSource {
      * @param layer the layer, broadcast (thread-safe: it holds only its weights, kernel and
      *              prepared projections; scratch comes from the caller)
      */
-    WeightsSource(Broadcast<MultiHeadAttentionLayer> layer, String queryColumn, String keyColumn,
+    BroadcastLayerSource(Broadcast<MultiHeadAttentionLayer> layer, String queryColumn, String keyColumn,
                   String valueColumn) {
         this.layer = layer;
         this.queryColumn = queryColumn;
