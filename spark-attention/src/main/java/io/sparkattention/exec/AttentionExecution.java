@@ -1,6 +1,6 @@
 package io.sparkattention.exec;
 
-import io.sparkattention.nn.WeightsMode;
+import io.sparkattention.nn.AttentionWeightsMode;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -80,7 +80,7 @@ public final class AttentionExecution {
             throw new IllegalArgumentException("strategy " + strategy.paramValue() + " shuffles and cannot run on a "
                 + "streaming DataFrame; use strategy batch (or auto, which is batch on streams)");
         }
-        if (strategy == Strategy.SEQUENCE && job.weightsMode() != WeightsMode.NONE) {
+        if (strategy == Strategy.SEQUENCE && job.weightsMode() != AttentionWeightsMode.NONE) {
             throw new IllegalArgumentException("strategy sequence does not produce attention weights, but weights "
                 + "were requested (weightsCol, --need-weights); unset weightsCol or use strategy head or batch");
         }

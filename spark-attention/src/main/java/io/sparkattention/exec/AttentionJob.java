@@ -3,7 +3,7 @@ package io.sparkattention.exec;
 import io.sparkattention.kernel.AttentionShape;
 import io.sparkattention.kernel.FlashAttention;
 import io.sparkattention.nn.PreparedSequence;
-import io.sparkattention.nn.WeightsMode;
+import io.sparkattention.nn.AttentionWeightsMode;
 import io.sparkattention.rows.RowBuffers;
 import io.sparkattention.rows.RowDataException;
 import org.apache.spark.sql.catalyst.InternalRow;
@@ -70,7 +70,7 @@ public interface AttentionJob extends Serializable {
     StructType outputStruct();
 
     /** Which attention weights to produce. */
-    WeightsMode weightsMode();
+    AttentionWeightsMode weightsMode();
 
     /** The kernel, built on first use in each JVM. */
     FlashAttention kernel();

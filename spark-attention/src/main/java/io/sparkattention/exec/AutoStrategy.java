@@ -1,6 +1,6 @@
 package io.sparkattention.exec;
 
-import io.sparkattention.nn.WeightsMode;
+import io.sparkattention.nn.AttentionWeightsMode;
 
 /**
  * The rule behind {@link Strategy#AUTO}.
@@ -68,7 +68,7 @@ public final class AutoStrategy {
      * @param weights     requested attention weights
      * @param settings    thresholds and the sequence block size
      */
-    public static Choice choose(WorkloadStats stats, int parallelism, WeightsMode weights, ExecutionSettings settings) {
+    public static Choice choose(WorkloadStats stats, int parallelism, AttentionWeightsMode weights, ExecutionSettings settings) {
         int p = Math.max(1, parallelism);
         double total = stats.totalScores();
         if (stats.rows() == 0 || total < settings.autoMinShuffleScores()) {
@@ -92,7 +92,7 @@ public final class AutoStrategy {
             return new Choice(Strategy.HEAD, numbers);
         }
         boolean headBetter = stats.heads() > 1 && head < batch;
-        if (weights != WeightsMode.NONE) {
+        if (weights != AttentionWeightsMode.NONE) {
             return new Choice(headBetter ? Strategy.HEAD : Strategy.BATCH,
                 numbers + "; attention weights requested, which sequence cannot produce");
         }

@@ -6,7 +6,7 @@ import io.sparkattention.kernel.RowMask;
 import io.sparkattention.kernel.Workspace;
 import io.sparkattention.nn.Attention;
 import io.sparkattention.nn.PreparedSequence;
-import io.sparkattention.nn.WeightsMode;
+import io.sparkattention.nn.AttentionWeightsMode;
 
 /**
  * One head of one row ({@link Strategy#HEAD}): that head's L×d queries, the S×d keys and S×dv
@@ -66,7 +66,7 @@ final class HeadUnit implements AttentionUnit {
     public UnitResult compute(FlashAttention kernel, boolean weights, Workspace ws) {
         RowMask mask = RowMask.keyLength(validKeys).withAllowed(allowed).withBias(bias);
         Attention.Output out = Attention.compute(kernel.withBlocksOf(row), shape, q, k, v, mask,
-            weights ? WeightsMode.PER_HEAD : WeightsMode.NONE, ws);
+            weights ? AttentionWeightsMode.PER_HEAD : AttentionWeightsMode.NONE, ws);
         return new HeadResult(head, shape.queryLength(), out.values(), out.weights());
     }
 

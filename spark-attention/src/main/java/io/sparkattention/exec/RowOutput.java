@@ -1,7 +1,7 @@
 package io.sparkattention.exec;
 
 import io.sparkattention.kernel.AttentionShape;
-import io.sparkattention.nn.WeightsMode;
+import io.sparkattention.nn.AttentionWeightsMode;
 
 /**
  * One row's attended output being put together from its units' results: the kernel-layout
@@ -11,11 +11,11 @@ import io.sparkattention.nn.WeightsMode;
 final class RowOutput {
 
     private final AttentionShape shape;
-    private final WeightsMode mode;
+    private final AttentionWeightsMode mode;
     private final float[] values;
     private final float[] weights;
 
-    RowOutput(AttentionShape shape, WeightsMode mode) {
+    RowOutput(AttentionShape shape, AttentionWeightsMode mode) {
         this.shape = shape;
         this.mode = mode;
         this.values = new float[shape.outputSize()];
@@ -23,7 +23,7 @@ final class RowOutput {
         if (size > Integer.MAX_VALUE - 8) {
             throw new IllegalArgumentException("attention weights of " + shape + " (" + mode + ") do not fit one array");
         }
-        this.weights = mode == WeightsMode.NONE ? null : new float[(int) size];
+        this.weights = mode == AttentionWeightsMode.NONE ? null : new float[(int) size];
     }
 
     /** L×(H·dv), row-major. */
@@ -50,9 +50,9 @@ final class RowOutput {
      * the kernel sums it for a whole row.
      */
     void addHeadWeights(int head, float[] headWeights) {
-        if (mode == WeightsMode.PER_HEAD) {
+        if (mode == AttentionWeightsMode.PER_HEAD) {
             System.arraycopy(headWeights, 0, weights, head * headWeights.length, headWeights.length);
-        } else if (mode == WeightsMode.AVERAGED) {
+        } else if (mode == AttentionWeightsMode.AVERAGED) {
             float factor = 1f / shape.numHeads();
             for (int i = 0; i < headWeights.length; i++) {
                 weights[i] += factor * headWeights[i];

@@ -1,6 +1,6 @@
 package io.sparkattention.exec;
 
-import io.sparkattention.nn.WeightsMode;
+import io.sparkattention.nn.AttentionWeightsMode;
 import io.sparkattention.sparkinternal.InternalFrames;
 import org.apache.spark.api.java.JavaPairRDD;
 import org.apache.spark.api.java.JavaRDD;
@@ -48,7 +48,7 @@ final class UnitExecution {
             input.toJavaRDD().mapPartitionsWithIndex(new RowSplitter(job, splitter, schema), false));
         JavaPairRDD<UnitKey, Object> results = split
             .partitionBy(new SlotPartitioner(unitPartitions))
-            .mapPartitionsToPair(new UnitRunner(job.kernel().spec(), job.weightsMode() != WeightsMode.NONE));
+            .mapPartitionsToPair(new UnitRunner(job.kernel().spec(), job.weightsMode() != AttentionWeightsMode.NONE));
         if (strategy == Strategy.SEQUENCE) {
             results = results
                 .repartitionAndSortWithinPartitions(new SlotPartitioner(unitPartitions), UnitKey.ORDER)

@@ -29,19 +29,17 @@ final class BackwardPass extends StripVisitor {
     private final TileOps ops;
     private final OnlineSoftmax softmax;
     private final Workspace ws;
-    private final KeyBand band;
     private final float scale;
     private final int d, dv, accQs;
-    private final long q0, k0;
-    private final MatrixView q, out, dOut, dq, dk, dV, bias, dBias;
+    private final MatrixView q, out, dOut, dq, dk, dV, dBias;
+    private final MaskedScores scores;
     private final KeyValueTile tile;
-    private final MaskView allowed;
     private final float[] lse;
     private final int lseOff;
 
     // the current block and tile
     private int i0, bq;
-    private float alphaQ, alphaDo;
+    private float alphaDo;
 
     /**
      * @param q0     global position of the view's first query
@@ -55,17 +53,13 @@ final class BackwardPass extends StripVisitor {
         this.ops = ops;
         this.softmax = ops.softmax();
         this.ws = ws;
-        this.band = band;
         this.scale = scale;
         this.d = d;
         this.dv = dv;
         this.accQs = ops.accQueryStride(d);
-        this.q0 = q0;
-        this.k0 = k0;
         this.q = q;
+        this.scores = new MaskedScores(ops, ws, band, scale, d, q0, k0, q, allowed, bias);
         this.tile = new KeyValueTile(ops, ws, k, v, d, dv, Workspace.keyRow(dv));
-        this.allowed = allowed;
-        this.bias = bias;
         this.out = out;
         this.lse = lse;
         this.lseOff = lseOff;
@@ -85,10 +79,10 @@ final class BackwardPass extends StripVisitor {
         this.i0 = i0;
         this.bq = bq;
         Arrays.fill(ws.gradQuery, 0, bq * d, 0f);
+        scores.beginBlock(i0, bq, visible);
         if (!visible) {
             return;
         }
-        alphaQ = ops.packQueries(bq, d, scale, q.data(), q.at(i0, 0), q.ld(), ws.queries);
         alphaDo = ops.packQueries(bq, dv, 1f, dOut.data(), dOut.at(i0, 0), dOut.ld(), ws.gradOut);
         Workspace.packRows(bq, d, q.data(), q.at(i0, 0), q.ld(), ws.queryRows, d);
         Workspace.packRows(bq, dv, dOut.data(), dOut.at(i0, 0), dOut.ld(), ws.gradOutRows, dv);
@@ -117,9 +111,7 @@ final class BackwardPass extends StripVisitor {
         final float[] s = ws.scores, dp = ws.gradScores;
         final KeyValueTile t = tile;
         // (1) S = (scale·Q)·Kᵀ, bias and masks   (nk×w, key-major)
-        ops.scores(w, nk, d, alphaQ, ws.queries, r0 * d, t.k, t.kOff + c0 * t.ldk, t.ldk, s, lds);
-        Masking.apply(s, w, lds, nk, band, q0 + row, k0 + c0, allowed.data(), allowed.at(row, c0), allowed.ld(),
-            bias.data(), bias.at(row, c0), bias.ld());
+        scores.strip(r0, w, c0, nk, lds, t.k, t.kOff + c0 * t.ldk, t.ldk);
         // (2) P = exp(S − lse)
         softmax.expMinus(w, lds, nk, s, ws.rowMax, r0);
         // (3) dV += Pᵀ·dO   (nk×dv)

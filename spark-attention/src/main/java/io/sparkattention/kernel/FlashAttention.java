@@ -27,7 +27,7 @@ import java.util.concurrent.ForkJoinPool;
  *
  * <p>The public methods check every argument ({@link Checks}); the passes behind them do not.
  * Where things are: the blocks a call cuts in {@link BlockPolicy}, the tile iteration in
- * {@link TileWalk}, the passes in {@link ForwardPass}, {@link WeightsPass} and
+ * {@link TileWalk}, the passes in {@link ForwardPass}, {@link ProbabilitiesPass} and
  * {@link BackwardPass}, the masks in {@link Masking}, the parallel scheduler in
  * {@link ParallelUnits}.
  */
@@ -243,7 +243,7 @@ public final class FlashAttention implements Serializable {
         ws.ensure(Math.min(blocks.queryBlock(), L), blocks.keyBlock(), d, 1);
         for (int h = 0; h < H; h++) {
             int kv = shape.kvHeadOf(h);
-            WeightsPass pass = new WeightsPass(ops, ws, band, scale, d,
+            ProbabilitiesPass pass = new ProbabilitiesPass(ops, ws, band, scale, d,
                 MatrixView.headColumns(q, 0, H, d, h), MatrixView.headColumns(k, 0, Hkv, d, kv),
                 MaskView.headPlane(mask.allowed(), h, L, S, 0), MatrixView.headPlane(mask.bias(), h, L, S, 0),
                 lse, h * L, new MatrixView(weights, perHead ? (int) (h * plane) : 0, S), factor);

@@ -16,19 +16,15 @@ final class ForwardPass extends StripVisitor {
     private final TileOps ops;
     private final OnlineSoftmax softmax;
     private final Workspace ws;
-    private final KeyBand band;
-    private final float scale;
-    private final int d, dv, accQs;
-    private final long q0, k0;
-    private final MatrixView q, out, bias;
+    private final int dv, accQs;
+    private final MatrixView out;
+    private final MaskedScores scores;
     private final KeyValueTile tile;
-    private final MaskView allowed;
     private final float[] lse;
     private final int lseOff;
 
     // the current block and tile
     private int i0, bq;
-    private float alpha;
 
     /**
      * @param q0  global position of the view's first query
@@ -41,17 +37,10 @@ final class ForwardPass extends StripVisitor {
         this.ops = ops;
         this.softmax = ops.softmax();
         this.ws = ws;
-        this.band = band;
-        this.scale = scale;
-        this.d = d;
         this.dv = dv;
         this.accQs = ops.accQueryStride(dv);
-        this.q0 = q0;
-        this.k0 = k0;
-        this.q = q;
+        this.scores = new MaskedScores(ops, ws, band, scale, d, q0, k0, q, allowed, bias);
         this.tile = new KeyValueTile(ops, ws, k, v, d, dv, dv);
-        this.allowed = allowed;
-        this.bias = bias;
         this.out = out;
         this.lse = lse;
         this.lseOff = lseOff;
@@ -64,7 +53,7 @@ final class ForwardPass extends StripVisitor {
         Arrays.fill(ws.rowMax, 0, bq, Float.NEGATIVE_INFINITY);
         Arrays.fill(ws.rowSum, 0, bq, 0f);
         Arrays.fill(ws.acc, 0, bq * dv, 0f);
-        alpha = visible ? ops.packQueries(bq, d, scale, q.data(), q.at(i0, 0), q.ld(), ws.queries) : 1f;
+        scores.beginBlock(i0, bq, visible);
     }
 
     @Override
@@ -76,13 +65,9 @@ final class ForwardPass extends StripVisitor {
     void strip(int r0, int w, int c0, int c1) {
         final int nk = c1 - c0, lds = ops.scoreStride(w);
         final float[] s = ws.scores;
-        final int row = i0 + r0;
         final KeyValueTile t = tile;
-        // (1) S = (scale·Q)·Kᵀ   (nk×w, key-major, keys lds apart)
-        ops.scores(w, nk, d, alpha, ws.queries, r0 * d, t.k, t.kOff + c0 * t.ldk, t.ldk, s, lds);
-        // (2) bias and masks
-        Masking.apply(s, w, lds, nk, band, q0 + row, k0 + c0, allowed.data(), allowed.at(row, c0), allowed.ld(),
-            bias.data(), bias.at(row, c0), bias.ld());
+        // (1), (2) S = (scale·Q)·Kᵀ, bias and masks   (nk×w, key-major, keys lds apart)
+        scores.strip(r0, w, c0, nk, lds, t.k, t.kOff + c0 * t.ldk, t.ldk);
         // (3) online softmax: P = exp(S − m_new), ℓ and O rescaled by exp(m_old − m_new)
         final int accOff = ops.accOffset(r0, bq, dv), accCs = ops.accColumnStride(w, bq);
         softmax.update(w, lds, nk, s, ws.rowMax, ws.rowSum, ws.rowScale, r0, ws.acc, accOff, accQs, accCs, dv);

@@ -3,8 +3,6 @@ package io.sparkattention.kernel;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.Locale;
-
 /**
  * Picks the {@link LinearKernel} for the projections once per JVM and logs it.
  *
@@ -13,15 +11,15 @@ import java.util.Locale;
  *   <li>{@code auto} (default): {@code vector} when the Vector API is visible and either the BLAS
  *       is not native ({@link Blas#isNative()}) or the vectors are 512 bits wide
  *       ({@link LinearKernel#preferredOverNativeBlas}); else {@code blas}. This is the rule
- *       {@link TileOpsChoice} applies to the attention tiles. With 512-bit vectors the micro-kernel
+ *       {@link TileOpsChoice} applies to the attention tiles ({@link VectorOrBlas}). The
+ *       projections' backward products (input and weight gradients) run on the same choice. With
+ *       512-bit vectors the micro-kernel
  *       on its packed weight ran 128×768×768 projections 1.41× as fast as OpenBLAS held to its AVX2
  *       kernels ({@code OPENBLAS_CORETYPE=Haswell}) on a Zen 5 ({@code bench --gemm}, medians);</li>
  *   <li>{@code vector}: the Java Vector API micro-kernel ({@link VectorLinearKernel});</li>
  *   <li>{@code blas}: {@code sgemm} from {@link Blas}.</li>
  * </ul>
- * The choice is a rule on the machine's properties, not a timing at start-up: every executor of
- * a cluster of like machines picks the same implementation, so results are reproducible across
- * executors and runs. Without {@code --add-modules=jdk.incubator.vector} the Vector classes fail
+ * Without {@code --add-modules=jdk.incubator.vector} the Vector classes fail
  * to link; that is caught here and {@code blas} is used, never a crash. Asking for {@code vector}
  * explicitly without the module is an error.
  */
@@ -46,22 +44,16 @@ final class GemmChoice {
 
     /** A new implementation by name ({@code auto}, {@code vector}, {@code blas}). */
     static LinearKernel create(String requested) {
-        switch (requested.trim().toLowerCase(Locale.ROOT)) {
+        switch (VectorOrBlas.normalise(requested)) {
             case "auto": {
                 LinearKernel vector = vectorKernel();
-                if (vector != null && (!Blas.isNative() || vector.preferredOverNativeBlas())) {
+                if (VectorOrBlas.autoPicksVector(vector != null, vector != null && vector.preferredOverNativeBlas())) {
                     return vector;
                 }
                 return new BlasLinearKernel(Blas.get());
             }
-            case "vector": {
-                LinearKernel vector = vectorKernel();
-                if (vector == null) {
-                    throw new IllegalStateException("projection arithmetic \"vector\" needs the Vector API: "
-                        + "run the JVM with --add-modules=jdk.incubator.vector");
-                }
-                return vector;
-            }
+            case "vector":
+                return VectorOrBlas.requireVector(vectorKernel(), "projection arithmetic");
             case "blas":
                 return new BlasLinearKernel(Blas.get());
             default:
@@ -70,18 +62,8 @@ final class GemmChoice {
         }
     }
 
-    /**
-     * The Vector API micro-kernel, or null when {@code jdk.incubator.vector} is not visible. By
-     * name, so that this class links without the module; a missing module surfaces as a
-     * {@link LinkageError} (NoClassDefFoundError) here.
-     */
+    /** The Vector API micro-kernel, or null when {@code jdk.incubator.vector} is not visible. */
     static LinearKernel vectorKernel() {
-        try {
-            return (LinearKernel) Class.forName("io.sparkattention.kernel.VectorLinearKernel")
-                .getDeclaredConstructor().newInstance();
-        } catch (ReflectiveOperationException | LinkageError noVectorApi) {
-            LOG.debug("VectorLinearKernel unavailable: {}", noVectorApi.toString());
-            return null;
-        }
+        return VectorOrBlas.newVectorInstance("io.sparkattention.kernel.VectorLinearKernel", LinearKernel.class);
     }
 }

@@ -2,9 +2,12 @@ package io.sparkattention.kernel;
 
 /**
  * The arithmetic of a projection {@code y[m×n] += x[m×k]·W[n×k]ᵀ} (PyTorch's {@code nn.Linear}
- * without its bias) on a weight prepared for it once ({@link #pack}), all row-major.
+ * without its bias) on a weight prepared for it once ({@link #pack}), all row-major, and of its
+ * backward products: the input gradient {@code dx = dy·W} is a projection on the prepared
+ * transpose ({@link #packTransposed}), the weight gradient {@code dW += dyᵀ·x} is
+ * {@link #addWeightGradient}.
  *
- * <p>Everything here is an inner loop: {@link LinearWeight} checks the arguments, so
+ * <p>Everything here is an inner loop: {@link LinearWeight} and {@link WeightGradient} check the arguments, so
  * implementations do not check them again. The implementation is chosen once per JVM
  * ({@link GemmChoice}); every one is tested against the same float64 reference.
  */
@@ -22,16 +25,65 @@ public abstract class LinearKernel {
     }
 
     /**
+     * True when each row of y is computed by the same operations whatever m is and wherever the
+     * row sits among the m: then stacking several sequences into one call gives each of them the
+     * bits it gets alone. The BLAS-backed implementation answers false (a BLAS may choose its
+     * blocking by m).
+     */
+    boolean rowsIndependent() {
+        return false;
+    }
+
+    /**
      * The weight {@code W[n×k]} (row-major, PyTorch's {@code out×in}) in this implementation's
      * layout; {@code w} itself when it needs none. n, k ≥ 1.
      */
     abstract float[] pack(float[] w, int n, int k);
 
     /**
-     * {@code y[m×n] += x[m×k]·Wᵀ}: x with leading dimension k, y with leading dimension n, both
-     * from offset 0, W as {@link #pack} returned it. m, n, k ≥ 1.
+     * {@link #pack} of {@code wᵀ} ({@code cols×rows}) for {@code w[rows×cols]} row-major: the
+     * prepared form of {@code y = x·w}. rows, cols ≥ 1.
      */
-    abstract void multiplyAdd(int m, int n, int k, float[] x, float[] packed, float[] y);
+    float[] packTransposed(float[] w, int rows, int cols) {
+        return pack(transpose(w, rows, cols, new float[rows * cols]), cols, rows);
+    }
+
+    /**
+     * {@code y[m×n] += x[m×k]·Wᵀ}: x from offset 0 with leading dimension k, y from {@code yOff}
+     * with leading dimension n, W as {@link #pack} returned it. m, n, k ≥ 1.
+     */
+    abstract void multiplyAdd(int m, int n, int k, float[] x, float[] packed, float[] y, int yOff);
+
+    /**
+     * {@code dW[out×in] += dy[m×out]ᵀ·x[m×in]} (the weight gradient of {@code y = x·Wᵀ} summed over
+     * m rows), dy and x row-major from offset 0, dW row-major from {@code dwOff}; m, in, out ≥ 1.
+     * {@code scratch} holds the buffers an implementation reuses from call to call.
+     */
+    abstract void addWeightGradient(int m, int in, int out, float[] dy, float[] x, float[] dw, int dwOff,
+                                    WeightGradient scratch);
+
+    /**
+     * {@code t[cols×rows] = a[rows×cols]ᵀ}, row-major, in square tiles of {@link #TRANSPOSE_TILE}
+     * so that both the reads and the writes stay within a few cache lines per tile. Returns t.
+     */
+    static float[] transpose(float[] a, int rows, int cols, float[] t) {
+        for (int i0 = 0; i0 < rows; i0 += TRANSPOSE_TILE) {
+            int i1 = Math.min(rows, i0 + TRANSPOSE_TILE);
+            for (int j0 = 0; j0 < cols; j0 += TRANSPOSE_TILE) {
+                int j1 = Math.min(cols, j0 + TRANSPOSE_TILE);
+                for (int i = i0; i < i1; i++) {
+                    int src = i * cols;
+                    for (int j = j0; j < j1; j++) {
+                        t[j * rows + i] = a[src + j];
+                    }
+                }
+            }
+        }
+        return t;
+    }
+
+    /** Side of the square tiles of {@link #transpose}: 16 floats, one 64-byte cache line per tile row. */
+    static final int TRANSPOSE_TILE = 16;
 
     /** Human-readable name, reported by {@code bench} and logged at start-up. */
     public abstract String name();

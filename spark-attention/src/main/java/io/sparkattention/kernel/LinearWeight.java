@@ -1,5 +1,6 @@
 package io.sparkattention.kernel;
 
+import java.util.Arrays;
 import java.util.Objects;
 
 /**
@@ -43,17 +44,37 @@ public final class LinearWeight {
     public static LinearWeight of(LinearKernel kernel, float[] weight, int out, int in, float[] bias) {
         Objects.requireNonNull(kernel, "kernel");
         Objects.requireNonNull(weight, "weight");
+        checkShape(weight, out, in);
+        if (bias != null && bias.length != out) {
+            throw new IllegalArgumentException("bias has " + bias.length + " values, expected " + out);
+        }
+        float[] packed = out == 0 || in == 0 ? weight : kernel.pack(weight, out, in);
+        return new LinearWeight(kernel, out, in, packed, bias);
+    }
+
+    /**
+     * Prepares the transpose of {@code weight} (out×in, row-major) for {@code kernel}: applying it
+     * computes {@code y[m×in] = x[m×out]·W}, the input gradient of {@code y = x·Wᵀ}. No bias. The
+     * weight is not modified nor kept.
+     *
+     * @throws IllegalArgumentException when the weight's size is not out×in, or it is too large
+     *                                  for the kernel's packed layout
+     */
+    public static LinearWeight transposeOf(LinearKernel kernel, float[] weight, int out, int in) {
+        Objects.requireNonNull(kernel, "kernel");
+        Objects.requireNonNull(weight, "weight");
+        checkShape(weight, out, in);
+        float[] packed = out == 0 || in == 0 ? weight : kernel.packTransposed(weight, out, in);
+        return new LinearWeight(kernel, in, out, packed, null);
+    }
+
+    private static void checkShape(float[] weight, int out, int in) {
         if (out < 0 || in < 0) {
             throw new IllegalArgumentException("weight: negative shape " + out + "×" + in);
         }
         if ((long) out * in != weight.length) {
             throw new IllegalArgumentException("weight has " + weight.length + " values, expected " + out + "×" + in);
         }
-        if (bias != null && bias.length != out) {
-            throw new IllegalArgumentException("bias has " + bias.length + " values, expected " + out);
-        }
-        float[] packed = out == 0 || in == 0 ? weight : kernel.pack(weight, out, in);
-        return new LinearWeight(kernel, out, in, packed, bias);
     }
 
     /** Output features (rows of the weight). */
@@ -64,6 +85,15 @@ public final class LinearWeight {
     /** Input features (columns of the weight). */
     public int in() {
         return in;
+    }
+
+    /**
+     * True when a row of {@link #apply}'s output depends on that row of x alone, bit for bit,
+     * whatever m is and wherever the row sits: stacking sequences into one call is then
+     * invisible in the results.
+     */
+    public boolean rowsIndependent() {
+        return kernel.rowsIndependent();
     }
 
     /** The kernel this weight was prepared for. */
@@ -83,14 +113,33 @@ public final class LinearWeight {
             throw new IllegalArgumentException("output " + m + "×" + out + " does not fit in one array");
         }
         float[] y = new float[m * out];
+        project(x, m, y);
+        return y;
+    }
+
+    /**
+     * {@link #apply(float[], int)} into {@code y}, whose first {@code m·out} values are overwritten
+     * (a caller reuses one buffer from sequence to sequence).
+     *
+     * @throws IllegalArgumentException when m is negative, x holds fewer than {@code m·in} values
+     *                                  or y fewer than {@code m·out}
+     */
+    public void apply(float[] x, int m, float[] y) {
+        Gemm.checkView("x", x, 0, m, in, in);
+        Gemm.checkView("y", y, 0, m, out, out);
+        project(x, m, y);
+    }
+
+    private void project(float[] x, int m, float[] y) {
         if (bias != null) {
             for (int i = 0; i < m; i++) {
                 System.arraycopy(bias, 0, y, i * out, out);
             }
+        } else {
+            Arrays.fill(y, 0, m * out, 0f);
         }
         if (m > 0 && out > 0 && in > 0) {
-            kernel.multiplyAdd(m, out, in, x, packed, y);
+            kernel.multiplyAdd(m, out, in, x, packed, y, 0);
         }
-        return y;
     }
 }

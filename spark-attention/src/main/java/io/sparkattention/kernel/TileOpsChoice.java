@@ -3,8 +3,6 @@ package io.sparkattention.kernel;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.Locale;
-
 /**
  * Picks the {@link TileOps} implementation once per JVM and logs it.
  *
@@ -13,7 +11,8 @@ import java.util.Locale;
  *   <li>{@code auto} (default): {@code vector} when the Vector API is visible and either the
  *       BLAS is not native ({@link Blas#isNative()}) or the vectors are 512 bits wide
  *       ({@link TileOps#preferredOverNativeBlas}); else {@code blas} (with the vectorised softmax
- *       when the Vector API is visible, else {@code blas-scalar}). With AVX2 per-tile native
+ *       when the Vector API is visible, else {@code blas-scalar}): {@link VectorOrBlas}'s rule,
+ *       the projections' too ({@link GemmChoice}). With AVX2 per-tile native
  *       OpenBLAS calls are ahead of the Java micro-kernels; with AVX-512 the micro-kernels are
  *       ahead; and they are several times faster than netlib's VectorBLAS, the Java fallback
  *       BLAS (BENCHMARKS.md has the figures);</li>
@@ -48,10 +47,10 @@ final class TileOpsChoice {
     /** A new implementation by name ({@code auto}, {@code vector}, {@code blas}, {@code blas-scalar}). */
     static TileOps create(String requested) {
         TileOps ops;
-        switch (requested.trim().toLowerCase(Locale.ROOT)) {
+        switch (VectorOrBlas.normalise(requested)) {
             case "auto": {
                 TileOps vector = vectorTileOps();
-                if (vector != null && (!Blas.isNative() || vector.preferredOverNativeBlas())) {
+                if (VectorOrBlas.autoPicksVector(vector != null, vector != null && vector.preferredOverNativeBlas())) {
                     ops = vector;
                 } else {
                     OnlineSoftmax softmax = vectorSoftmax();
@@ -59,14 +58,9 @@ final class TileOpsChoice {
                 }
                 break;
             }
-            case "vector": {
-                ops = vectorTileOps();
-                if (ops == null) {
-                    throw new IllegalStateException("tile arithmetic \"vector\" needs the Vector API: "
-                        + "run the JVM with --add-modules=jdk.incubator.vector");
-                }
+            case "vector":
+                ops = VectorOrBlas.requireVector(vectorTileOps(), "tile arithmetic");
                 break;
-            }
             case "blas": {
                 OnlineSoftmax softmax = vectorSoftmax();
                 ops = new BlasTileOps(Blas.get(), softmax != null ? softmax : new ScalarSoftmax());
@@ -84,24 +78,11 @@ final class TileOpsChoice {
 
     /** The Vector API softmax, or null when {@code jdk.incubator.vector} is not visible. */
     static OnlineSoftmax vectorSoftmax() {
-        return (OnlineSoftmax) newVectorInstance("io.sparkattention.kernel.VectorSoftmax");
+        return VectorOrBlas.newVectorInstance("io.sparkattention.kernel.VectorSoftmax", OnlineSoftmax.class);
     }
 
     /** The Vector API micro-kernels, or null when {@code jdk.incubator.vector} is not visible. */
     static TileOps vectorTileOps() {
-        return (TileOps) newVectorInstance("io.sparkattention.kernel.VectorTileOps");
-    }
-
-    /**
-     * Instantiates a class that uses the Vector API. By name, so that this class links without the
-     * module; a missing module surfaces as a {@link LinkageError} (NoClassDefFoundError) here.
-     */
-    private static Object newVectorInstance(String className) {
-        try {
-            return Class.forName(className).getDeclaredConstructor().newInstance();
-        } catch (ReflectiveOperationException | LinkageError noVectorApi) {
-            LOG.debug("{} unavailable: {}", className, noVectorApi.toString());
-            return null;
-        }
+        return VectorOrBlas.newVectorInstance("io.sparkattention.kernel.VectorTileOps", TileOps.class);
     }
 }

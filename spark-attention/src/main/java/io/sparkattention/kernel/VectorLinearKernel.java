@@ -56,14 +56,19 @@ final class VectorLinearKernel extends LinearKernel {
         return LANES >= 16;
     }
 
+    /**
+     * Every row block runs the same micro-kernel over the same depth blocks, and a short last
+     * block is computed as a zero-padded full one and added the same way: a row's values do not
+     * depend on m or on the row's place.
+     */
+    @Override
+    boolean rowsIndependent() {
+        return true;
+    }
+
     @Override
     float[] pack(float[] w, int n, int k) {
-        long size = ((long) n + PANEL - 1) / PANEL * PANEL * k;
-        if (size > MAX_PACKED) {
-            throw new IllegalArgumentException("weight " + n + "×" + k + " needs " + size
-                + " floats packed in panels of " + PANEL + ", more than one array holds");
-        }
-        float[] packed = new float[(int) size];
+        float[] packed = new float[checkedPackedSize(n, k)];
         for (int j = 0; j < n; j++) {
             int base = j / PANEL * PANEL * k + j % PANEL;
             int src = j * k;
@@ -74,8 +79,54 @@ final class VectorLinearKernel extends LinearKernel {
         return packed;
     }
 
+    /** Panels straight from w's rows: panel p, step t is {@code w[t, p·PANEL : (p+1)·PANEL]}, zero beyond cols. */
     @Override
-    void multiplyAdd(int m, int n, int k, float[] x, float[] wp, float[] y) {
+    float[] packTransposed(float[] w, int rows, int cols) {
+        float[] packed = new float[checkedPackedSize(cols, rows)];
+        packTransposedInto(w, rows, cols, packed);
+        return packed;
+    }
+
+    /** {@link #packTransposed} into {@code packed} (at least {@code checkedPackedSize(cols, rows)} floats). */
+    private static void packTransposedInto(float[] w, int rows, int cols, float[] packed) {
+        for (int j = 0; j < cols; j += PANEL) {
+            int width = Math.min(PANEL, cols - j);
+            int base = j * rows;
+            for (int t = 0; t < rows; t++) {
+                int dst = base + t * PANEL;
+                System.arraycopy(w, t * cols + j, packed, dst, width);
+                if (width < PANEL) {
+                    Arrays.fill(packed, dst + width, dst + PANEL, 0f);
+                }
+            }
+        }
+    }
+
+    /**
+     * {@code dW[out×in] += (dyᵀ)[out×m]·(xᵀ)ᵀ}: a projection with m as its depth, on dy transposed
+     * into one scratch buffer and x packed transposed into the other (both O(m·E) copies beside
+     * the O(m·E²) product).
+     */
+    @Override
+    void addWeightGradient(int m, int in, int out, float[] dy, float[] x, float[] dw, int dwOff,
+                           WeightGradient scratch) {
+        float[] dyT = transpose(dy, m, out, scratch.transposed(out * m));
+        float[] xp = scratch.packed(checkedPackedSize(in, m));
+        packTransposedInto(x, m, in, xp);
+        multiplyAdd(out, in, m, dyT, xp, dw, dwOff);
+    }
+
+    private static int checkedPackedSize(int n, int k) {
+        long size = ((long) n + PANEL - 1) / PANEL * PANEL * k;
+        if (size > MAX_PACKED) {
+            throw new IllegalArgumentException("weight " + n + "×" + k + " needs " + size
+                + " floats packed in panels of " + PANEL + ", more than one array holds");
+        }
+        return (int) size;
+    }
+
+    @Override
+    void multiplyAdd(int m, int n, int k, float[] x, float[] wp, float[] y, int yOff) {
         float[] tile = new float[ROWS * PANEL];
         int fullRows = m - m % ROWS;
         float[] lastRows = fullRows < m ? new float[ROWS * Math.min(k, DEPTH_BLOCK)] : null;
@@ -84,7 +135,7 @@ final class VectorLinearKernel extends LinearKernel {
             for (int p0 = 0; p0 < k; p0 += DEPTH_BLOCK) {
                 int kc = Math.min(DEPTH_BLOCK, k - p0);
                 for (int i0 = 0; i0 < fullRows; i0 += ROWS) {
-                    rowBlock(i0, ROWS, j0, j1, n, k, p0, kc, x, i0 * k + p0, k, wp, y, tile);
+                    rowBlock(i0, ROWS, j0, j1, n, k, p0, kc, x, i0 * k + p0, k, wp, y, yOff, tile);
                 }
                 if (lastRows != null) {
                     int rows = m - fullRows;
@@ -92,7 +143,7 @@ final class VectorLinearKernel extends LinearKernel {
                         System.arraycopy(x, (fullRows + r) * k + p0, lastRows, r * kc, kc);
                     }
                     Arrays.fill(lastRows, rows * kc, ROWS * kc, 0f);
-                    rowBlock(fullRows, rows, j0, j1, n, k, p0, kc, lastRows, 0, kc, wp, y, tile);
+                    rowBlock(fullRows, rows, j0, j1, n, k, p0, kc, lastRows, 0, kc, wp, y, yOff, tile);
                 }
             }
         }
@@ -104,18 +155,18 @@ final class VectorLinearKernel extends LinearKernel {
      * {@code ldx}. j0 is a multiple of PANEL.
      */
     private static void rowBlock(int i0, int rows, int j0, int j1, int n, int k, int p0, int kc, float[] x, int xOff,
-                                 int ldx, float[] wp, float[] y, float[] tile) {
+                                 int ldx, float[] wp, float[] y, int yOff, float[] tile) {
         for (int j = j0; j < j1; j += PANEL) {
             // Panel j / PANEL starts at (j / PANEL)·PANEL·k = j·k.
             int wOff = j * k + p0 * PANEL;
             int cols = Math.min(PANEL, n - j);
             if (rows == ROWS && cols == PANEL) {
-                block6x2(kc, x, xOff, ldx, wp, wOff, y, i0 * n + j, n);
+                block6x2(kc, x, xOff, ldx, wp, wOff, y, yOff + i0 * n + j, n);
             } else {
                 Arrays.fill(tile, 0f);
                 block6x2(kc, x, xOff, ldx, wp, wOff, tile, 0, PANEL);
                 for (int r = 0; r < rows; r++) {
-                    int dst = (i0 + r) * n + j;
+                    int dst = yOff + (i0 + r) * n + j;
                     for (int c = 0; c < cols; c++) {
                         y[dst + c] += tile[r * PANEL + c];
                     }

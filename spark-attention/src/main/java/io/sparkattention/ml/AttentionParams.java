@@ -2,7 +2,7 @@ package io.sparkattention.ml;
 
 import io.sparkattention.kernel.AttentionSpec;
 import io.sparkattention.kernel.CausalAlignment;
-import io.sparkattention.nn.WeightsMode;
+import io.sparkattention.nn.AttentionWeightsMode;
 import org.apache.spark.ml.param.BooleanParam;
 import org.apache.spark.ml.param.DoubleParam;
 import org.apache.spark.ml.param.IntParam;
@@ -569,11 +569,11 @@ public interface AttentionParams<T extends AttentionParams<T>> extends SequenceL
      *
      * @return none (no {@code weightsCol}), averaged or per head
      */
-    default WeightsMode weightsMode() {
+    default AttentionWeightsMode weightsMode() {
         if (getWeightsCol().isEmpty()) {
-            return WeightsMode.NONE;
+            return AttentionWeightsMode.NONE;
         }
-        return getAverageWeights() ? WeightsMode.AVERAGED : WeightsMode.PER_HEAD;
+        return getAverageWeights() ? AttentionWeightsMode.AVERAGED : AttentionWeightsMode.PER_HEAD;
     }
 
     /**

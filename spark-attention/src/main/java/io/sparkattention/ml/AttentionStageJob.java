@@ -6,7 +6,7 @@ import io.sparkattention.kernel.AttentionSpec;
 import io.sparkattention.kernel.FlashAttention;
 import io.sparkattention.kernel.RowMask;
 import io.sparkattention.nn.PreparedSequence;
-import io.sparkattention.nn.WeightsMode;
+import io.sparkattention.nn.AttentionWeightsMode;
 import io.sparkattention.rows.FlatSequence;
 import io.sparkattention.rows.MatrixType;
 import io.sparkattention.rows.NestedArrays;
@@ -35,7 +35,7 @@ final class AttentionStageJob implements AttentionJob {
     private final StageColumns columns;
     private final LayerSource source;
     private final int numHeads;
-    private final WeightsMode weightsMode;
+    private final AttentionWeightsMode weightsMode;
     private final boolean keepInvalid;
     private final StructType outputStruct;
     private final FlashAttention kernel;
@@ -43,7 +43,7 @@ final class AttentionStageJob implements AttentionJob {
     private final boolean flatOutput;
 
     AttentionStageJob(StageColumns columns, LayerSource source, AttentionSpec spec, int numHeads,
-                      WeightsMode weightsMode, boolean keepInvalid, StructType outputStruct) {
+                      AttentionWeightsMode weightsMode, boolean keepInvalid, StructType outputStruct) {
         this.columns = columns;
         this.source = source;
         this.kernel = new FlashAttention(spec);
@@ -95,7 +95,7 @@ final class AttentionStageJob implements AttentionJob {
     }
 
     @Override
-    public WeightsMode weightsMode() {
+    public AttentionWeightsMode weightsMode() {
         return weightsMode;
     }
 
@@ -181,9 +181,9 @@ final class AttentionStageJob implements AttentionJob {
         int width = L == 0 ? 0 : output.length / L;
         Object[] fields = new Object[outputStruct.size()];
         fields[0] = SequenceColumns.encode(output, L, width, flatOutput);
-        if (weightsMode == WeightsMode.AVERAGED) {
+        if (weightsMode == AttentionWeightsMode.AVERAGED) {
             fields[1] = NestedArrays.matrix(weights, 0, L, S);
-        } else if (weightsMode == WeightsMode.PER_HEAD) {
+        } else if (weightsMode == AttentionWeightsMode.PER_HEAD) {
             fields[1] = NestedArrays.planes(weights, shape.numHeads(), L, S);
         }
         return new GenericInternalRow(fields);

@@ -27,7 +27,7 @@ public final class Attention {
             return values;
         }
 
-        /** L×S or H×L×S per {@link WeightsMode}, or null. */
+        /** L×S or H×L×S per {@link AttentionWeightsMode}, or null. */
         public float[] weights() {
             return weights;
         }
@@ -49,7 +49,7 @@ public final class Attention {
      * @param ws     scratch of the calling thread
      */
     public static Output compute(FlashAttention kernel, AttentionShape shape, float[] q, float[] k, float[] v,
-                                 RowMask mask, WeightsMode mode, Workspace ws) {
+                                 RowMask mask, AttentionWeightsMode mode, Workspace ws) {
         return compute(kernel, shape, q, k, v, mask, mode, ws, new float[shape.outputSize()]);
     }
 
@@ -61,7 +61,7 @@ public final class Attention {
      * @throws IllegalArgumentException when {@code out} does not have that length
      */
     public static Output compute(FlashAttention kernel, AttentionShape shape, float[] q, float[] k, float[] v,
-                                 RowMask mask, WeightsMode mode, Workspace ws, float[] out) {
+                                 RowMask mask, AttentionWeightsMode mode, Workspace ws, float[] out) {
         long weightsSize = mode.size(shape.numHeads(), shape.queryLength(), shape.keyLength());
         if (weightsSize > Integer.MAX_VALUE - 8) {
             throw new IllegalArgumentException("attention weights of " + shape + " (" + mode + ") do not fit one array");
@@ -70,12 +70,12 @@ public final class Attention {
             throw new IllegalArgumentException("output of " + shape + " needs " + shape.outputSize() + " values, got "
                 + (out == null ? "null" : out.length));
         }
-        float[] lse = mode == WeightsMode.NONE ? null : new float[shape.numHeads() * shape.queryLength()];
+        float[] lse = mode == AttentionWeightsMode.NONE ? null : new float[shape.numHeads() * shape.queryLength()];
         kernel.forward(shape, q, k, v, mask, out, lse, ws);
         float[] weights = null;
-        if (mode != WeightsMode.NONE) {
+        if (mode != AttentionWeightsMode.NONE) {
             weights = new float[(int) weightsSize];
-            kernel.weights(shape, q, k, mask, lse, mode == WeightsMode.PER_HEAD, weights, ws);
+            kernel.weights(shape, q, k, mask, lse, mode == AttentionWeightsMode.PER_HEAD, weights, ws);
         }
         return new Output(out, weights);
     }

@@ -2,6 +2,7 @@ package io.sparkattention.nn;
 
 import io.sparkattention.kernel.AttentionSpec;
 import io.sparkattention.kernel.FlashAttention;
+import io.sparkattention.kernel.LinearKernel;
 
 import java.io.Serializable;
 import java.util.Arrays;
@@ -189,14 +190,21 @@ public final class AttentionClassifierNetwork implements Serializable {
     }
 
     /**
-     * The object that evaluates this network at {@code theta} (copied once): one per thread and
-     * per parameter vector, reused over many rows.
+     * The object that evaluates this network at {@code theta} (copied once, its attention weights
+     * prepared for the JVM's projection kernel): one per thread and per parameter vector, reused
+     * over many rows.
      *
      * @throws IllegalArgumentException when {@code theta} is not {@link #parameterCount()} long
      */
-    public ClassifierStep bind(float[] theta) {
+    public ClassifierEvaluator bind(float[] theta) {
+        return bind(theta, LinearKernel.get());
+    }
+
+    /** {@link #bind(float[])} on a given projection kernel (side-by-side tests and benchmarks). */
+    public ClassifierEvaluator bind(float[] theta, LinearKernel linearKernel) {
         checkParameters(theta);
-        return new ClassifierStep(this, theta.clone());
+        Objects.requireNonNull(linearKernel, "linearKernel");
+        return new ClassifierEvaluator(this, theta.clone(), linearKernel);
     }
 
     private void checkParameters(float[] theta) {

@@ -4,9 +4,11 @@ import io.sparkattention.kernel.Blas;
 import io.sparkattention.kernel.Gemm;
 
 /**
- * A PyTorch {@code nn.Linear} on row-major views of flat arrays, forward and backward:
- * {@code Y[m×out] = X[m×in]·Wᵀ + b} with W stored out×in. Callers pass views they have sized
- * (the products check them through {@link Gemm}, the weight gradient does not).
+ * A small PyTorch {@code nn.Linear} on row-major views of flat arrays, forward and backward:
+ * {@code Y[m×out] = X[m×in]·Wᵀ + b} with W stored out×in, read in place from a parameter vector
+ * (the classifier's head, one pooled row at a time; the attention's projections run on prepared
+ * weights, {@link TrainableSelfAttention}). Callers pass views they have sized (the products check
+ * them through {@link Gemm}, the weight gradient does not). Gradients are added to.
  */
 final class Linear {
 
@@ -37,22 +39,25 @@ final class Linear {
     }
 
     /**
-     * {@code dW[out×in] = dy[m×out]ᵀ·x[m×in]}, written into {@code g} at {@code gOff} (m ≥ 1).
-     * Column-major, that is {@code dWᵀ(in×out) = xᵀ(in×m)·dy(m×out)}: x row-major is xᵀ
+     * {@code dW[out×in] += dy[m×out]ᵀ·x[m×in]}, added into {@code g} at {@code gOff} (m ≥ 1).
+     * Column-major, that is {@code dWᵀ(in×out) += xᵀ(in×m)·dy(m×out)}: x row-major is xᵀ
      * column-major as it lies, dy row-major is dyᵀ column-major, hence "N", "T".
      */
-    static void weightGradient(int m, int in, int out, float[] dy, float[] x, int xOff, float[] g, int gOff) {
-        Blas.get().sgemm("N", "T", in, out, m, 1f, x, xOff, in, dy, 0, out, 0f, g, gOff, in);
+    static void addWeightGradient(int m, int in, int out, float[] dy, float[] x, int xOff, float[] g, int gOff) {
+        Blas.get().sgemm("N", "T", in, out, m, 1f, x, xOff, in, dy, 0, out, 1f, g, gOff, in);
     }
 
-    /** {@code db[out] = Σ_rows dy[m×out]}, summed in float64, written into {@code g} at {@code gOff}. */
-    static void biasGradient(int m, int out, float[] dy, float[] g, int gOff) {
-        for (int c = 0; c < out; c++) {
-            double sum = 0;
-            for (int r = 0; r < m; r++) {
-                sum += dy[r * out + c];
+    /** {@code db[out] += Σ_rows dy[m×out]}, each column summed in float64 first, added into {@code g} at {@code gOff}. */
+    static void addBiasGradient(int m, int out, float[] dy, float[] g, int gOff) {
+        double[] sums = new double[out];
+        for (int r = 0; r < m; r++) {  // row by row: dy is read in order
+            int row = r * out;
+            for (int c = 0; c < out; c++) {
+                sums[c] += dy[row + c];
             }
-            g[gOff + c] = (float) sum;
+        }
+        for (int c = 0; c < out; c++) {
+            g[gOff + c] += (float) sums[c];
         }
     }
 }

@@ -2,6 +2,7 @@ package io.sparkattention.nn;
 
 import io.sparkattention.kernel.AttentionShape;
 import io.sparkattention.kernel.FlashAttention;
+import io.sparkattention.kernel.LinearKernel;
 import io.sparkattention.kernel.LinearWeight;
 import io.sparkattention.kernel.RowMask;
 import io.sparkattention.kernel.Workspace;
@@ -15,7 +16,9 @@ import java.util.Objects;
  *
  * <p>The four projections run on the JVM's projection kernel ({@link LinearWeight}); the layer
  * prepares (packs) its weights for it once, on first use in each JVM, and reuses them for every
- * sequence. The prepared form is not serialized: a deserialized layer prepares its own.
+ * sequence. The prepared form is not serialized: a deserialized layer prepares its own. Training
+ * runs its forward pass through this class too ({@link TrainableSelfAttention}), so a model's
+ * attention gives the same bits in {@code fit}, {@code transform} and the attention stage.
  *
  * <p>Thread-safe: it holds only the immutable weights, kernel and prepared projections; scratch
  * comes from the caller.
@@ -26,7 +29,9 @@ public final class MultiHeadAttentionLayer implements SequenceAttention {
 
     private final MultiHeadAttentionWeights weights;
     private final FlashAttention kernel;
-    /** The weights prepared for this JVM's projection kernel, built on first use. */
+    /** The projection kernel; null (the default, and after deserialization) for the JVM's. */
+    private final transient LinearKernel linearKernel;
+    /** The weights prepared for the projection kernel, built on first use. */
     private transient volatile Projections projections;
 
     /**
@@ -34,8 +39,14 @@ public final class MultiHeadAttentionLayer implements SequenceAttention {
      * @param kernel  the attention kernel; its spec carries scale, causal, window and blocks
      */
     public MultiHeadAttentionLayer(MultiHeadAttentionWeights weights, FlashAttention kernel) {
+        this(weights, kernel, null);
+    }
+
+    /** A layer whose projections run on {@code linearKernel} (null: the JVM's), for side-by-side tests. */
+    MultiHeadAttentionLayer(MultiHeadAttentionWeights weights, FlashAttention kernel, LinearKernel linearKernel) {
         this.weights = Objects.requireNonNull(weights, "weights");
         this.kernel = Objects.requireNonNull(kernel, "kernel");
+        this.linearKernel = linearKernel;
     }
 
     public MultiHeadAttentionWeights weights() {
@@ -81,8 +92,29 @@ public final class MultiHeadAttentionLayer implements SequenceAttention {
         return projections().out.apply(attended, queryLength);
     }
 
-    /** {@link #forward(float[], int, float[], float[], int, RowMask, WeightsMode, Workspace)} with lengths from the widths. */
-    public Attention.Output forward(float[] query, float[] key, float[] value, RowMask mask, WeightsMode mode,
+    /**
+     * Self-attention's input projections into the caller's buffers: {@code q, k, v = x·W_{q,k,v}ᵀ + b}
+     * (n×E each; E = kdim = vdim). The first n rows of x are read and of q, k, v written.
+     */
+    void projectSelf(float[] x, int n, float[] q, float[] k, float[] v) {
+        Projections p = projections();
+        p.q.apply(x, n, q);
+        p.k.apply(x, n, k);
+        p.v.apply(x, n, v);
+    }
+
+    /** {@link #finish} into the caller's buffer: its first {@code queryLength} rows are written. */
+    void finish(float[] attended, int queryLength, float[] y) {
+        projections().out.apply(attended, queryLength, y);
+    }
+
+    /** The kernel the projections run on. */
+    LinearKernel linearKernel() {
+        return linearKernel != null ? linearKernel : LinearKernel.get();
+    }
+
+    /** {@link #forward(float[], int, float[], float[], int, RowMask, AttentionWeightsMode, Workspace)} with lengths from the widths. */
+    public Attention.Output forward(float[] query, float[] key, float[] value, RowMask mask, AttentionWeightsMode mode,
                                     Workspace ws) {
         return forward(query, rows("query", query, weights.embedDim()), key, value, rows("key", key, weights.kdim()),
             mask, mode, ws);
@@ -95,7 +127,7 @@ public final class MultiHeadAttentionLayer implements SequenceAttention {
     private Projections projections() {
         Projections p = projections;
         if (p == null) {
-            p = new Projections(weights);
+            p = new Projections(weights, linearKernel());
             projections = p;
         }
         return p;
@@ -108,13 +140,13 @@ public final class MultiHeadAttentionLayer implements SequenceAttention {
         final LinearWeight v;
         final LinearWeight out;
 
-        Projections(MultiHeadAttentionWeights w) {
+        Projections(MultiHeadAttentionWeights w, LinearKernel kernel) {
             int E = w.embedDim();
             int kvDim = w.numKvHeads() * w.headDim();
-            q = LinearWeight.of(w.qWeight(), E, E, w.qBias());
-            k = LinearWeight.of(w.kWeight(), kvDim, w.kdim(), w.kBias());
-            v = LinearWeight.of(w.vWeight(), kvDim, w.vdim(), w.vBias());
-            out = LinearWeight.of(w.outWeight(), E, E, w.outBias());
+            q = LinearWeight.of(kernel, w.qWeight(), E, E, w.qBias());
+            k = LinearWeight.of(kernel, w.kWeight(), kvDim, w.kdim(), w.kBias());
+            v = LinearWeight.of(kernel, w.vWeight(), kvDim, w.vdim(), w.vBias());
+            out = LinearWeight.of(kernel, w.outWeight(), E, E, w.outBias());
         }
     }
 

@@ -38,7 +38,7 @@ public interface SequenceAttention extends Serializable {
 
     /** prepare → kernel over all heads → finish, with weights when asked. */
     default Attention.Output forward(float[] query, int queryLength, float[] key, float[] value, int keyLength,
-                                     RowMask mask, WeightsMode mode, Workspace ws) {
+                                     RowMask mask, AttentionWeightsMode mode, Workspace ws) {
         PreparedSequence p = prepare(query, queryLength, key, value, keyLength, mask);
         Attention.Output attended = Attention.compute(kernel(), p.shape(), p.q(), p.k(), p.v(), p.mask(), mode, ws);
         return new Attention.Output(finish(attended.values(), queryLength), attended.weights());

@@ -2,29 +2,40 @@ package io.sparkattention.nn;
 
 import io.sparkattention.kernel.AttentionShape;
 import io.sparkattention.kernel.FlashAttention;
+import io.sparkattention.kernel.LinearKernel;
+import io.sparkattention.kernel.LinearWeight;
 import io.sparkattention.kernel.RowMask;
+import io.sparkattention.kernel.WeightGradient;
 import io.sparkattention.kernel.Workspace;
 
 /**
- * PyTorch's {@code nn.MultiheadAttention} self-attention of one sequence, with the backward pass
- * to its weights. Parameters are read from a flat vector laid out as
- * {@link AttentionClassifierNetwork#parameters()}:
+ * PyTorch's {@code nn.MultiheadAttention} self-attention of one sequence at one parameter vector,
+ * with the backward pass to its weights (laid out as {@link AttentionClassifierNetwork#parameters()}):
  * <pre>
- *   forward:   q = x·W_qᵀ + b_q,  k = x·W_kᵀ + b_k,  v = x·W_vᵀ + b_v        (L×E each)
- *              o, lse = FlashAttention(q, k, v)                              (L×E, H×L)
- *              a = o·W_oᵀ + b_o                                              (L×E)
- *   backward:  dW_o = daᵀ·o,  db_o = Σ da,  do = da·W_o
+ *   forward:   q = x·W_qᵀ + b_q,  k = x·W_kᵀ + b_k,  v = x·W_vᵀ + b_v        (n×E each)
+ *              o, lse = FlashAttention(q, k, v)                              (n×E, H×n)
+ *              a = o·W_oᵀ + b_o                                              (n×E)
+ *   backward:  dW_o += daᵀ·o,  db_o += Σ da,  do = da·W_o
  *              dq, dk, dv = FlashAttention.backward(do)
- *              dW_{q,k,v} = d{q,k,v}ᵀ·x,  db_{q,k,v} = Σ d{q,k,v}
+ *              dW_{q,k,v} += d{q,k,v}ᵀ·x,  db_{q,k,v} += Σ d{q,k,v}
  * </pre>
- * The kernel wants arrays of exactly one sequence's size, so the buffers are kept for the last
- * length seen and remade when it changes. Not thread-safe.
+ * The forward pass is inference's: the projections of a {@link MultiHeadAttentionLayer} over the
+ * same weights, prepared once for the parameter vector this object is made for. The backward's
+ * products run on the same projection kernel: {@code do = da·W_o} on W_o's prepared transpose,
+ * the weight gradients through {@link WeightGradient}.
+ *
+ * <p>The attention kernel wants arrays of exactly one sequence's size, so the buffers are kept
+ * for the last length seen and remade when it changes. Not thread-safe.
  */
 final class TrainableSelfAttention {
 
     private final int embedDim;
     private final int numHeads;
     private final FlashAttention kernel;
+    private final MultiHeadAttentionLayer layer;
+    /** W_o prepared for {@code do = da·W_o}. */
+    private final LinearWeight outTransposed;
+    private final WeightGradient weightGradient;
     private final Workspace ws = new Workspace();
     private final int inWeight;
     private final int inBias;
@@ -43,10 +54,18 @@ final class TrainableSelfAttention {
     private float[] dk;
     private float[] dv;
 
-    TrainableSelfAttention(AttentionClassifierNetwork net) {
+    /**
+     * @param theta        the flat parameter vector (read here, not kept)
+     * @param linearKernel the projection kernel of the forward and backward products
+     */
+    TrainableSelfAttention(AttentionClassifierNetwork net, float[] theta, LinearKernel linearKernel) {
         this.embedDim = net.embedDim();
         this.numHeads = net.numHeads();
         this.kernel = net.kernel();
+        MultiHeadAttentionWeights weights = net.attentionWeights(theta);
+        this.layer = new MultiHeadAttentionLayer(weights, kernel, linearKernel);
+        this.outTransposed = LinearWeight.transposeOf(linearKernel, weights.outWeight(), embedDim, embedDim);
+        this.weightGradient = new WeightGradient(linearKernel);
         this.inWeight = net.parameter(AttentionClassifierNetwork.IN_PROJ_WEIGHT).offset();
         this.inBias = net.parameter(AttentionClassifierNetwork.IN_PROJ_BIAS).offset();
         this.outWeight = net.parameter(AttentionClassifierNetwork.OUT_PROJ_WEIGHT).offset();
@@ -74,37 +93,34 @@ final class TrainableSelfAttention {
     /**
      * {@code a = MultiheadAttention(x, x, x)}, keeping q, k, v, o and lse for {@link #backward}.
      *
-     * @param theta the flat parameter vector
-     * @param x     n×E (first n rows read)
-     * @param a     at least n×E, its first n rows written
+     * @param x n×E (first n rows read)
+     * @param a at least n×E, its first n rows written
      */
-    void forward(float[] theta, float[] x, int n, float[] a) {
+    void forward(float[] x, int n, float[] a) {
         ensure(n);
-        int e = embedDim, e2 = e * e;
-        Linear.forward(n, e, e, x, 0, theta, inWeight, theta, inBias, q);
-        Linear.forward(n, e, e, x, 0, theta, inWeight + e2, theta, inBias + e, k);
-        Linear.forward(n, e, e, x, 0, theta, inWeight + 2 * e2, theta, inBias + 2 * e, v);
+        layer.projectSelf(x, n, q, k, v);
         kernel.forward(shape, q, k, v, RowMask.NONE, o, lse, ws);
-        Linear.forward(n, e, e, o, 0, theta, outWeight, theta, outBias, a);
+        layer.finish(o, n, a);
     }
 
     /**
-     * The attention's parameter gradients for the sequence of the last {@link #forward}, written
-     * (not added) into {@code g} at the parameters' offsets.
+     * The attention's parameter gradients for the sequence of the last {@link #forward}, added
+     * into {@code g} at the parameters' offsets.
      *
+     * @param x  the input of the last forward
      * @param da n×E, the gradient of a (its first n rows read)
      */
-    void backward(float[] theta, float[] x, int n, float[] da, float[] g) {
+    void backward(float[] x, int n, float[] da, float[] g) {
         int e = embedDim, e2 = e * e;
-        Linear.weightGradient(n, e, e, da, o, 0, g, outWeight);
-        Linear.biasGradient(n, e, da, g, outBias);
-        Linear.inputGradient(n, e, e, da, theta, outWeight, dOut);
+        weightGradient.accumulate(n, e, e, da, o, g, outWeight);
+        Linear.addBiasGradient(n, e, da, g, outBias);
+        outTransposed.apply(da, n, dOut);
         kernel.backward(shape, q, k, v, RowMask.NONE, o, lse, dOut, dq, dk, dv, null, ws);
-        Linear.weightGradient(n, e, e, dq, x, 0, g, inWeight);
-        Linear.weightGradient(n, e, e, dk, x, 0, g, inWeight + e2);
-        Linear.weightGradient(n, e, e, dv, x, 0, g, inWeight + 2 * e2);
-        Linear.biasGradient(n, e, dq, g, inBias);
-        Linear.biasGradient(n, e, dk, g, inBias + e);
-        Linear.biasGradient(n, e, dv, g, inBias + 2 * e);
+        weightGradient.accumulate(n, e, e, dq, x, g, inWeight);
+        weightGradient.accumulate(n, e, e, dk, x, g, inWeight + e2);
+        weightGradient.accumulate(n, e, e, dv, x, g, inWeight + 2 * e2);
+        Linear.addBiasGradient(n, e, dq, g, inBias);
+        Linear.addBiasGradient(n, e, dk, g, inBias + e);
+        Linear.addBiasGradient(n, e, dv, g, inBias + 2 * e);
     }
 }

@@ -9,7 +9,7 @@ import io.sparkattention.kernel.Workspace;
 import io.sparkattention.ml.ScaledDotProductAttention;
 import io.sparkattention.nn.Attention;
 import io.sparkattention.nn.ScaledDotProduct;
-import io.sparkattention.nn.WeightsMode;
+import io.sparkattention.nn.AttentionWeightsMode;
 import io.sparkattention.testing.Matrices;
 import io.sparkattention.testing.NaiveAttention;
 import org.apache.spark.sql.Row;
@@ -100,7 +100,7 @@ class ClusterStrategiesIT {
             .withAllowed(flatBooleans((boolean[][]) row.get(5))).withBias(flat3((float[][][]) row.get(6)));
         ScaledDotProduct layer = new ScaledDotProduct(new FlashAttention(spec), data.heads, data.kvHeads,
             data.heads * data.headDim, data.kvHeads * data.headDim, data.kvHeads * data.valueDim);
-        Attention.Output out = layer.forward(q, s.queryLength(), k, v, s.keyLength(), mask, WeightsMode.NONE,
+        Attention.Output out = layer.forward(q, s.queryLength(), k, v, s.keyLength(), mask, AttentionWeightsMode.NONE,
             new Workspace());
         return out.values();
     }

@@ -8,7 +8,7 @@ import io.sparkattention.kernel.FlashAttention;
 import io.sparkattention.ml.ScaledDotProductAttention;
 import io.sparkattention.nn.MultiHeadAttentionLayer;
 import io.sparkattention.nn.MultiHeadAttentionWeights;
-import io.sparkattention.nn.WeightsMode;
+import io.sparkattention.nn.AttentionWeightsMode;
 import io.sparkattention.testing.Fixtures;
 import io.sparkattention.testing.Matrices;
 import io.sparkattention.testing.NaiveAttention;
@@ -231,7 +231,7 @@ class ExecutionStrategiesTest {
         AttentionSpec spec = AttentionSpec.defaults().withCausal(config.get("causal").asBoolean()).withBlocks(8, 8);
         boolean perHead = config.has("average_attn_weights") && !config.get("average_attn_weights").asBoolean();
         boolean hasWeights = st.has("expected.attn_weights") && !strategy.equals("sequence");
-        WeightsMode mode = !hasWeights ? WeightsMode.NONE : perHead ? WeightsMode.PER_HEAD : WeightsMode.AVERAGED;
+        AttentionWeightsMode mode = !hasWeights ? AttentionWeightsMode.NONE : perHead ? AttentionWeightsMode.PER_HEAD : AttentionWeightsMode.AVERAGED;
         LayerJob job = new LayerJob(new MultiHeadAttentionLayer(weights, new FlashAttention(spec)), mode);
 
         long[] qs = st.shape("input.query");
@@ -322,28 +322,28 @@ class ExecutionStrategiesTest {
     @DisplayName("auto: batch for small work; sequence for one long head; never sequence with weights; batch on streams")
     void autoResolution() {
         RandomRows small = new RandomRows(3, AttentionSpec.defaults(), 2, 2, 4, 4, 4, new int[] {8}, false);
-        assertEquals(Strategy.BATCH, resolve(small.frame(spark, 2), 2, WeightsMode.NONE));
+        assertEquals(Strategy.BATCH, resolve(small.frame(spark, 2), 2, AttentionWeightsMode.NONE));
 
         spark.conf().set(ExecutionSettings.AUTO_MIN_SHUFFLE_SCORES, "0");
         RandomRows oneLong = new RandomRows(3, AttentionSpec.defaults(), 1, 1, 4, 4, 2, new int[] {64}, false);
         Dataset<Row> longRow = oneLong.frame(spark, 1).where("id = 1");
-        assertEquals(Strategy.SEQUENCE, resolve(longRow, 1, WeightsMode.NONE));
-        assertEquals(Strategy.BATCH, resolve(longRow, 1, WeightsMode.AVERAGED));
-        assertEquals(Strategy.HEAD, resolve(longRow, 8, WeightsMode.NONE));
+        assertEquals(Strategy.SEQUENCE, resolve(longRow, 1, AttentionWeightsMode.NONE));
+        assertEquals(Strategy.BATCH, resolve(longRow, 1, AttentionWeightsMode.AVERAGED));
+        assertEquals(Strategy.HEAD, resolve(longRow, 8, AttentionWeightsMode.NONE));
 
         Dataset<Row> stream = spark.readStream().format("rate").load();
-        assertEquals(Strategy.BATCH, AttentionExecution.resolve(stream, job(1, WeightsMode.NONE), Strategy.AUTO));
+        assertEquals(Strategy.BATCH, AttentionExecution.resolve(stream, job(1, AttentionWeightsMode.NONE), Strategy.AUTO));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-            () -> AttentionExecution.resolve(stream, job(1, WeightsMode.NONE), Strategy.HEAD));
+            () -> AttentionExecution.resolve(stream, job(1, AttentionWeightsMode.NONE), Strategy.HEAD));
         assertTrue(e.getMessage().contains("cannot run on a streaming DataFrame"), e.getMessage());
     }
 
-    private Strategy resolve(Dataset<Row> df, int heads, WeightsMode mode) {
+    private Strategy resolve(Dataset<Row> df, int heads, AttentionWeightsMode mode) {
         return AttentionExecution.resolve(df, job(heads, mode), Strategy.AUTO);
     }
 
     /** A job whose only use is sizing: it reads column q for L and k for S. */
-    private static AttentionJob job(int heads, WeightsMode mode) {
+    private static AttentionJob job(int heads, AttentionWeightsMode mode) {
         return new SizingJob(heads, mode);
     }
 
@@ -351,9 +351,9 @@ class ExecutionStrategiesTest {
     private static final class SizingJob implements AttentionJob {
         private static final long serialVersionUID = 1L;
         private final int heads;
-        private final WeightsMode mode;
+        private final AttentionWeightsMode mode;
 
-        SizingJob(int heads, WeightsMode mode) {
+        SizingJob(int heads, AttentionWeightsMode mode) {
             this.heads = heads;
             this.mode = mode;
         }
@@ -384,7 +384,7 @@ class ExecutionStrategiesTest {
         }
 
         @Override
-        public WeightsMode weightsMode() {
+        public AttentionWeightsMode weightsMode() {
             return mode;
         }
 

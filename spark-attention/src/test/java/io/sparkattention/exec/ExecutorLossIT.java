@@ -4,7 +4,7 @@ import io.sparkattention.kernel.AttentionSpec;
 import io.sparkattention.kernel.FlashAttention;
 import io.sparkattention.nn.MultiHeadAttentionLayer;
 import io.sparkattention.nn.MultiHeadAttentionWeights;
-import io.sparkattention.nn.WeightsMode;
+import io.sparkattention.nn.AttentionWeightsMode;
 import io.sparkattention.testing.Matrices;
 import io.sparkattention.testing.RandomTensors;
 import org.apache.spark.sql.Dataset;
@@ -162,6 +162,6 @@ class ExecutorLossIT {
             rnd.normal(EMBED, 0.1), rnd.normal(EMBED, 0.1), rnd.normal(EMBED, 0.1),
             rnd.normal(EMBED * EMBED, scale), rnd.normal(EMBED, 0.1));
         FlashAttention kernel = new FlashAttention(AttentionSpec.defaults().withCausal(true));
-        return new LayerJob(new MultiHeadAttentionLayer(w, kernel), WeightsMode.NONE);
+        return new LayerJob(new MultiHeadAttentionLayer(w, kernel), AttentionWeightsMode.NONE);
     }
 }

@@ -3,7 +3,7 @@ package io.sparkattention.exec;
 import io.sparkattention.kernel.AttentionShape;
 import io.sparkattention.kernel.FlashAttention;
 import io.sparkattention.nn.PreparedSequence;
-import io.sparkattention.nn.WeightsMode;
+import io.sparkattention.nn.AttentionWeightsMode;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.types.StructType;
 
@@ -93,7 +93,7 @@ final class FaultyJob implements AttentionJob {
     }
 
     @Override
-    public WeightsMode weightsMode() {
+    public AttentionWeightsMode weightsMode() {
         return job.weightsMode();
     }
 

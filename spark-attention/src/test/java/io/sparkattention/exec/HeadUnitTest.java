@@ -6,7 +6,7 @@ import io.sparkattention.kernel.FlashAttention;
 import io.sparkattention.kernel.RowMask;
 import io.sparkattention.kernel.Workspace;
 import io.sparkattention.nn.PreparedSequence;
-import io.sparkattention.nn.WeightsMode;
+import io.sparkattention.nn.AttentionWeightsMode;
 import io.sparkattention.testing.RandomTensors;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -27,7 +27,7 @@ class HeadUnitTest {
         kernel.forward(shape, q, k, v, RowMask.NONE, row, null);
 
         PreparedSequence sequence = new PreparedSequence(shape, q, k, v, RowMask.NONE);
-        RowOutput heads = new RowOutput(shape, WeightsMode.NONE);
+        RowOutput heads = new RowOutput(shape, AttentionWeightsMode.NONE);
         Workspace ws = new Workspace();
         for (int h = 0; h < shape.numHeads(); h++) {
             HeadUnit.of(sequence, h).compute(kernel, false, ws).addTo(heads);

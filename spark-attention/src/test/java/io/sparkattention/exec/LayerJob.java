@@ -5,7 +5,7 @@ import io.sparkattention.kernel.FlashAttention;
 import io.sparkattention.kernel.RowMask;
 import io.sparkattention.nn.MultiHeadAttentionLayer;
 import io.sparkattention.nn.PreparedSequence;
-import io.sparkattention.nn.WeightsMode;
+import io.sparkattention.nn.AttentionWeightsMode;
 import io.sparkattention.rows.RowDataException;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
@@ -36,9 +36,9 @@ final class LayerJob implements AttentionJob {
         .add("key_length", DataTypes.IntegerType).add("bias", FLAT);
 
     private final MultiHeadAttentionLayer layer;
-    private final WeightsMode mode;
+    private final AttentionWeightsMode mode;
 
-    LayerJob(MultiHeadAttentionLayer layer, WeightsMode mode) {
+    LayerJob(MultiHeadAttentionLayer layer, AttentionWeightsMode mode) {
         this.layer = layer;
         this.mode = mode;
     }
@@ -66,16 +66,16 @@ final class LayerJob implements AttentionJob {
     @Override
     public StructType outputStruct() {
         StructType out = new StructType().add("out", MATRIX, true);
-        if (mode == WeightsMode.AVERAGED) {
+        if (mode == AttentionWeightsMode.AVERAGED) {
             out = out.add("weights", MATRIX, true);
-        } else if (mode == WeightsMode.PER_HEAD) {
+        } else if (mode == AttentionWeightsMode.PER_HEAD) {
             out = out.add("weights", DataTypes.createArrayType(MATRIX), true);
         }
         return out;
     }
 
     @Override
-    public WeightsMode weightsMode() {
+    public AttentionWeightsMode weightsMode() {
         return mode;
     }
 
@@ -114,9 +114,9 @@ final class LayerJob implements AttentionJob {
         int L = shape.queryLength(), S = shape.keyLength();
         Object[] fields = new Object[outputStruct().size()];
         fields[0] = matrix(output, 0, L, layer.outputWidth());
-        if (mode == WeightsMode.AVERAGED) {
+        if (mode == AttentionWeightsMode.AVERAGED) {
             fields[1] = matrix(weights, 0, L, S);
-        } else if (mode == WeightsMode.PER_HEAD) {
+        } else if (mode == AttentionWeightsMode.PER_HEAD) {
             Object[] planes = new Object[shape.numHeads()];
             for (int h = 0; h < planes.length; h++) {
                 planes[h] = matrix(weights, h * L * S, L, S);

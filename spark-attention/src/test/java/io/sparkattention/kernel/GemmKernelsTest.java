@@ -84,6 +84,46 @@ class GemmKernelsTest {
         assertEquals(k, weight.in());
     }
 
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("everyImplementation")
+    @DisplayName("the backward products: dx = dy·W on the prepared transpose and dW += dyᵀ·x, on awkward and "
+        + "projection shapes, are within float32's summation bound of the float64 reference")
+    void backwardProducts(String name, LinearKernel kernel) {
+        RandomTensors rnd = new RandomTensors(41);
+        WeightGradient gradient = new WeightGradient(kernel);
+        for (int m : AWKWARD) {
+            for (int in : AWKWARD) {
+                for (int out : AWKWARD) {
+                    if ((m + in + out) % 3 == 0) {
+                        checkBackward(kernel, gradient, rnd, m, in, out);
+                    }
+                }
+            }
+        }
+        int[][] shapes = {{128, 768, 768}, {100, 64, 64}, {300, 520, 33}, {7, 1000, 3}, {257, 65, 513}};
+        for (int[] s : shapes) {
+            checkBackward(kernel, gradient, rnd, s[0], s[1], s[2]);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("everyImplementation")
+    @DisplayName("a prepared weight's apply into a reused buffer overwrites exactly m rows with the allocating "
+        + "apply's bits")
+    void applyIntoBuffer(String name, LinearKernel kernel) {
+        RandomTensors rnd = new RandomTensors(43);
+        int m = 13, n = 40, k = 70;
+        float[] x = rnd.normal(m * k, 1), w = rnd.normal(n * k, 0.2), b = rnd.normal(n, 1);
+        for (float[] bias : new float[][] {b, null}) {
+            LinearWeight weight = LinearWeight.of(kernel, w, n, k, bias);
+            float[] y = rnd.normal((m + 2) * n, 100);
+            float[] tail = java.util.Arrays.copyOfRange(y, m * n, y.length);
+            weight.apply(x, m, y);
+            assertArrayEquals(weight.apply(x, m), java.util.Arrays.copyOf(y, m * n));
+            assertArrayEquals(tail, java.util.Arrays.copyOfRange(y, m * n, y.length));
+        }
+    }
+
     @Test
     @DisplayName("Gemm.linear runs on the JVM's projection kernel and agrees with the reference")
     void linearUsesTheChosenKernel() {
@@ -138,6 +178,55 @@ class GemmKernelsTest {
                         + ", error " + err + " > " + bound);
                 }
             }
+        }
+    }
+
+    /**
+     * dx = dy·W through {@link LinearWeight#transposeOf} and dW += dyᵀ·x through {@link WeightGradient}
+     * into a block at an offset of a larger array holding earlier sums, against float64 loops.
+     */
+    private static void checkBackward(LinearKernel kernel, WeightGradient gradient, RandomTensors rnd, int m, int in,
+                                      int out) {
+        String shape = kernel.name() + " m=" + m + " in=" + in + " out=" + out;
+        float[] x = rnd.normal(m * in, 1), w = rnd.normal(out * in, 1), dy = rnd.normal(m * out, 1);
+        float[] dx = LinearWeight.transposeOf(kernel, w, out, in).apply(dy, m);
+        assertEquals(m * in, dx.length, shape + ": dx length");
+        for (int i = 0; i < m; i++) {
+            for (int c = 0; c < in; c++) {
+                double sum = 0, magnitude = 0;
+                for (int o = 0; o < out; o++) {
+                    double p = (double) dy[i * out + o] * w[o * in + c];
+                    sum += p;
+                    magnitude += Math.abs(p);
+                }
+                assertWithin(shape + ": dx[" + i + "," + c + "]", sum, dx[i * in + c], (out + 2) * EPS * magnitude);
+            }
+        }
+        int off = 3;
+        float[] dw = rnd.normal(off + out * in + 2, 1);
+        float[] before = dw.clone();
+        gradient.accumulate(m, in, out, dy, x, dw, off);
+        for (int o = 0; o < out; o++) {
+            for (int c = 0; c < in; c++) {
+                double sum = before[off + o * in + c], magnitude = Math.abs(sum);
+                for (int r = 0; r < m; r++) {
+                    double p = (double) dy[r * out + o] * x[r * in + c];
+                    sum += p;
+                    magnitude += Math.abs(p);
+                }
+                assertWithin(shape + ": dW[" + o + "," + c + "]", sum, dw[off + o * in + c],
+                    (m + 2) * EPS * magnitude);
+            }
+        }
+        for (int i : new int[] {0, 1, 2, off + out * in, off + out * in + 1}) {
+            assertEquals(before[i], dw[i], shape + ": dw[" + i + "] outside the block is untouched");
+        }
+    }
+
+    private static void assertWithin(String what, double expected, float actual, double bound) {
+        double err = Math.abs(actual - expected);
+        if (!(err <= bound + Float.MIN_NORMAL)) {
+            fail(what + " = " + actual + ", reference " + expected + ", error " + err + " > " + bound);
         }
     }
 

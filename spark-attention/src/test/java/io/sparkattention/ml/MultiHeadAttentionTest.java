@@ -8,7 +8,7 @@ import io.sparkattention.nn.Attention;
 import io.sparkattention.nn.MultiHeadAttentionInit;
 import io.sparkattention.nn.MultiHeadAttentionLayer;
 import io.sparkattention.nn.MultiHeadAttentionWeights;
-import io.sparkattention.nn.WeightsMode;
+import io.sparkattention.nn.AttentionWeightsMode;
 import io.sparkattention.rows.MatrixType;
 import io.sparkattention.testing.Fixtures;
 import io.sparkattention.testing.Matrices;
@@ -103,7 +103,7 @@ public class MultiHeadAttentionTest {
             float[][] in = inputs.get(r);
             int L = in[0].length / e, S = in[1].length / kdim;
             Attention.Output ref = layer.forward(in[0], L, in[1], in[2], S, RowMask.keyLength(lengths.get(r)),
-                WeightsMode.PER_HEAD, new Workspace());
+                AttentionWeightsMode.PER_HEAD, new Workspace());
             Row row = got.get(r);
             assertClose("row " + r + " output", toDouble(ref.values()),
                 Matrices.flatten(row.getList(row.fieldIndex("attn_output"))));

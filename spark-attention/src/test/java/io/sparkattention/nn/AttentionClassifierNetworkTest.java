@@ -93,7 +93,7 @@ class AttentionClassifierNetworkTest {
         int n = 5;
         float[] x = random.normal(n * E, 1);
         MultiHeadAttentionLayer layer = new MultiHeadAttentionLayer(causal.attentionWeights(theta), causal.kernel());
-        float[] a = layer.forward(x, x, x, RowMask.NONE, WeightsMode.NONE, new Workspace()).values();
+        float[] a = layer.forward(x, x, x, RowMask.NONE, AttentionWeightsMode.NONE, new Workspace()).values();
         double[] expected = new double[K];
         int clsW = causal.parameter("classifier.weight").offset(), clsB = causal.parameter("classifier.bias").offset();
         for (int c = 0; c < K; c++) {
@@ -127,7 +127,7 @@ class AttentionClassifierNetworkTest {
     void bindCopies() {
         float[] theta = net.initialParameters(1);
         float[] x = new RandomTensors(2).normal(4 * E, 1);
-        ClassifierStep step = net.bind(theta);
+        ClassifierEvaluator step = net.bind(theta);
         float[] before = new float[K], after = new float[K];
         step.logits(x, 4, before);
         Arrays.fill(theta, 0f);

@@ -28,15 +28,15 @@ class AttentionTest {
         float[] q = rnd.normal(shape.querySize(), 1), k = rnd.normal(shape.keySize(), 1), v = rnd.normal(shape.valueSize(), 1);
         RowMask mask = RowMask.keyLength(2).withAllowed(rnd.bernoulli(6 * 4, 0.5));
         Workspace ws = new Workspace();
-        Attention.Output fresh = Attention.compute(kernel, shape, q, k, v, mask, WeightsMode.PER_HEAD, ws);
+        Attention.Output fresh = Attention.compute(kernel, shape, q, k, v, mask, AttentionWeightsMode.PER_HEAD, ws);
         float[] stale = new float[shape.outputSize()];
         Arrays.fill(stale, Float.NaN);
-        Attention.Output reused = Attention.compute(kernel, shape, q, k, v, mask, WeightsMode.PER_HEAD, ws, stale);
+        Attention.Output reused = Attention.compute(kernel, shape, q, k, v, mask, AttentionWeightsMode.PER_HEAD, ws, stale);
         assertSame(stale, reused.values());
         assertArrayEquals(fresh.values(), reused.values());
         assertArrayEquals(fresh.weights(), reused.weights());
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-            () -> Attention.compute(kernel, shape, q, k, v, mask, WeightsMode.NONE, ws, new float[3]));
+            () -> Attention.compute(kernel, shape, q, k, v, mask, AttentionWeightsMode.NONE, ws, new float[3]));
         assertEquals("output of " + shape + " needs 60 values, got 3", e.getMessage());
     }
 }

@@ -107,7 +107,7 @@ final class ClassifierFixture {
     /** The full-batch loss Σ wᵢ·CEᵢ / Σ wᵢ at {@code theta}, and its gradient into {@code grad} (overwritten). */
     double lossAndGradient(float[] theta, double[] grad) {
         Arrays.fill(grad, 0);
-        ClassifierStep step = net.bind(theta);
+        ClassifierEvaluator step = net.bind(theta);
         double loss = 0, total = 0;
         for (int b = 0; b < rows; b++) {
             loss += step.accumulate(row(b), length(b), labels[b], weights[b], grad);
@@ -121,7 +121,7 @@ final class ClassifierFixture {
 
     /** B×K logits at {@code theta}. */
     float[] logits(float[] theta) {
-        ClassifierStep step = net.bind(theta);
+        ClassifierEvaluator step = net.bind(theta);
         int k = net.numClasses();
         float[] out = new float[rows * k];
         float[] one = new float[k];

@@ -1,5 +1,6 @@
 package io.sparkattention.nn;
 
+import io.sparkattention.kernel.LinearKernel;
 import io.sparkattention.testing.RandomTensors;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -17,7 +18,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The whole classifier's gradient against float64 central differences of a plain float64
  * forward pass ({@link ReferenceClassifier}), over every pooling, causal or not, with and without
- * the residual, row weights, one-token rows and ragged lengths. The differences are exact to
+ * the residual, row weights, one-token rows and ragged lengths, on each projection kernel. The differences are exact to
  * about 1e-10, so what is measured is the float32 gradient's own error.
  */
 class ClassifierGradientTest {
@@ -26,7 +27,27 @@ class ClassifierGradientTest {
     private static final double H = 1e-5;
     private static final double TOLERANCE = 1e-5;
 
+    /** Every case on each projection kernel: the Vector API micro-kernel (when visible) and the BLAS. */
     static Stream<Arguments> cases() {
+        return Stream.of("vector", "blas").filter(ClassifierGradientTest::available).flatMap(kernel -> shapes().map(a -> {
+            Object[] args = a.get().clone();
+            args[0] = args[0] + " on " + kernel;
+            Object[] withKernel = java.util.Arrays.copyOf(args, args.length + 1);
+            withKernel[args.length] = kernel;
+            return Arguments.of(withKernel);
+        }));
+    }
+
+    private static boolean available(String kernel) {
+        try {
+            LinearKernel.named(kernel);
+            return true;
+        } catch (IllegalStateException noVectorApi) {
+            return false;
+        }
+    }
+
+    private static Stream<Arguments> shapes() {
         return Stream.of(
             Arguments.of("mean, bidirectional, residual", 8, 2, 3, false, true, Pooling.MEAN, false, new int[] {5, 1, 3}),
             Arguments.of("first, causal, residual, weighted", 8, 2, 3, true, true, Pooling.FIRST, true,
@@ -44,7 +65,7 @@ class ClassifierGradientTest {
     @MethodSource("cases")
     @DisplayName("the gradient of the weighted mean cross-entropy equals float64 finite differences within 1e-5")
     void gradientMatchesFiniteDifferences(String label, int e, int heads, int k, boolean causal, boolean residual,
-                                          Pooling pooling, boolean weighted, int[] lengths) {
+                                          Pooling pooling, boolean weighted, int[] lengths, String kernel) {
         AttentionClassifierNetwork net = new AttentionClassifierNetwork(e, heads, k, causal, residual, pooling);
         RandomTensors random = new RandomTensors(e * 1000L + lengths.length);
         float[] theta = net.initialParameters(7);
@@ -62,7 +83,7 @@ class ClassifierGradientTest {
             weights[b] = weighted ? 0.25 + 2 * random.uniform() : 1.0;
         }
 
-        ClassifierStep step = net.bind(theta);
+        ClassifierEvaluator step = net.bind(theta, LinearKernel.named(kernel));
         ReferenceClassifier reference = new ReferenceClassifier(net);
         double[] thetaD = toDouble(theta);
         double[] grad = new double[net.parameterCount()];

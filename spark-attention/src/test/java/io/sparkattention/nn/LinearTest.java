@@ -53,9 +53,9 @@ class LinearTest {
         assertRelative("dx", dxRef, toDouble(dx), 1e-6);
 
         float[] g = new float[out * in + out + 4];
-        Linear.weightGradient(m, in, out, dy, x, 0, g, 2);
+        Linear.addWeightGradient(m, in, out, dy, x, 0, g, 2);
         assertRelative("dW", dwRef, toDouble(Arrays.copyOfRange(g, 2, 2 + out * in)), 1e-6);
-        Linear.biasGradient(m, out, dy, g, 2 + out * in);
+        Linear.addBiasGradient(m, out, dy, g, 2 + out * in);
         assertRelative("db", dbRef, toDouble(Arrays.copyOfRange(g, 2 + out * in, 2 + out * in + out)), 1e-6);
     }
 }

@@ -38,11 +38,11 @@ class MultiHeadAttentionLayerTest {
         float[] attended = rnd.normal(L * E, 1);
         assertArrayEquals(Gemm.linear(attended, L, E, w.outWeight(), E, w.outBias()), layer.finish(attended, L));
 
-        float[] before = layer.forward(query, L, key, value, S, RowMask.NONE, WeightsMode.NONE, new Workspace())
+        float[] before = layer.forward(query, L, key, value, S, RowMask.NONE, AttentionWeightsMode.NONE, new Workspace())
             .values();
         MultiHeadAttentionLayer copy = roundTrip(layer);
         assertArrayEquals(before,
-            copy.forward(query, L, key, value, S, RowMask.NONE, WeightsMode.NONE, new Workspace()).values());
+            copy.forward(query, L, key, value, S, RowMask.NONE, AttentionWeightsMode.NONE, new Workspace()).values());
     }
 
     private static MultiHeadAttentionLayer roundTrip(MultiHeadAttentionLayer layer)

@@ -50,10 +50,10 @@ class PyTorchFixturesTest {
         long[] lengths = st.has("input.lengths") ? st.longs("input.lengths") : null;
         float[] bias = st.has("input.attn_mask") ? st.floats("input.attn_mask") : null;
         boolean average = config.get("average_attn_weights").asBoolean();
-        WeightsMode mode = !st.has("expected.attn_weights") ? WeightsMode.NONE
-            : average ? WeightsMode.AVERAGED : WeightsMode.PER_HEAD;
+        AttentionWeightsMode mode = !st.has("expected.attn_weights") ? AttentionWeightsMode.NONE
+            : average ? AttentionWeightsMode.AVERAGED : AttentionWeightsMode.PER_HEAD;
         double[] expected = toDouble(st.floats("expected.attn_output"));
-        double[] expectedWeights = mode == WeightsMode.NONE ? null : toDouble(st.floats("expected.attn_weights"));
+        double[] expectedWeights = mode == AttentionWeightsMode.NONE ? null : toDouble(st.floats("expected.attn_weights"));
         int weightsPerItem = (int) mode.size(heads, L, S);
 
         Workspace ws = new Workspace();
@@ -72,7 +72,7 @@ class PyTorchFixturesTest {
                 Arrays.copyOfRange(value, b * S * vdim, (b + 1) * S * vdim), S, mask, mode, ws);
             assertClose(name + " item " + b + " output", Arrays.copyOfRange(expected, b * L * E, (b + 1) * L * E),
                 out.values());
-            if (mode != WeightsMode.NONE) {
+            if (mode != AttentionWeightsMode.NONE) {
                 assertClose(name + " item " + b + " weights",
                     Arrays.copyOfRange(expectedWeights, b * weightsPerItem, (b + 1) * weightsPerItem), out.weights());
             }
@@ -96,7 +96,7 @@ class PyTorchFixturesTest {
             Attention.Output out = Attention.compute(kernel, shape,
                 Arrays.copyOfRange(q, r * L * d, (r + 1) * L * d), Arrays.copyOfRange(k, r * S * d, (r + 1) * S * d),
                 Arrays.copyOfRange(v, r * S * dv, (r + 1) * S * dv), RowMask.NONE,
-                expectedWeights == null ? WeightsMode.NONE : WeightsMode.AVERAGED, ws);
+                expectedWeights == null ? AttentionWeightsMode.NONE : AttentionWeightsMode.AVERAGED, ws);
             assertClose(name + " row " + r + " output", Arrays.copyOfRange(expected, r * L * dv, (r + 1) * L * dv),
                 out.values());
             if (expectedWeights != null) {

@@ -6,7 +6,7 @@ import io.sparkattention.kernel.FlashAttention;
 import io.sparkattention.kernel.RowMask;
 import io.sparkattention.kernel.Workspace;
 import io.sparkattention.nn.Attention;
-import io.sparkattention.nn.WeightsMode;
+import io.sparkattention.nn.AttentionWeightsMode;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -104,7 +104,7 @@ public final class ExampleHeatmaps {
         }
         FlashAttention kernel = new FlashAttention(AttentionSpec.defaults().withCausal(causal));
         Attention.Output out = Attention.compute(kernel, AttentionShape.self(n, HEADS, HEAD_DIM), q, k, v, RowMask.NONE,
-            WeightsMode.PER_HEAD, new Workspace());
+            AttentionWeightsMode.PER_HEAD, new Workspace());
         AttentionHeatmap heatmap = AttentionHeatmap.of(out.weights(), HEADS, n, n).tokens(tokens);
         if (causal) {
             boolean[] allowed = new boolean[n * n];

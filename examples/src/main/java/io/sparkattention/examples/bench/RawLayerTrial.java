@@ -4,7 +4,7 @@ import io.sparkattention.kernel.Blas;
 import io.sparkattention.kernel.RowMask;
 import io.sparkattention.kernel.Workspace;
 import io.sparkattention.nn.MultiHeadAttentionLayer;
-import io.sparkattention.nn.WeightsMode;
+import io.sparkattention.nn.AttentionWeightsMode;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -57,7 +57,7 @@ final class RawLayerTrial implements Trial {
                 Workspace ws = new Workspace();
                 for (int i = next.getAndIncrement(); i < rows.length; i = next.getAndIncrement()) {
                     float[] x = rows[i];
-                    float[] y = layer.forward(x, seqLen, x, x, seqLen, RowMask.NONE, WeightsMode.NONE, ws).values();
+                    float[] y = layer.forward(x, seqLen, x, x, seqLen, RowMask.NONE, AttentionWeightsMode.NONE, ws).values();
                     checksums[i] = OutputChecksum.of(y, width);
                 }
                 return null;

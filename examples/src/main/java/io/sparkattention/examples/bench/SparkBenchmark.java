@@ -7,7 +7,7 @@ import io.sparkattention.exec.WorkloadStats;
 import io.sparkattention.kernel.Blas;
 import io.sparkattention.ml.ScaledDotProductAttention;
 import io.sparkattention.rows.SequenceLayout;
-import io.sparkattention.nn.WeightsMode;
+import io.sparkattention.nn.AttentionWeightsMode;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.api.java.function.ReduceFunction;
 import org.apache.spark.sql.Column;
@@ -128,7 +128,7 @@ public final class SparkBenchmark {
     private Strategy resolvedStrategy(int seqLen, int batchHeads) {
         return strategy != Strategy.AUTO ? strategy : AutoStrategy.choose(
             WorkloadStats.uniform(rows, partitions, batchHeads, seqLen, seqLen),
-            spark.sparkContext().defaultParallelism(), WeightsMode.NONE, ExecutionSettings.from(spark)).strategy();
+            spark.sparkContext().defaultParallelism(), AttentionWeightsMode.NONE, ExecutionSettings.from(spark)).strategy();
     }
 
     private BenchResult describe(int seqLen, int headDim, int batchHeads, double[] times) {

@@ -8,7 +8,7 @@ import io.sparkattention.kernel.FlashAttention;
 import io.sparkattention.ml.MultiHeadAttentionModel;
 import io.sparkattention.nn.MultiHeadAttentionLayer;
 import io.sparkattention.nn.MultiHeadAttentionWeights;
-import io.sparkattention.nn.WeightsMode;
+import io.sparkattention.nn.AttentionWeightsMode;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
@@ -131,7 +131,7 @@ public final class SparkLayerBenchmark {
     private Strategy resolvedStrategy(int seqLen) {
         return strategy != Strategy.AUTO ? strategy : AutoStrategy.choose(
             WorkloadStats.uniform(rows, partitions, weights.numHeads(), seqLen, seqLen),
-            spark.sparkContext().defaultParallelism(), WeightsMode.NONE, ExecutionSettings.from(spark)).strategy();
+            spark.sparkContext().defaultParallelism(), AttentionWeightsMode.NONE, ExecutionSettings.from(spark)).strategy();
     }
 
     private BenchResult describe(int seqLen, double[] times) {

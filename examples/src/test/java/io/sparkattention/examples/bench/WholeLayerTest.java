@@ -6,7 +6,7 @@ import io.sparkattention.kernel.RowMask;
 import io.sparkattention.kernel.Workspace;
 import io.sparkattention.nn.MultiHeadAttentionLayer;
 import io.sparkattention.nn.MultiHeadAttentionWeights;
-import io.sparkattention.nn.WeightsMode;
+import io.sparkattention.nn.AttentionWeightsMode;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -40,7 +40,7 @@ class WholeLayerTest {
         Workspace ws = new Workspace();
         double worst = 0, largest = 0;
         for (int r = 0; r < rows; r++) {
-            float[] ref = layer.forward(x[r], l, x[r], x[r], l, RowMask.NONE, WeightsMode.NONE, ws).values();
+            float[] ref = layer.forward(x[r], l, x[r], x[r], l, RowMask.NONE, AttentionWeightsMode.NONE, ws).values();
             for (int i = 0; i < ref.length; i++) {
                 worst = Math.max(worst, Math.abs(ref[i] - y[r * l * e + i]));
                 largest = Math.max(largest, Math.abs(ref[i]));
@@ -84,7 +84,7 @@ class WholeLayerTest {
         float[][] x = RandomLayer.rows(5, l, e);
         double expected = 0;
         for (float[] row : x) {
-            float[] y = layer.forward(row, l, row, row, l, RowMask.NONE, WeightsMode.NONE, new Workspace()).values();
+            float[] y = layer.forward(row, l, row, row, l, RowMask.NONE, AttentionWeightsMode.NONE, new Workspace()).values();
             double plain = 0;
             for (float v : y) {
                 plain += v;

@@ -5,6 +5,7 @@ import io.sparkattention.ml.MultiHeadAttentionModel;
 import io.sparkattention.ml.StageSchema;
 import io.sparkattention.ml.StageUid;
 import io.sparkattention.nn.MultiHeadAttentionWeights;
+import io.sparkattention.nn.Softmax;
 import io.sparkattention.rows.SequenceDecoder;
 import org.apache.spark.SparkContext;
 import org.apache.spark.api.java.JavaSparkContext;
@@ -334,19 +335,7 @@ public final class AttentionClassificationModel
     /** Softmax in place, with the maximum subtracted first. */
     @Override
     public Vector raw2probabilityInPlace(Vector rawPrediction) {
-        double[] v = ((DenseVector) rawPrediction).values();
-        double max = Double.NEGATIVE_INFINITY;
-        for (double z : v) {
-            max = Math.max(max, z);
-        }
-        double sum = 0;
-        for (int i = 0; i < v.length; i++) {
-            v[i] = Math.exp(v[i] - max);
-            sum += v[i];
-        }
-        for (int i = 0; i < v.length; i++) {
-            v[i] /= sum;
-        }
+        Softmax.softmaxInPlace(((DenseVector) rawPrediction).values());
         return rawPrediction;
     }
 

@@ -1,7 +1,7 @@
 package io.sparkattention.ml.classification;
 
 import io.sparkattention.exec.RowFunction;
-import io.sparkattention.nn.ClassifierStep;
+import io.sparkattention.nn.ClassifierEvaluator;
 import io.sparkattention.rows.MatrixType;
 import io.sparkattention.rows.SequenceDecoder;
 import io.sparkattention.rows.RowDataException;
@@ -27,7 +27,7 @@ final class ClassifierRowFunction implements RowFunction {
     private final String featuresCol;
     private final String keyLengthCol;
     /** The network bound to the parameters, built on first use in each task's copy. */
-    private transient ClassifierStep bound;
+    private transient ClassifierEvaluator bound;
     private transient float[] logits;
 
     ClassifierRowFunction(ClassifierArchitecture shape, Broadcast<float[]> parameters, SequenceDecoder type,

@@ -1,12 +1,22 @@
 package io.sparkattention.nn;
 
+import io.sparkattention.kernel.LinearKernel;
+
 import java.util.Objects;
 
 /**
- * One {@link AttentionClassifierNetwork} at one parameter vector: logits, losses and gradients,
- * row by row. Made by {@link AttentionClassifierNetwork#bind}; its buffers are reused across
- * rows (remade only when a row is longer than any before, or the kernel's length changes), so a
- * partition's rows make little garbage. Not thread-safe: one per thread.
+ * One {@link AttentionClassifierNetwork} evaluated at one parameter vector: logits, losses and
+ * gradients, row by row. Made by {@link AttentionClassifierNetwork#bind}, which prepares the
+ * attention's projection weights for the JVM's projection kernel once; its buffers are reused
+ * across rows (remade only when a row is longer than any before, or the kernel's length changes),
+ * so a partition's rows make little garbage. Not thread-safe: one per thread.
+ *
+ * <p>Gradients: the products add a row's gradient into one float32 vector, which
+ * {@link #accumulate} then adds into the caller's float64 sums and clears (about a tenth of a
+ * row's time at E = 768). Each row's float32 gradient is thus the same however rows are spread
+ * over partitions: summing rows in float32 before the float64 sums was measured 1.1× as fast, but
+ * made the trained parameters depend on the partitioning by 6e-5 (Adam scales the rounding noise
+ * of near-zero gradients, such as the key bias's, up to whole steps).
  *
  * <p>Per row of n tokens (x: n×E):
  * <pre>
@@ -17,7 +27,7 @@ import java.util.Objects;
  *              attention weights' gradients from da
  * </pre>
  */
-public final class ClassifierStep {
+public final class ClassifierEvaluator {
 
     private final AttentionClassifierNetwork net;
     private final float[] theta;
@@ -28,14 +38,15 @@ public final class ClassifierStep {
     private final float[] logits;
     private final float[] dLogits;
     private final float[] dPooled;
+    /** The row's gradient, added to by the products, zero between rows. */
     private final float[] rowGrad;
     private float[] h = new float[0];
     private float[] dh = new float[0];
 
-    ClassifierStep(AttentionClassifierNetwork net, float[] theta) {
+    ClassifierEvaluator(AttentionClassifierNetwork net, float[] theta, LinearKernel linearKernel) {
         this.net = net;
         this.theta = theta;
-        this.attention = new TrainableSelfAttention(net);
+        this.attention = new TrainableSelfAttention(net, theta, linearKernel);
         this.clsWeight = net.parameter(AttentionClassifierNetwork.CLASSIFIER_WEIGHT).offset();
         this.clsBias = net.parameter(AttentionClassifierNetwork.CLASSIFIER_BIAS).offset();
         this.pooled = new float[net.embedDim()];
@@ -51,8 +62,8 @@ public final class ClassifierStep {
 
     /**
      * One row's contribution to a step: adds {@code weight·∂CE(logits, label)/∂θ} into
-     * {@code grad} and returns {@code weight·CE}. The caller sums over rows and divides both by
-     * Σ weight (the fixtures' loss, {@code Σ wᵢ·CEᵢ / Σ wᵢ}).
+     * {@code grad} and returns {@code weight·CE}. The caller sums over rows and divides both by Σ weight (the fixtures'
+     * loss, {@code Σ wᵢ·CEᵢ / Σ wᵢ}).
      *
      * @param x      the row's tokens, {@code length}×E row-major (values past them are not read)
      * @param length n ≥ 1 valid tokens (the caller truncates at the row's key length)
@@ -69,21 +80,26 @@ public final class ClassifierStep {
         if (!(weight >= 0) || Double.isInfinite(weight)) {
             throw new IllegalArgumentException("row weight must be finite and >= 0, got " + weight);
         }
+        checkGradient(grad);
+        if (weight == 0) {
+            return 0;  // the row adds nothing: skip its work
+        }
+        forward(x, length);
+        double loss = Softmax.lossAndGradient(logits, logits.length, label, weight, dLogits);
+        backward(x, length);
+        for (int i = 0; i < grad.length; i++) {
+            grad[i] += rowGrad[i];
+            rowGrad[i] = 0f;
+        }
+        return weight * loss;
+    }
+
+    private void checkGradient(double[] grad) {
         Objects.requireNonNull(grad, "gradient");
         if (grad.length != rowGrad.length) {
             throw new IllegalArgumentException("gradient has " + grad.length + " values, expected "
                 + rowGrad.length);
         }
-        if (weight == 0) {
-            return 0;  // the row adds nothing: skip its work
-        }
-        forward(x, length);
-        double loss = SoftmaxCrossEntropy.lossAndGradient(logits, logits.length, label, weight, dLogits);
-        backward(x, length);
-        for (int i = 0; i < grad.length; i++) {
-            grad[i] += rowGrad[i];
-        }
-        return weight * loss;
     }
 
     /**
@@ -122,7 +138,7 @@ public final class ClassifierStep {
             h = new float[size];
             dh = new float[size];
         }
-        attention.forward(theta, x, n, h);
+        attention.forward(x, n, h);
         if (net.residual()) {
             for (int i = 0; i < size; i++) {
                 h[i] += x[i];
@@ -132,13 +148,15 @@ public final class ClassifierStep {
         Linear.forward(1, e, logits.length, pooled, 0, theta, clsWeight, theta, clsBias, logits);
     }
 
-    /** The row's gradient into {@link #rowGrad}, from {@link #dLogits}. */
+    /** The row's gradient added into {@link #rowGrad}, from {@link #dLogits}. */
     private void backward(float[] x, int n) {
         int e = net.embedDim(), classes = logits.length;
-        Linear.weightGradient(1, e, classes, dLogits, pooled, 0, rowGrad, clsWeight);
-        System.arraycopy(dLogits, 0, rowGrad, clsBias, classes);
+        Linear.addWeightGradient(1, e, classes, dLogits, pooled, 0, rowGrad, clsWeight);
+        for (int c = 0; c < classes; c++) {
+            rowGrad[clsBias + c] += dLogits[c];
+        }
         Linear.inputGradient(1, e, classes, dLogits, theta, clsWeight, dPooled);
         net.pooling().backward(dPooled, n, e, dh);
-        attention.backward(theta, x, n, dh, rowGrad);
+        attention.backward(x, n, dh, rowGrad);
     }
 }

@@ -12,7 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** What one row contributes: ragged rows, reused buffers, row weights, causality and bad input. */
-class ClassifierStepTest {
+class ClassifierEvaluatorTest {
 
     private static final int E = 8;
     private static final int K = 3;
@@ -38,7 +38,7 @@ class ClassifierStepTest {
         AttentionClassifierNetwork net = new AttentionClassifierNetwork(E, 4, K, true, true, Pooling.MEAN);
         float[] theta = net.initialParameters(3);
         RandomTensors random = new RandomTensors(4);
-        ClassifierStep reused = net.bind(theta);
+        ClassifierEvaluator reused = net.bind(theta);
         for (int n : new int[] {5, 3, 5, 7, 1, 7}) {
             float[] x = random.normal(n * E, 1);
             double[] g1 = new double[net.parameterCount()], g2 = new double[net.parameterCount()];
@@ -51,7 +51,7 @@ class ClassifierStepTest {
     @DisplayName("a row's weight scales its loss and gradient; weight 0 adds nothing; gradients add up across calls")
     void rowWeights() {
         AttentionClassifierNetwork net = new AttentionClassifierNetwork(E, 2, K, false, false, Pooling.FIRST);
-        ClassifierStep step = net.bind(net.initialParameters(5));
+        ClassifierEvaluator step = net.bind(net.initialParameters(5));
         float[] x = new RandomTensors(6).normal(4 * E, 1);
         double[] one = new double[net.parameterCount()], weighted = new double[net.parameterCount()];
         double loss = step.accumulate(x, 4, 2, 1.0, one);
@@ -74,7 +74,7 @@ class ClassifierStepTest {
     @DisplayName("causal attention with first-token pooling: later tokens change neither logits nor gradient")
     void causalFirstTokenSeesOnlyItself() {
         AttentionClassifierNetwork net = new AttentionClassifierNetwork(E, 2, K, true, true, Pooling.FIRST);
-        ClassifierStep step = net.bind(net.initialParameters(7));
+        ClassifierEvaluator step = net.bind(net.initialParameters(7));
         RandomTensors random = new RandomTensors(8);
         float[] x = random.normal(6 * E, 1);
         float[] y = x.clone();
@@ -94,19 +94,19 @@ class ClassifierStepTest {
     @DisplayName("logits are the ones the loss is computed from: CE = logsumexp(z) − z_label")
     void logitsAndLossAgree() {
         AttentionClassifierNetwork net = new AttentionClassifierNetwork(E, 1, K, false, true, Pooling.MEAN);
-        ClassifierStep step = net.bind(net.initialParameters(11));
+        ClassifierEvaluator step = net.bind(net.initialParameters(11));
         float[] x = new RandomTensors(12).normal(3 * E, 1);
         float[] z = new float[K];
         step.logits(x, 3, z);
         double loss = step.accumulate(x, 3, 1, 1.0, new double[net.parameterCount()]);
-        assertEquals(SoftmaxCrossEntropy.logSumExp(z, K) - z[1], loss, 1e-12);
+        assertEquals(Softmax.logSumExp(z, K) - z[1], loss, 1e-12);
     }
 
     @Test
     @DisplayName("bad rows are rejected, naming the label, weight, length, features or gradient")
     void rejectsBadInput() {
         AttentionClassifierNetwork net = new AttentionClassifierNetwork(E, 2, K, false, true, Pooling.MEAN);
-        ClassifierStep step = net.bind(net.initialParameters(1));
+        ClassifierEvaluator step = net.bind(net.initialParameters(1));
         float[] x = new float[2 * E];
         double[] g = new double[net.parameterCount()];
         assertMessage("label 3 is not a class in [0, 3)", () -> step.accumulate(x, 2, 3, 1.0, g));
@@ -123,5 +123,45 @@ class ClassifierStepTest {
     private static void assertMessage(String fragment, org.junit.jupiter.api.function.Executable call) {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, call);
         assertTrue(e.getMessage().contains(fragment), e.getMessage());
+    }
+
+    @Test
+    @DisplayName("a row's gradient does not depend on the rows before it: one evaluator over many rows adds what "
+        + "fresh evaluators add row by row, bit for bit")
+    void rowsAreIndependent() {
+        AttentionClassifierNetwork net = new AttentionClassifierNetwork(E, 2, K, false, true, Pooling.MEAN);
+        float[] theta = net.initialParameters(13);
+        RandomTensors random = new RandomTensors(14);
+        ClassifierEvaluator shared = net.bind(theta);
+        for (int r = 0; r < 20; r++) {
+            float[] x = random.normal((1 + r % 6) * E, 1);
+            double[] fresh = new double[net.parameterCount()], reused = new double[net.parameterCount()];
+            assertEquals(net.bind(theta).accumulate(x, 1 + r % 6, r % K, 1.0, fresh),
+                shared.accumulate(x, 1 + r % 6, r % K, 1.0, reused));
+            assertArrayEquals(fresh, reused, "row " + r);
+        }
+    }
+
+    @Test
+    @DisplayName("training's attention forward is inference's: the same bits as MultiHeadAttentionLayer on the same "
+        + "weights, on each projection kernel")
+    void trainingForwardIsTheLayers() {
+        AttentionClassifierNetwork net = new AttentionClassifierNetwork(40, 4, K, true, true, Pooling.MEAN);
+        float[] theta = net.initialParameters(17);
+        float[] x = new RandomTensors(18).normal(9 * 40, 1);
+        for (String name : new String[] {"vector", "blas"}) {
+            io.sparkattention.kernel.LinearKernel kernel;
+            try {
+                kernel = io.sparkattention.kernel.LinearKernel.named(name);
+            } catch (IllegalStateException noVectorApi) {
+                continue;
+            }
+            TrainableSelfAttention training = new TrainableSelfAttention(net, theta, kernel);
+            float[] a = new float[9 * 40];
+            training.forward(x, 9, a);
+            MultiHeadAttentionLayer layer = new MultiHeadAttentionLayer(net.attentionWeights(theta), net.kernel(), kernel);
+            assertArrayEquals(layer.forward(x, x, x, io.sparkattention.kernel.RowMask.NONE, AttentionWeightsMode.NONE,
+                new io.sparkattention.kernel.Workspace()).values(), a, name);
+        }
     }
 }

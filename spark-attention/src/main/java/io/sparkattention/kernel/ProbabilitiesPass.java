@@ -1,42 +1,34 @@
 package io.sparkattention.kernel;
 
 /**
- * Attention weights of one head from a forward pass's log-sum-exp, as a {@link StripVisitor} of
- * the {@link TileWalk}: per strip, scores and masks recomputed, {@code P = exp(S − lse)}, and
+ * Attention probabilities (PyTorch's "attention weights") of one head from a forward pass's
+ * log-sum-exp, as a {@link StripVisitor} of the {@link TileWalk}: per strip, scores and masks recomputed, {@code P = exp(S − lse)}, and
  * {@code weights += factor·P} (factor 1 per head, 1/H for the head average). Entries the walk
  * skips and rows with {@code lse = −∞} are left as they are (the caller zeroes the output first).
  *
  * <p>Shapes: q L×d, k S×d, weights L×S (ld S); allowed and bias L×S or absent; lse L. K is read
  * in place.
  */
-final class WeightsPass extends StripVisitor {
+final class ProbabilitiesPass extends StripVisitor {
 
     private final TileOps ops;
     private final OnlineSoftmax softmax;
     private final Workspace ws;
-    private final KeyBand band;
-    private final float scale, factor;
-    private final int d;
-    private final MatrixView q, k, bias, weights;
-    private final MaskView allowed;
+    private final float factor;
+    private final MatrixView k, weights;
+    private final MaskedScores scores;
     private final float[] lse;
     private final int lseOff;
 
     private int i0;
-    private float alpha;
 
-    WeightsPass(TileOps ops, Workspace ws, KeyBand band, float scale, int d, MatrixView q, MatrixView k,
-                MaskView allowed, MatrixView bias, float[] lse, int lseOff, MatrixView weights, float factor) {
+    ProbabilitiesPass(TileOps ops, Workspace ws, KeyBand band, float scale, int d, MatrixView q, MatrixView k,
+                      MaskView allowed, MatrixView bias, float[] lse, int lseOff, MatrixView weights, float factor) {
         this.ops = ops;
         this.softmax = ops.softmax();
         this.ws = ws;
-        this.band = band;
-        this.scale = scale;
-        this.d = d;
-        this.q = q;
         this.k = k;
-        this.allowed = allowed;
-        this.bias = bias;
+        this.scores = new MaskedScores(ops, ws, band, scale, d, 0, 0, q, allowed, bias);
         this.lse = lse;
         this.lseOff = lseOff;
         this.weights = weights;
@@ -46,9 +38,7 @@ final class WeightsPass extends StripVisitor {
     @Override
     void beginBlock(int i0, int bq, boolean visible) {
         this.i0 = i0;
-        if (visible) {
-            alpha = ops.packQueries(bq, d, scale, q.data(), q.at(i0, 0), q.ld(), ws.queries);
-        }
+        scores.beginBlock(i0, bq, visible);
     }
 
     @Override
@@ -59,9 +49,7 @@ final class WeightsPass extends StripVisitor {
     void strip(int r0, int w, int c0, int c1) {
         final int nk = c1 - c0, lds = ops.scoreStride(w), row = i0 + r0;
         final float[] s = ws.scores, out = weights.data();
-        ops.scores(w, nk, d, alpha, ws.queries, r0 * d, k.data(), k.at(c0, 0), k.ld(), s, lds);
-        Masking.apply(s, w, lds, nk, band, row, c0, allowed.data(), allowed.at(row, c0), allowed.ld(),
-            bias.data(), bias.at(row, c0), bias.ld());
+        scores.strip(r0, w, c0, nk, lds, k.data(), k.at(c0, 0), k.ld());
         softmax.expMinus(w, lds, nk, s, lse, lseOff + row);
         for (int r = 0; r < w; r++) {
             if (lse[lseOff + row + r] == Float.NEGATIVE_INFINITY) {

@@ -1,7 +1,10 @@
 package io.sparkattention.nn;
 
-/** Whether attention weights are returned, and how. */
-public enum WeightsMode {
+/**
+ * Whether the attention weights (PyTorch's name for the attention probabilities softmax(QKᵀ/√d)) are
+ * returned, and how. Not the layers' parameters.
+ */
+public enum AttentionWeightsMode {
     /** Output only (the fast path: no L×S array is ever made). */
     NONE,
     /** L×S weights averaged over heads (PyTorch's {@code average_attn_weights=True}). */
