@@ -81,6 +81,9 @@ final class HeatmapLayout {
     final int cell;
     final int queryStep;
     final int keyStep;
+    /** Axis captions; they say so when only every k-th token is labelled. */
+    final String queryCaption;
+    final String keyCaption;
     /** Display text of every query / key (untruncated: SVG tooltips use it). */
     final List<String> queryTokens;
     final List<String> keyTokens;
@@ -127,6 +130,8 @@ final class HeatmapLayout {
         keyStep = step;
         queryLabels = labels(queryTokens, queryStep);
         keyLabels = labels(keyTokens, keyStep);
+        queryCaption = caption("query", queryStep);
+        keyCaption = caption("key", keyStep);
 
         // (1) One panel: caption | query labels | ticks | matrix | (own colour bar).
         int captionH = (int) Math.ceil(captionStyle.lineHeight());
@@ -204,6 +209,17 @@ final class HeatmapLayout {
         int bar = BAR_WIDTH_PX + TICK_PX + 3 + values;
         int legend = showMaskedLegend ? SWATCH_PX + 5 + (int) Math.ceil(tickStyle.width(MASKED_LEGEND)) : 0;
         return Math.max(bar, legend);
+    }
+
+    /** An axis caption: "key", or "key (every 2nd token labelled)" when labels skip tokens. */
+    static String caption(String axis, int step) {
+        if (step == 1) {
+            return axis;
+        }
+        int lastTwo = step % 100;
+        String suffix = lastTwo >= 11 && lastTwo <= 13 ? "th" : step % 10 == 1 ? "st" : step % 10 == 2 ? "nd"
+            : step % 10 == 3 ? "rd" : "th";
+        return axis + " (every " + step + suffix + " token labelled)";
     }
 
     /** Every {@code step}-th token's label, cut to {@link #MAX_LABEL_PX}; null for the others. */

@@ -69,8 +69,8 @@ final class HeatmapPainter {
                 canvas.verticalText(label, cx + l.labelStyle.centreToBaseline(), y0 + l.keyLabelTop, l.labelStyle, Align.END);
             }
         }
-        canvas.verticalText("query", x0 + l.captionStyle.ascent(), my + l.matrixH / 2.0, l.captionStyle, Align.MIDDLE);
-        canvas.text("key", mx + l.matrixW / 2.0, y0 + l.keyCaptionY, l.captionStyle, Align.MIDDLE);
+        canvas.verticalText(l.queryCaption, x0 + l.captionStyle.ascent(), my + l.matrixH / 2.0, l.captionStyle, Align.MIDDLE);
+        canvas.text(l.keyCaption, mx + l.matrixW / 2.0, y0 + l.keyCaptionY, l.captionStyle, Align.MIDDLE);
 
         if (l.scaleMode == ScaleMode.PER_PANEL) {
             colorBar(panel.scale, mx + l.matrixW + HeatmapLayout.BAR_GAP_PX, my);

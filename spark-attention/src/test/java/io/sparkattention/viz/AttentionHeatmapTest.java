@@ -219,7 +219,23 @@ class AttentionHeatmapTest {
             if (n <= 12) {
                 assertEquals(1, layout.queryStep, "every token of a short sequence is labelled");
             }
+            assertEquals(HeatmapLayout.caption("query", layout.queryStep), layout.queryCaption);
+            assertEquals(HeatmapLayout.caption("key", layout.keyStep), layout.keyCaption);
         }
+        assertEquals("query", AttentionHeatmap.of(new float[12 * 12], 1, 12, 12).layout().queryCaption);
+        assertEquals("key (every 2nd token labelled)", AttentionHeatmap.of(new float[80 * 80], 1, 80, 80).layout()
+            .keyCaption);
+    }
+
+    /** The axis captions say when the labels skip tokens, and how many. */
+    @Test
+    void captionsSayWhenLabelsSkipTokens() {
+        assertEquals("key", HeatmapLayout.caption("key", 1));
+        assertEquals("key (every 2nd token labelled)", HeatmapLayout.caption("key", 2));
+        assertEquals("query (every 3rd token labelled)", HeatmapLayout.caption("query", 3));
+        assertEquals("key (every 4th token labelled)", HeatmapLayout.caption("key", 4));
+        assertEquals("key (every 11th token labelled)", HeatmapLayout.caption("key", 11));
+        assertEquals("key (every 21st token labelled)", HeatmapLayout.caption("key", 21));
     }
 
     @Test

@@ -1,9 +1,11 @@
 /**
  * The lab: the instruments behind {@code spark-attention bench} and BENCHMARKS.md, kept apart
  * from the user's commands ({@code apply}, {@code sdpa}, {@code demo}, {@code heatmap},
- * {@code scaling} in {@code io.sparkattention.examples.cli}).
+ * {@code scaling}, {@code train}, {@code predict} in {@code io.sparkattention.examples.cli}).
  *
  * <ul>
+ *   <li>The command {@code spark-attention bench} ({@link io.sparkattention.examples.bench.BenchCommand})
+ *       and its modes' options: {@code --spark}, {@code --train} and {@code --layer}.</li>
  *   <li>Contenders timed round-robin on the same data ({@link
  *       io.sparkattention.examples.bench.Interleaved}): the kernel ({@link
  *       io.sparkattention.examples.bench.KernelBenchmark}), ONNX Runtime's attention and its bundled

@@ -1,9 +1,10 @@
 package io.sparkattention.examples.cli;
 
+import io.sparkattention.ml.SequenceLayoutParams;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.util.List;
-import java.util.Locale;
 
 /**
  * The options {@code apply} and {@code sdpa} share: input, output, columns, masking, weights,
@@ -13,8 +14,8 @@ final class AttentionOptions {
 
     /** Values of --strategy. */
     static final List<String> STRATEGIES = List.of("auto", "batch", "head", "sequence");
-    /** Values of --output-format. */
-    static final List<String> FORMATS = List.of("json", "parquet");
+    /** Values of --output-layout. */
+    static final List<String> LAYOUTS = List.of(SequenceLayoutParams.OUTPUT_LAYOUTS);
     /** Values of --causal-alignment. */
     static final List<String> ALIGNMENTS = List.of("top-left", "bottom-right");
     /** Default output column. */
@@ -23,21 +24,22 @@ final class AttentionOptions {
     static final String WEIGHTS_COL = "attn_weights";
 
     @Option(names = "--input", required = true, paramLabel = "IN",
-        description = "JSON lines (.json, .jsonl, .ndjson, optionally compressed: .gz, .bz2, .deflate, .lz4, .snappy) "
-            + "or Parquet (.parquet) file, or a directory of files of one format. Columns: query; optional key, value, "
+        description = InputFiles.INPUT_HELP + ". Columns: query; optional key, value, "
             + "key_length, attn_mask (boolean L×S, true = may attend), attn_bias (L×S or H×L×S).")
     String input;
 
-    @Option(names = "--output", required = true, paramLabel = "OUT",
-        description = "Output: every input column plus attn_output (and attn_weights). A name ending in .json or "
-            + ".jsonl is one JSON lines file; any other name is a directory of part files. Never the current "
-            + "directory, an ancestor of it, the home directory or the input; its parent directory must exist. "
-            + "Written beside it and swapped in when complete.")
-    String output;
+    /** {@code --output}: every input column plus attn_output (and attn_weights). */
+    @Mixin
+    OutputOptions output;
 
-    @Option(names = "--output-format", paramLabel = "FORMAT",
-        description = "json (JSON lines) or parquet; default: parquet for an output ending in .parquet, json otherwise.")
-    String outputFormat;
+    @Mixin
+    OutputFormatOption outputFormat;
+
+    @Option(names = "--output-layout", defaultValue = "auto", paramLabel = "LAYOUT",
+        description = "Layout of the output column: nested (L arrays of W numbers), flat (one array of L·W numbers per "
+            + "row; in Parquet its width W is in the column's metadata) or auto: flat when the query column is flat "
+            + "(default ${DEFAULT-VALUE}). Attention weights stay nested.")
+    String outputLayout;
 
     @Option(names = "--query-col", defaultValue = "query", paramLabel = "COL",
         description = "Query column (default ${DEFAULT-VALUE}); e.g. attn_output to feed an output back in.")
@@ -78,12 +80,8 @@ final class AttentionOptions {
     @Option(names = "--block-size", paramLabel = "N", description = "Kernel tile size, >= 1 (default: the kernel's).")
     Integer blockSize;
 
-    @Option(names = "--master", paramLabel = "URL", description = "Spark master (default local[*]).")
-    String master;
-
-    @Option(names = "--overwrite",
-        description = "Replace an existing output, only if it is an earlier output of spark-attention.")
-    boolean overwrite;
+    @Mixin
+    MasterOption master;
 
     @Option(names = "--verbose", description = "Keep Spark's own log output on stderr.")
     boolean verbose;
@@ -93,10 +91,7 @@ final class AttentionOptions {
 
     /** The output format, checked: {@code json} or {@code parquet}. */
     String format() {
-        if (outputFormat == null) {
-            return output.toLowerCase(Locale.ROOT).endsWith(".parquet") ? "parquet" : "json";
-        }
-        return Choices.check("--output-format", outputFormat, FORMATS);
+        return outputFormat.of(output.path());
     }
 
     /** The stage's causal alignment param value. */
@@ -116,8 +111,7 @@ final class AttentionOptions {
 
     /** What the output is, for the output-safety rule. */
     OutputKind outputKind() {
-        return OutputTarget.singleFile(output, format()) ? OutputKind.jsonLines(outputColumn())
-            : OutputKind.sparkDirectory();
+        return TableOutput.kind(output.path(), format(), outputColumn());
     }
 
     int windowLeft() {
@@ -133,6 +127,7 @@ final class AttentionOptions {
         format();
         alignment();
         strategy = Choices.check("--strategy", strategy, STRATEGIES);
+        outputLayout = Choices.check("--output-layout", outputLayout, LAYOUTS);
         if (blockSize != null && blockSize < 1) {
             throw new BadInputException("--block-size must be >= 1, got " + blockSize);
         }

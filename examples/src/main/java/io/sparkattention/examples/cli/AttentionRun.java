@@ -48,39 +48,34 @@ final class AttentionRun {
                                                                 Map<String, String> otherInputs,
                                                                 Supplier<T> stage) throws Exception {
         options.validate();
-        OutputGuard guard = OutputGuard.of("--output", options.output, options.outputKind())
-            .overwrite(options.overwrite).input("--input", options.input);
-        otherInputs.forEach(guard::input);
-        Path local = guard.check();
-        otherInputs.forEach(AttentionRun::checkFileExists);
-        boolean json = InputFiles.inspect(options.input);
-        QuietLogs quiet = QuietLogs.unless(options.verbose);
-        try {
-            SparkSession spark = SparkSessions.start("spark-attention " + command, options.master);
-            OutputTarget target = new OutputTarget(spark, local != null ? local.toString() : options.output,
-                options.format(), command);
-            if (local == null) {
-                target.checkRemote(options.overwrite);
-            }
-            T attention = stage.get();
-            InputTable input = null;
-            try {
-                input = InputTable.read(spark, options.input, json, knownColumns(options));
-                if (input.isEmpty()) {
-                    target.writeEmpty();
-                    return 0;
+        String format = options.format();
+        Outputs outputs = options.output.plan(options.outputKind()).input("--input", options.input);
+        otherInputs.forEach(outputs::input);
+        try (Outputs out = outputs.check()) {
+            otherInputs.forEach(AttentionRun::checkFileExists);
+            boolean json = InputFiles.inspect(options.input);
+            try (QuietLogs quiet = QuietLogs.unless(options.verbose)) {
+                SparkSession spark = options.master.start(command, out);
+                T attention = stage.get();
+                InputTable input = null;
+                try {
+                    input = InputTable.read(spark, options.input, json, knownColumns(options));
+                    if (input.isEmpty()) {
+                        TableOutput.writeEmpty(spark, out.main(), format);
+                    } else {
+                        configure(attention, input, options);
+                        Dataset<Row> rows = attention.transform(input.rows).drop(input.rowIndexColumn);
+                        TableOutput.write(spark, rows, out.main(), format);
+                    }
+                } catch (Exception e) {
+                    // SparkException is a checked exception that Scala code throws undeclared.
+                    BadInputException record = BadRecords.describe(e, input);
+                    Exception failure = record != null ? record : readFailure(e, options.input);
+                    throw input == null ? failure : input.records(failure);
                 }
-                configure(attention, input, options);
-                Dataset<Row> out = attention.transform(input.rows).drop(input.rowIndexColumn);
-                target.write(out);
-            } catch (Exception e) {
-                // SparkException is a checked exception that Scala code throws undeclared.
-                BadInputException record = BadRecords.describe(e, input);
-                throw hideIndex(record != null ? record : readFailure(e, options.input), input);
+                out.publish();
+                return 0;
             }
-            return 0;
-        } finally {
-            quiet.close();
         }
     }
 
@@ -121,7 +116,7 @@ final class AttentionRun {
         }
         stage.setQueryCol(options.queryCol).setOutputCol(options.outputColumn()).setRowIdCol(input.rowIndexColumn)
             .setCausal(options.causal).setCausalAlignment(options.alignment()).setWindowLeft(options.windowLeft())
-            .setWindowRight(options.windowRight()).setStrategy(options.strategy);
+            .setWindowRight(options.windowRight()).setStrategy(options.strategy).setOutputLayout(options.outputLayout);
         if (input.has(KEY)) {
             stage.setKeyCol(KEY);
         }
@@ -152,24 +147,6 @@ final class AttentionRun {
                 + (explicit ? "; give " + option + " a new name"
                 : " (an earlier output?); name the new column with " + option + ", e.g. " + option + " " + column + "_2"));
         }
-    }
-
-    /**
-     * An error whose message lists the input's columns without the command's row id column, and
-     * names rows by their position in the input.
-     */
-    private static Exception hideIndex(Exception e, InputTable input) {
-        if (input == null) {
-            return e;
-        }
-        for (Throwable t = e; t != null && t.getCause() != t; t = t.getCause()) {
-            String message = t.getMessage();
-            if ((t instanceof IllegalArgumentException || t instanceof BadInputException) && message != null) {
-                String shown = input.rowNumbers(input.hideIndex(message));
-                return shown.equals(message) ? e : new BadInputException(shown, e);
-            }
-        }
-        return e;
     }
 
     /**

@@ -2,8 +2,10 @@ package io.sparkattention.examples.cli;
 
 import io.sparkattention.examples.demo.AttentionDemo;
 import io.sparkattention.examples.demo.BookSplit;
-import org.apache.spark.sql.SparkSession;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
@@ -19,20 +21,32 @@ import java.util.stream.Stream;
         + "a held-out split by blocks of consecutive passages → Word2Vec embeddings + positions → AttentionClassifier, "
         + "compared on the held-out passages with the majority class and logistic regression on TF-IDF and on the "
         + "mean vector. Then the trained attention over every passage (Parquet), pictures of its heads (PNG + HTML), "
-        + "and the passages nearest to one of them."})
+        + "and the passages nearest to one of them."},
+    modelTransformer = DemoCommand.DefaultOutput.class)
 final class DemoCommand implements Callable<Integer> {
+
+    /** The output directory when --output is not given. */
+    static final String DEFAULT_OUTPUT = "demo-output";
+
+    /** {@code --output} is optional here, {@value #DEFAULT_OUTPUT} by default. */
+    static final class DefaultOutput implements CommandLine.IModelTransformer {
+        @Override
+        public CommandSpec transform(CommandSpec spec) {
+            return OutputOptions.optional(spec, DEFAULT_OUTPUT, "DIR", "Output directory (default: ${DEFAULT-VALUE}); "
+                + "its parent must exist. Never the current directory, an ancestor of it, the home directory or the "
+                + "corpus. Written beside it and put in place when complete.");
+        }
+    }
 
     @Option(names = "--corpus", paramLabel = "DIR",
         description = "Directory of plain-text books, one per file (default: the bundled examples/data/austen).")
     String corpus;
 
-    @Option(names = "--output", paramLabel = "DIR", defaultValue = "demo-output",
-        description = "Output directory (default: ${DEFAULT-VALUE}); its parent must exist. An existing one is "
-            + "replaced only with --overwrite, and only if spark-attention wrote it.")
-    Path output;
+    @Mixin
+    OutputOptions output;
 
-    @Option(names = "--master", paramLabel = "URL", description = "Spark master (default: local[*]).")
-    String master;
+    @Mixin
+    MasterOption master;
 
     @Option(names = "--heads", defaultValue = "4", description = "Attention heads (default: ${DEFAULT-VALUE}).")
     int heads;
@@ -63,10 +77,6 @@ final class DemoCommand implements Callable<Integer> {
         description = "Every this-many-th block of each book is held out (default: ${DEFAULT-VALUE}).")
     int holdoutEvery;
 
-    @Option(names = "--overwrite",
-        description = "Replace an existing output directory, only if it is an earlier output of spark-attention.")
-    boolean overwrite;
-
     @Override
     public Integer call() throws IOException {
         if (heads < 1 || dim < 1 || dim % heads != 0) {
@@ -91,30 +101,22 @@ final class DemoCommand implements Callable<Integer> {
             throw new BadInputException("--holdout-every must be >= 2, got " + holdoutEvery);
         }
         String corpusDir = corpusDir();
-        Path target = OutputGuard.of("--output", output.toString(), OutputKind.directory()).overwrite(overwrite)
-            .input("--corpus", corpusDir).check();
-        AttentionDemo.Settings settings = new AttentionDemo.Settings();
-        settings.corpus = corpusDir;
-        settings.heads = heads;
-        settings.dim = dim;
-        settings.pictures = pictures;
-        settings.maxIter = maxIter;
-        settings.stepSize = stepSize;
-        settings.miniBatchFraction = miniBatchFraction;
-        settings.blockPassages = blockPassages;
-        settings.holdoutEvery = holdoutEvery;
-        // Everything goes to a hidden sibling first, swapped in when complete: a failed run leaves
-        // the earlier output or nothing.
-        settings.output = OutputSwap.sibling(target, "tmp");
-        settings.publishedAs = target;
-        SparkSession spark = SparkSessions.start("spark-attention demo", master);
-        try {
-            new AttentionDemo(spark, System.out).run(settings);
-            OutputSwap.mark(settings.output, "demo");
-            OutputSwap.publish(settings.output, target);
+        try (Outputs out = output.plan(OutputKind.directory()).localOnly().input("--corpus", corpusDir).check()) {
+            AttentionDemo.Settings settings = new AttentionDemo.Settings();
+            settings.corpus = corpusDir;
+            settings.heads = heads;
+            settings.dim = dim;
+            settings.pictures = pictures;
+            settings.maxIter = maxIter;
+            settings.stepSize = stepSize;
+            settings.miniBatchFraction = miniBatchFraction;
+            settings.blockPassages = blockPassages;
+            settings.holdoutEvery = holdoutEvery;
+            settings.output = out.main().localPath();
+            settings.publishedAs = out.main().local;
+            new AttentionDemo(master.start("demo", out), System.out).run(settings);
+            out.publish();
             return 0;
-        } finally {
-            OutputSwap.deleteQuietly(settings.output);
         }
     }
 

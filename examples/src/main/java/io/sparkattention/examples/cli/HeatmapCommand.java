@@ -9,6 +9,7 @@ import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.StringType;
 import org.apache.spark.sql.types.StructField;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
@@ -16,6 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 
 /** {@code spark-attention heatmap}: draws the attention weights of one input row. */
@@ -30,10 +32,13 @@ import java.util.concurrent.Callable;
             + "behind. An existing file is replaced only with --overwrite, and only if spark-attention drew it."})
 final class HeatmapCommand implements Callable<Integer> {
 
-    /** Column read for tokens when --tokens-column is not given (if the input has it). */
+    /** Column of the weights when --weights-col is not given. */
+    static final String DEFAULT_WEIGHTS_COLUMN = "attn_weights";
+
+    /** Column read for tokens when --tokens-col is not given (if the input has it). */
     static final String DEFAULT_TOKENS_COLUMN = "tokens";
 
-    /** Column read for the HTML page's passage when --text-column is not given (if the input has it). */
+    /** Column read for the HTML page's passage when --text-col is not given (if the input has it). */
     static final String DEFAULT_TEXT_COLUMN = "text";
 
     /** Spark's console progress bar setting. */
@@ -46,29 +51,53 @@ final class HeatmapCommand implements Callable<Integer> {
     @Option(names = "--row", required = true, paramLabel = "N", description = "Row to draw, from 0, in file order.")
     long row;
 
-    @Option(names = "--output", required = true, paramLabel = "PNG", description = "The PNG to write.")
-    Path output;
+    /** {@code --output}: the PNG. */
+    @Mixin
+    OutputOptions output;
 
     @Option(names = "--html", paramLabel = "HTML", description = "Also write a self-contained HTML page (inline SVG).")
-    Path html;
+    String html;
 
-    @Option(names = "--weights-column", defaultValue = "attn_weights", paramLabel = "COL",
-        description = "array<array<float>> (L×S) or array<array<array<float>>> (H×L×S) (default ${DEFAULT-VALUE}).")
+    // No defaultValue: picocli would apply it over the value the hidden alias set.
+    @Option(names = "--weights-col", paramLabel = "COL",
+        description = "array<array<float>> (L×S) or array<array<array<float>>> (H×L×S) (default "
+            + DEFAULT_WEIGHTS_COLUMN + ").")
     String weightsColumn;
 
-    @Option(names = "--tokens-column", paramLabel = "COL",
-        description = "array<string> of key tokens, also used for the queries unless --query-tokens-column is given "
+    @Option(names = "--tokens-col", paramLabel = "COL",
+        description = "array<string> of key tokens, also used for the queries unless --query-tokens-col is given "
             + "(default: '" + DEFAULT_TOKENS_COLUMN + "' when the input has it, else positions 0, 1, ...).")
     String tokensColumn;
 
-    @Option(names = "--query-tokens-column", paramLabel = "COL",
+    @Option(names = "--query-tokens-col", paramLabel = "COL",
         description = "array<string> of query tokens, for cross-attention (L ≠ S).")
     String queryTokensColumn;
 
-    @Option(names = "--text-column", paramLabel = "COL",
+    @Option(names = "--text-col", paramLabel = "COL",
         description = "string column with the passage shown on the HTML page (default: '" + DEFAULT_TEXT_COLUMN
             + "' when the input has such a string column, else the tokens joined by spaces).")
     String textColumn;
+
+    /** The earlier spellings of the column options, kept working and out of the help. */
+    @Option(names = "--weights-column", hidden = true, paramLabel = "COL")
+    void weightsColumnAlias(String column) {
+        weightsColumn = column;
+    }
+
+    @Option(names = "--tokens-column", hidden = true, paramLabel = "COL")
+    void tokensColumnAlias(String column) {
+        tokensColumn = column;
+    }
+
+    @Option(names = "--query-tokens-column", hidden = true, paramLabel = "COL")
+    void queryTokensColumnAlias(String column) {
+        queryTokensColumn = column;
+    }
+
+    @Option(names = "--text-column", hidden = true, paramLabel = "COL")
+    void textColumnAlias(String column) {
+        textColumn = column;
+    }
 
     @Option(names = "--title", paramLabel = "TEXT", description = "Figure title (default: the input's name and the row).")
     String title;
@@ -77,30 +106,26 @@ final class HeatmapCommand implements Callable<Integer> {
         description = "Colour scale: 'shared' by all panels (one colour bar) or 'per-panel' (default ${DEFAULT-VALUE}).")
     String scale;
 
-    @Option(names = "--master", paramLabel = "URL", description = "Spark master (default: embedded local[*]).")
-    String master;
-
-    @Option(names = "--overwrite",
-        description = "Replace an existing PNG or HTML file, only if spark-attention wrote it.")
-    boolean overwrite;
+    @Mixin
+    MasterOption master;
 
     @Override
     public Integer call() throws IOException {
         ScaleMode mode = scaleMode(scale);
+        if (weightsColumn == null) {
+            weightsColumn = DEFAULT_WEIGHTS_COLUMN;
+        }
         if (row < 0) {
             throw new BadInputException("--row must be >= 0, got " + row);
         }
-        Path png = OutputGuard.of("--output", output.toString(), OutputKind.png()).overwrite(overwrite)
-            .input("--input", input.toString()).check();
-        Path page = null;
-        if (html != null) {
-            page = OutputGuard.of("--html", html.toString(), OutputKind.html()).overwrite(overwrite)
-                .input("--input", input.toString()).check();
-            if (page.equals(png)) {
-                throw new BadInputException("--html " + html + " is the same file as --output " + output
-                    + ": give them different names");
-            }
+        try (Outputs out = output.plan(OutputKind.png()).add("--html", html, OutputKind.html()).localOnly()
+            .input("--input", input.toString()).check()) {
+            draw(mode, out);
+            return 0;
         }
+    }
+
+    private void draw(ScaleMode mode, Outputs out) throws IOException {
         InputRows.dataFiles(input);   // a missing or unreadable input fails before Spark starts
 
         // Reading one row takes a second or two: a progress bar would only scribble over stderr,
@@ -108,8 +133,12 @@ final class HeatmapCommand implements Callable<Integer> {
         if (System.getProperty(PROGRESS_BAR) == null) {
             System.setProperty(PROGRESS_BAR, "false");
         }
-        SparkSession spark = SparkSessions.start("spark-attention heatmap", master);
-        Row data = InputRows.rowAt(spark, input, row);
+        SparkSession spark = master.start("heatmap", out);
+        // JSON lines are read with the declared schema: the weights as numbers, L×S or H×L×S as the first
+        // lines say, the other columns as the first lines show them (no pass over the whole file).
+        Map<String, ColumnKind> known = Map.of(weightsColumn, ColumnKind.BIAS);
+        Row data = InputRows.rowAt(spark, input, row,
+            file -> DeclaredSchema.of(spark, JsonLines.of(file.toString()), known));
         String where = input + " row " + row + ": ";
         String keys = tokensColumn != null ? tokensColumn : has(data, DEFAULT_TOKENS_COLUMN) ? DEFAULT_TOKENS_COLUMN : null;
         AttentionHeatmap heatmap;
@@ -122,27 +151,17 @@ final class HeatmapCommand implements Callable<Integer> {
 
         // Everything is checked before the first file is written.
         String passage = html != null ? passage(data, keys, where) : null;
-        Path stagedPng = OutputSwap.sibling(png, "tmp");
-        Path stagedPage = page == null ? null : OutputSwap.sibling(page, "tmp");
-        try {
-            heatmap.writePng(stagedPng);
-            Files.write(stagedPng, PngMark.mark(Files.readAllBytes(stagedPng)));
-            if (page != null) {
-                heatmap.writeHtml(stagedPage, passage);
-            }
-            OutputSwap.publish(stagedPng, png);
-            System.out.println("wrote " + output + " (" + describe(heatmap) + ")");
-            if (page != null) {
-                OutputSwap.publish(stagedPage, page);
-                System.out.println("wrote " + html);
-            }
-        } finally {
-            OutputSwap.deleteQuietly(stagedPng);
-            if (stagedPage != null) {
-                OutputSwap.deleteQuietly(stagedPage);
-            }
+        Path png = out.main().localPath();
+        heatmap.writePng(png);
+        Files.write(png, PngMark.mark(Files.readAllBytes(png)));
+        if (html != null) {
+            heatmap.writeHtml(out.get("--html").localPath(), passage);
         }
-        return 0;
+        out.publish();
+        System.out.println("wrote " + output.path() + " (" + describe(heatmap) + ")");
+        if (html != null) {
+            System.out.println("wrote " + html);
+        }
     }
 
     private static ScaleMode scaleMode(String name) {

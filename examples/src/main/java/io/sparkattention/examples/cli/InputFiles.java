@@ -31,8 +31,11 @@ final class InputFiles {
     private static final List<String> JSON_EXTENSIONS = List.of(".json", ".jsonl", ".ndjson");
     /** Codecs whose Hadoop implementation needs Hadoop's native library, which Spark does not ship. */
     private static final List<String> NATIVE_ONLY = List.of(".zst");
-    private static final String KNOWN = "JSON lines (.json, .jsonl, .ndjson, optionally compressed: .gz, .bz2, "
+    /** The input formats, in the words of messages and {@code --input}'s help. */
+    static final String KNOWN = "JSON lines (.json, .jsonl, .ndjson, optionally compressed: .gz, .bz2, "
         + ".deflate, .lz4, .snappy) or Parquet (.parquet)";
+    /** {@code --input}'s help, before what the command reads from it. */
+    static final String INPUT_HELP = KNOWN + " file, or a directory of files of one format";
 
     private InputFiles() {
     }

@@ -35,25 +35,31 @@ final class InputTable {
 
     /** Bits of a row id that hold the row's position in its input partition (2^40 rows each). */
     static final int LOCAL_BITS = 40;
-    /** A row named in a stage's message. */
-    private static final Pattern ROW_ID = Pattern.compile("\\brow (\\d+):");
+    /**
+     * A record named in a stage's message: "row ID:" (the command's row id, or a position in the
+     * input), or "row N of partition P:" (a stage without a row id column).
+     */
+    private static final Pattern ROW_ID = Pattern.compile("\\brow (\\d+)(?: of partition (\\d+))?:");
 
     final String path;
     final Dataset<Row> rows;
     final String rowIndexColumn;
     /** The input's rows before the index is appended: the partitions row ids count in. */
     private final JavaRDD<InternalRow> source;
+    /** The input as read, before the index: where a record's file is found. */
+    private final Dataset<Row> read;
     /** The JSON lines files (null for Parquet): where a failed read's record is looked up. */
     final JsonLines jsonLines;
     /** The columns the command knows, and their kinds. */
     final Map<String, ColumnKind> known;
 
     private InputTable(String path, Dataset<Row> rows, String rowIndexColumn, JavaRDD<InternalRow> source,
-                       JsonLines jsonLines, Map<String, ColumnKind> known) {
+                       Dataset<Row> read, JsonLines jsonLines, Map<String, ColumnKind> known) {
         this.path = path;
         this.rows = rows;
         this.rowIndexColumn = rowIndexColumn;
         this.source = source;
+        this.read = read;
         this.jsonLines = jsonLines;
         this.known = known;
     }
@@ -101,7 +107,7 @@ final class InputTable {
             index = "_" + index;
         }
         JavaRDD<InternalRow> source = df.queryExecution().toRdd().toJavaRDD();
-        return new InputTable(path, withRowIndex(spark, source, df.schema(), index), index, source, lines, known);
+        return new InputTable(path, withRowIndex(spark, source, df.schema(), index), index, source, df, lines, known);
     }
 
     /** The known columns that hold matrices (of numbers). */
@@ -149,7 +155,7 @@ final class InputTable {
     /**
      * Appends each row's id: its input partition's index above {@link #LOCAL_BITS}, its position
      * in the partition below. Numbering costs no job (numbering rows 0, 1, ... across partitions
-     * would count every partition first, a pass over the input); {@link #rowNumbers} turns an id
+     * would count every partition first, a pass over the input); {@link #records} turns an id
      * in a message into the row's position in the input. Catalyst rows are indexed directly, not
      * converted to {@code Row}s and back, which would box every float of every matrix.
      */
@@ -176,44 +182,141 @@ final class InputTable {
     }
 
     /**
-     * {@code message} with every row id ("row ID:", as the stages name rows) replaced by the
-     * row's position in the input, from 0 in file and line order. A row past the first partition
-     * costs a job that counts the rows of the partitions before it (on this error path only).
+     * The error with its message's records named where the user finds them (see
+     * {@link #records(String, long)}) and the command's row index column taken out of column
+     * lists; {@code e} itself when its message names none. Rows are named as the attention stages name them: by the command's
+     * row id, or by position from 0.
      */
-    String rowNumbers(String message) {
+    Exception records(Exception e) {
+        return records(e, 0);
+    }
+
+    /**
+     * {@link #records(Exception)} for a stage that names rows by their position counted from
+     * {@code firstRow} (0 or 1).
+     */
+    Exception records(Exception e, long firstRow) {
+        for (Throwable t = e; t != null && t.getCause() != t; t = t.getCause()) {
+            String message = t.getMessage();
+            if ((t instanceof IllegalArgumentException || t instanceof BadInputException) && message != null) {
+                String shown = records(hideIndex(message), firstRow);
+                return shown.equals(message) ? e : new BadInputException(shown, e);
+            }
+        }
+        return e;
+    }
+
+    /**
+     * {@code message} with every record it names ("row ID:", as the stages name rows) named where
+     * the user finds it: {@code --input PATH: line N:} for JSON lines (the 1-based line of its
+     * file, and the file's name for a directory), {@code --input PATH: row N:} for Parquet (the
+     * row's position in the input, from 0, in the order Spark reads the files). Finding it costs
+     * a job over the input (on this error path only).
+     *
+     * @param firstRow the number the message's stage gives the input's first row when it names
+     *                 rows by position (0 or 1); row ids are taken as they are
+     */
+    String records(String message, long firstRow) {
         Matcher m = ROW_ID.matcher(message);
         StringBuilder out = new StringBuilder();
+        List<Run> runs = null;
         while (m.find()) {
-            long id;
+            long partition, local;
             try {
-                id = Long.parseLong(m.group(1));
+                long id = Long.parseLong(m.group(1));
+                partition = m.group(2) != null ? Long.parseLong(m.group(2)) : id >>> LOCAL_BITS;
+                local = m.group(2) != null ? id : id & ((1L << LOCAL_BITS) - 1);
+                local -= partition == 0 ? firstRow : 0;
             } catch (NumberFormatException e) {
                 continue;
             }
-            m.appendReplacement(out, Matcher.quoteReplacement("row " + position(id) + ":"));
+            if (runs == null) {
+                runs = runs();
+            }
+            String where = runs == null ? "row " + local + (partition == 0 ? "" : " of input partition " + partition)
+                : where(runs, (int) partition, local);
+            boolean named = message.startsWith("--input ");
+            m.appendReplacement(out, Matcher.quoteReplacement((named || m.start() > 0 ? "" : "--input " + path + ": ")
+                + where + ":"));
         }
         m.appendTail(out);
         return out.toString();
     }
 
-    private String position(long id) {
-        int partition = (int) (id >>> LOCAL_BITS);
-        long local = id & ((1L << LOCAL_BITS) - 1);
-        if (partition == 0 || source == null) {
-            return Long.toString(local);
+    /** Consecutive rows of one input partition read from one file. */
+    private static final class Run implements java.io.Serializable {
+        private static final long serialVersionUID = 1L;
+        final int partition;
+        final String file;
+        final long rows;
+
+        Run(int partition, String file, long rows) {
+            this.partition = partition;
+            this.file = file;
+            this.rows = rows;
         }
+    }
+
+    /** The input's rows as runs of one file, in partition order; null when they cannot be listed. */
+    private List<Run> runs() {
         try {
-            long before = source.mapPartitionsWithIndex((p, rows) -> {
+            return read.select(functions.input_file_name()).javaRDD().mapPartitionsWithIndex((p, rows) -> {
+                List<Run> found = new ArrayList<>();
+                String file = null;
                 long n = 0;
-                for (; p < partition && rows.hasNext(); rows.next()) {
+                while (rows.hasNext()) {
+                    String f = rows.next().getString(0);
+                    if (!f.equals(file) && n > 0) {
+                        found.add(new Run(p, file, n));
+                        n = 0;
+                    }
+                    file = f;
                     n++;
                 }
-                return List.of(n).iterator();
-            }, false).reduce(Long::sum);
-            return Long.toString(before + local);
+                if (n > 0) {
+                    found.add(new Run(p, file, n));
+                }
+                return found.iterator();
+            }, true).collect();
         } catch (Exception e) {
             // SparkException is checked, and thrown by Scala code undeclared.
-            return local + " of input partition " + partition;
+            return null;
         }
+    }
+
+    /**
+     * Where row {@code local} of input partition {@code partition} is (for a position in the whole
+     * input, partition 0): its line, or its row from 0.
+     */
+    private String where(List<Run> runs, int partition, long local) {
+        long position = 0, inFile = 0;
+        long left = local;
+        for (Run run : runs) {
+            if (run.partition < partition) {
+                position += run.rows;
+                continue;
+            }
+            // A stage that counts rows across partitions names row N of partition 0: N runs on past it.
+            if (left < run.rows) {
+                position += left;
+                for (Run r : runs) {
+                    if (r == run) {
+                        break;
+                    }
+                    inFile += r.file.equals(run.file) ? r.rows : 0;
+                }
+                return jsonLines == null ? "row " + position : line(run.file, inFile + left, position);
+            }
+            left -= run.rows;
+            position += run.rows;
+        }
+        return "row " + (position + left);
+    }
+
+    /** The line of record {@code index} (from 0) of a JSON lines file, or the row's position when not found. */
+    private String line(String file, long index, long position) {
+        long[] seen = {0};
+        JsonLines.Line line = jsonLines.find(file, l -> seen[0]++ == index);
+        return line == null ? "row " + position : jsonLines.where(line);
     }
 }

@@ -4,13 +4,15 @@ import io.sparkattention.examples.scaling.Implementation;
 import io.sparkattention.examples.scaling.ScalingChart;
 import io.sparkattention.examples.scaling.ScalingPoint;
 import io.sparkattention.examples.scaling.ScalingRunner;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -28,11 +30,21 @@ import java.util.concurrent.Callable;
         + "allocated (ThreadMXBean). Naive points whose n×n scores cannot fit the heap are reported as skipped; "
         + "an OutOfMemoryError is reported as out_of_memory; neither stops the run.",
         "JSON fields: impl, seq_len, head_dim, heap_max_mb, blas, status (ok, skipped, out_of_memory, failed), "
-        + "median_ms, min_ms, repeat, peak_heap_mb, allocated_mb, reason."})
+        + "median_ms, min_ms, repeat, peak_heap_mb, allocated_mb, reason."},
+    modelTransformer = ScalingCommand.OptionalOutput.class)
 final class ScalingCommand implements Callable<Integer> {
 
     /** The plot's file when --output is not given (and --json is not set). */
     static final String DEFAULT_OUTPUT = "scaling.png";
+
+    /** {@code --output} is optional here: {@value #DEFAULT_OUTPUT}, or no plot with --json. */
+    static final class OptionalOutput implements CommandLine.IModelTransformer {
+        @Override
+        public CommandSpec transform(CommandSpec spec) {
+            return OutputOptions.optional(spec, null, "PNG", "The plot (default " + DEFAULT_OUTPUT + ", none with "
+                + "--json); drawn beside it and put in place when complete.");
+        }
+    }
 
     @Option(names = "--seq-len", split = ",", paramLabel = "N",
         defaultValue = "256,512,1024,2048,4096,8192,16384",
@@ -43,8 +55,8 @@ final class ScalingCommand implements Callable<Integer> {
         description = "Head dimension (default ${DEFAULT-VALUE}).")
     int headDim;
 
-    @Option(names = "--output", paramLabel = "PNG", description = "The plot (default " + DEFAULT_OUTPUT + ").")
-    Path output;
+    @Mixin
+    OutputOptions output;
 
     @Option(names = "--json", description = "JSON lines only: no plot unless --output is given, no progress on stderr.")
     boolean jsonOnly;
@@ -61,9 +73,6 @@ final class ScalingCommand implements Callable<Integer> {
     @Option(names = "--warmup-ms", defaultValue = "1000", paramLabel = "MS",
         description = "JIT warm-up per point, on a small problem (default ${DEFAULT-VALUE}).")
     long warmupMillis;
-
-    @Option(names = "--overwrite", description = "Replace an existing plot, only if spark-attention drew it.")
-    boolean overwrite;
 
     @Option(names = "--impl", split = ",", paramLabel = "IMPL", defaultValue = "tiled,naive",
         description = "Implementations to measure: tiled, naive (default ${DEFAULT-VALUE}).")
@@ -89,9 +98,17 @@ final class ScalingCommand implements Callable<Integer> {
         for (String id : impls) {
             chosen.add(Implementation.of(Choices.check("--impl", id, List.of("tiled", "naive"))));
         }
-        Path plot = output != null ? output : jsonOnly ? null : Paths.get(DEFAULT_OUTPUT);
-        Path target = plot == null ? null
-            : OutputGuard.of("--output", plot.toString(), OutputKind.png()).overwrite(overwrite).check();
+        if (output.output == null && !jsonOnly) {
+            output.output = DEFAULT_OUTPUT;
+        }
+        try (Outputs out = output.plan(OutputKind.png()).localOnly().check()) {
+            measure(chosen, output.output == null ? null : out);
+            return 0;
+        }
+    }
+
+    /** Prints every point, and draws them into {@code out} unless it is null. */
+    private void measure(List<Implementation> chosen, Outputs out) throws IOException, InterruptedException {
         ScalingRunner runner;
         try {
             runner = new ScalingRunner(heap, repeat, warmupMillis);
@@ -111,22 +128,17 @@ final class ScalingCommand implements Callable<Integer> {
                 progress(point);
             }
         }
-        if (plot != null) {
+        if (out != null) {
             String subtitle = String.format(Locale.ROOT, "one head, d = %d, float32, single thread, BLAS %s, "
                 + "each point in its own JVM with -Xmx%s", headDim, blas == null ? "?" : blas, heap);
-            Path staged = OutputSwap.sibling(target, "tmp");
-            try {
-                new ScalingChart(points, subtitle).writePng(staged);
-                Files.write(staged, PngMark.mark(Files.readAllBytes(staged)));
-                OutputSwap.publish(staged, target);
-            } finally {
-                OutputSwap.deleteQuietly(staged);
-            }
+            Path plot = out.main().localPath();
+            new ScalingChart(points, subtitle).writePng(plot);
+            Files.write(plot, PngMark.mark(Files.readAllBytes(plot)));
+            out.publish();
             if (!jsonOnly) {
-                System.err.println("scaling: wrote " + plot);
+                System.err.println("scaling: wrote " + output.output);
             }
         }
-        return 0;
     }
 
     private void progress(ScalingPoint p) {

@@ -25,7 +25,7 @@ public final class SparkSessions {
     }
 
     /** The master a session started with {@code master} (null for the default) runs on. */
-    static String masterFor(String master) {
+    public static String masterFor(String master) {
         return master != null ? master : System.getProperty("spark.master", DEFAULT_MASTER);
     }
 

@@ -8,10 +8,9 @@ import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.NumericType;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-import java.io.PrintStream;
-import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,12 +26,15 @@ import java.util.concurrent.Callable;
 @Command(name = "train", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Trains an attention classifier, PyTorch's reference module: a = MultiheadAttention(x, x, x) over "
         + "each row's tokens; h = x + a (or a with --no-residual); h pooled by mean, first or last token; logits = "
-        + "Linear(E, K). K is the largest label + 1 (or the initial weights' class count). Loss: the weighted mean "
+        + "Linear(E, K). K is --num-classes, else the label column's metadata, else the initial weights' class count, "
+        + "else the largest label + 1, which must then be below 1000. Loss: the weighted mean "
         + "cross-entropy Σw·CE/Σw.",
         "stdout: one JSON line per step and nothing else, {\"iteration\": i, \"loss\": ...} for i = 0 ... N, each "
             + "printed when it is known: the full-batch loss (every row, also with --mini-batch-fraction < 1) at "
             + "the weights before step i, and for the last line the loss after the final step. N = --max-iter, "
-            + "so --max-iter + 1 lines, unless --tol stops training earlier (see --tol). A diverged loss prints as "
+            + "so --max-iter + 1 lines, unless --tol stops training earlier (see --tol). The last line also carries "
+            + "\"training_accuracy\": the share of the rows the fitted model classifies right (printed once the fit "
+            + "is done). A diverged loss prints as "
             + "NaN or Infinity, as Python's json module reads them. Logs go to stderr.",
         "Exit codes: 0 success; 2 bad input (one line on stderr naming the column, row, file or parameter; nothing "
             + "left at --output or --export-pytorch); 1 internal error."})
@@ -42,12 +44,19 @@ final class TrainCommand implements Callable<Integer> {
     static final List<String> POOLINGS = List.of("mean", "first", "last");
     /** Values of --solver. */
     static final List<String> SOLVERS = List.of("adam", "gd");
-    /** The key length column used when the input has it and --key-length-col is not given. */
+    /**
+     * The number {@link AttentionClassifier} gives the first training row in its messages ("row N:",
+     * the position in the input): train turns it into the record's file and line.
+     */
+    static final long FIRST_TRAINING_ROW = 1;
+
+    /** The key length column's usual name, which an input must not hold unnamed. */
     static final String KEY_LENGTH = "key_length";
+    /** The value of --key-length-col that uses no column. */
+    static final String NO_KEY_LENGTH = "none";
 
     @Option(names = "--input", required = true, paramLabel = "IN",
-        description = "JSON lines (.json, .jsonl, .ndjson, optionally compressed: .gz, .bz2, .deflate, .lz4, .snappy) "
-            + "or Parquet (.parquet) file, or a directory of files of one format. One row per sequence: the features "
+        description = InputFiles.INPUT_HELP + ". One row per sequence: the features "
             + "column L×E (rows may differ in L) and a numeric label (a class index 0, 1, ...).")
     String input;
 
@@ -55,11 +64,9 @@ final class TrainCommand implements Callable<Integer> {
         description = "Attention heads; must divide the embedding width E.")
     int numHeads;
 
-    @Option(names = "--output", required = true, paramLabel = "MODEL_DIR",
-        description = "Directory of the fitted model, loadable with AttentionClassificationModel.load (alone or as a "
-            + "pipeline stage). Never the current directory, an ancestor of it, the home directory or an input; its "
-            + "parent must exist. Written beside it and swapped in when complete.")
-    String output;
+    /** {@code --output}: the directory of the fitted model. */
+    @Mixin
+    OutputOptions output;
 
     @Option(names = "--features-col", defaultValue = "query", paramLabel = "COL",
         description = "Features column, L×E per row (default ${DEFAULT-VALUE}).")
@@ -74,8 +81,11 @@ final class TrainCommand implements Callable<Integer> {
     String weightCol;
 
     @Option(names = "--key-length-col", paramLabel = "COL",
-        description = "Valid tokens per row: tokens at positions >= its value are ignored (default: " + KEY_LENGTH
-            + " when the input has that column, else every token is valid).")
+        description = "Valid tokens per row: tokens at positions >= its value are ignored (padding). Default: none, "
+            + "every token is valid, as AttentionClassifier's keyLengthCol. No column is picked up by its name: an "
+            + "input with a " + KEY_LENGTH + " column needs --key-length-col " + KEY_LENGTH + " (or --key-length-col "
+            + NO_KEY_LENGTH + " to ignore it), so the command line and the Java API train the same model on the same "
+            + "data.")
     String keyLengthCol;
 
     @Option(names = "--causal", description = "Token i attends to tokens j <= i only.")
@@ -112,11 +122,18 @@ final class TrainCommand implements Callable<Integer> {
     double miniBatchFraction;
 
     @Option(names = "--tol", defaultValue = "0", paramLabel = "T",
-        description = "Stop early, >= 0: before each step i >= 1, when |l(i) - l(i-1)| / |l(i-1)| < T, where l(i) is "
-            + "step i's loss (its sample's loss with --mini-batch-fraction < 1), step i is not taken and the last "
-            + "line printed is iteration i, the loss at the final weights (i + 1 lines in all). Default 0: exactly "
+        description = "Stop early, >= 0: before each step i >= 10, when the full-batch loss l (the weighted mean "
+            + "cross-entropy over every row) improved by less than T, relative, over the last 10 steps — "
+            + "(l(i-10) - l(i)) / |l(i-10)| < T — step i is not taken and the last line printed is iteration i, the "
+            + "loss at the final weights (i + 1 lines in all). Adam's first, flat steps cannot stop a run. With "
+            + "--mini-batch-fraction < 1 each step then costs one more pass over the rows. Default 0: exactly "
             + "--max-iter steps.")
     double tol;
+
+    @Option(names = "--num-classes", defaultValue = "0", paramLabel = "K",
+        description = "Number of classes K, >= 2 (default 0: from the label column's metadata, the initial weights, "
+            + "or the largest label + 1, which must then be below 1000). Every label must be in [0, K).")
+    int numClasses;
 
     @Option(names = "--seed", paramLabel = "S",
         description = "Seed of the initial weights (initialised as PyTorch does) and of the mini-batch sampling "
@@ -133,12 +150,8 @@ final class TrainCommand implements Callable<Integer> {
         description = "Also write the trained state_dict for load_state_dict in PyTorch (checked like --output).")
     String exportPyTorch;
 
-    @Option(names = "--master", paramLabel = "URL", description = "Spark master (default local[*]).")
-    String master;
-
-    @Option(names = "--overwrite",
-        description = "Replace existing outputs, only if they are earlier outputs of spark-attention.")
-    boolean overwrite;
+    @Mixin
+    MasterOption master;
 
     @Option(names = "--verbose", description = "Keep Spark's and the trainer's log output on stderr.")
     boolean verbose;
@@ -149,33 +162,36 @@ final class TrainCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         validate();
-        TrainOutputs outputs = TrainOutputs.check(this);
-        boolean json = InputFiles.inspect(input);
-        QuietLogs quiet = QuietLogs.unless(verbose);
-        try {
+        try (Outputs out = output.plan(OutputKind.directory()).add("--export-pytorch", exportPyTorch,
+                OutputKind.stateDict()).localOnly().input("--input", input).input("--initial-weights", initialWeights)
+                .check();
+             QuietLogs quiet = QuietLogs.unless(verbose)) {
+            boolean json = InputFiles.inspect(input);
             // After QuietLogs: the check builds the network, whose kernels log their implementation choice.
             InitialWeights.check(initialWeights, numHeads);
-            SparkSession spark = SparkSessions.start("spark-attention train", master);
+            SparkSession spark = master.start("train", out);
             Dataset<Row> rows = trainingRows(spark, json);
             AttentionClassifier stage = stage();
-            PrintStream out = System.out;
-            stage.setTrainingListener((i, loss) -> {
-                out.println("{\"iteration\": " + i + ", \"loss\": " + loss + "}");
-                out.flush();
-            });
+            StepLines lines = new StepLines(System.out);
+            stage.setTrainingListener(lines::step);
             AttentionClassificationModel model;
             try {
                 model = stage.fit(rows);
             } catch (IllegalArgumentException e) {
-                throw new BadInputException(optionNames(e.getMessage()), e);
+                throw rethrow(table.records(new BadInputException(optionNames(e.getMessage()), e),
+                    FIRST_TRAINING_ROW));
             } catch (Exception e) {
                 BadInputException record = BadRecords.describe(e, table);
-                throw record != null ? record : AttentionRun.readFailure(e, input);
+                throw record != null ? record
+                    : rethrow(table.records(AttentionRun.readFailure(e, input), FIRST_TRAINING_ROW));
             }
-            outputs.write(model);
+            lines.finish(model.summary().accuracy());
+            model.write().save(out.main().uri());
+            if (exportPyTorch != null) {
+                model.exportPyTorch(out.get("--export-pytorch").uri());
+            }
+            out.publish();
             return 0;
-        } finally {
-            quiet.close();
         }
     }
 
@@ -186,6 +202,9 @@ final class TrainCommand implements Callable<Integer> {
         }
         pooling = Choices.check("--pooling", pooling, POOLINGS);
         solver = Choices.check("--solver", solver, SOLVERS);
+        if (numClasses != 0 && numClasses < 2) {
+            throw new BadInputException("--num-classes must be >= 2 (or 0: inferred), got " + numClasses);
+        }
         if (maxIter < 0) {
             throw new BadInputException("--max-iter must be >= 0, got " + maxIter);
         }
@@ -237,12 +256,16 @@ final class TrainCommand implements Callable<Integer> {
         if (weightCol != null) {
             require(table, weightCol, "--weight-col");
         }
-        if (keyLengthCol != null) {
+        if (NO_KEY_LENGTH.equals(keyLengthCol)) {
+            keyLengthCol = null;
+        } else if (keyLengthCol != null) {
             require(table, keyLengthCol, "--key-length-col");
         } else if (table.has(KEY_LENGTH)) {
-            keyLengthCol = KEY_LENGTH;
+            throw new BadInputException("--input " + input + " has a column " + KEY_LENGTH + ", and no --key-length-col "
+                + "is given: --key-length-col " + KEY_LENGTH + " ignores each row's tokens past its length, "
+                + "--key-length-col " + NO_KEY_LENGTH + " treats every token as valid");
         }
-        // Rows keep their input order, so the stage's "row N" is the record's position in the input.
+        // Rows keep their input partitions and order, so the stage's "row N" is the record's position in the input.
         return table.rows.drop(table.rowIndexColumn);
     }
 
@@ -250,7 +273,7 @@ final class TrainCommand implements Callable<Integer> {
     private Map<String, ColumnKind> knownColumns() {
         Map<String, ColumnKind> known = new HashMap<>();
         known.put(KEY_LENGTH, ColumnKind.INTEGER);
-        if (keyLengthCol != null) {
+        if (keyLengthCol != null && !keyLengthCol.equals(NO_KEY_LENGTH)) {
             known.put(keyLengthCol, ColumnKind.INTEGER);
         }
         if (weightCol != null) {
@@ -272,6 +295,7 @@ final class TrainCommand implements Callable<Integer> {
     static String optionNames(String message) {
         String m = message == null ? "" : message;
         return m.replace("initialWeightsPath: ", "--initial-weights: ").replace("numHeads (", "--num-heads (")
+            .replace("set numClasses", "set --num-classes")
             .replace(" (handleInvalid=keep lets it propagate)", "");
     }
 
@@ -285,7 +309,7 @@ final class TrainCommand implements Callable<Integer> {
             .setFeaturesCol(featuresCol).setLabelCol(labelCol)
             .setNumHeads(numHeads).setCausal(causal).setResidual(!noResidual).setPooling(pooling)
             .setSolver(solver).setMaxIter(maxIter).setStepSize(stepSize).setWeightDecay(weightDecay)
-            .setMiniBatchFraction(miniBatchFraction).setTol(tol);
+            .setMiniBatchFraction(miniBatchFraction).setTol(tol).setNumClasses(numClasses);
         if (weightCol != null) {
             stage.setWeightCol(weightCol);
         }

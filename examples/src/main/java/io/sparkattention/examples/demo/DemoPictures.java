@@ -30,6 +30,8 @@ final class DemoPictures {
 
     /** Heatmaps stay legible up to this many tokens per axis. */
     static final int MAX_PICTURE_TOKENS = 28;
+    /** The pictured passages with one weights plane per head (H×L×L), the query passage first. */
+    static final String PICTURED = "pictured.parquet";
 
     private DemoPictures() {
     }
@@ -41,7 +43,7 @@ final class DemoPictures {
      * @param bookModel the saved pipeline: text → tokens → x → prediction → predicted_book
      * @param attention the classifier's trained attention layer (query column x)
      * @param dir       the output directory; pictures go to {@code dir/pictures}, the page to
-     *                  {@code dir/attention.html}
+     *                  {@code dir/attention.html}, the drawn rows to {@code dir/pictured.parquet}
      * @return the passages drawn
      */
     static List<Row> draw(Dataset<Row> passages, PipelineModel bookModel, MultiHeadAttentionModel attention,
@@ -60,7 +62,12 @@ final class DemoPictures {
         MultiHeadAttentionModel perHead = attention.copy(new ParamMap()).setAverageWeights(false)
             .setOutputCol("contextual").setWeightsCol("attn_weights");
         Dataset<Row> picked = passages.sparkSession().createDataFrame(chosen, passages.schema()).drop("tokens");
-        List<Row> rows = perHead.transform(bookModel.transform(picked)).orderBy("book", "passage").collectAsList();
+        Dataset<Row> drawn = perHead.transform(bookModel.transform(picked))
+            .select("book", "passage", "held_out", "text", "tokens", "predicted_book", "attn_weights");
+        List<Row> rows = drawn.orderBy("book", "passage").collectAsList();
+        // The same rows for spark-attention heatmap, the query passage first: its row 0 is the first picture.
+        drawn.orderBy(when(col("text").startsWith(NearestPassages.QUERY_PASSAGE), 0).otherwise(1), col("book"))
+            .coalesce(1).write().parquet(dir.resolve(PICTURED).toString());
 
         Path pictures = dir.resolve("pictures");
         Files.createDirectories(pictures);

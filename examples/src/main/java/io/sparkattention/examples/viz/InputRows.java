@@ -5,6 +5,7 @@ import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.sql.DataFrameReader;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.StructType;
 import scala.Tuple2;
 
 import java.io.IOException;
@@ -14,6 +15,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -45,12 +47,23 @@ public final class InputRows {
      *                           unreadable, or has no row {@code index}
      */
     public static Row rowAt(SparkSession spark, Path input, long index) {
+        return rowAt(spark, input, index, null);
+    }
+
+    /**
+     * Reads one row, JSON lines files with the schema {@code jsonSchema} gives for each (null:
+     * Spark's inference over the whole file).
+     *
+     * @param jsonSchema the schema of a JSON lines file; an empty one for a file without records
+     * @see #rowAt(SparkSession, Path, long)
+     */
+    public static Row rowAt(SparkSession spark, Path input, long index, Function<Path, StructType> jsonSchema) {
         if (index < 0) {
             throw new BadInputException("--row must be >= 0, got " + index);
         }
         long seen = 0;
         for (Path file : dataFiles(input)) {
-            JavaRDD<Row> rows = read(spark, file);
+            JavaRDD<Row> rows = read(spark, file, jsonSchema);
             Row found = nth(rows, index - seen, file);
             if (found != null) {
                 return found;
@@ -128,7 +141,7 @@ public final class InputRows {
     }
 
     /** One file's rows, in storage order. */
-    private static JavaRDD<Row> read(SparkSession spark, Path file) {
+    private static JavaRDD<Row> read(SparkSession spark, Path file, Function<Path, StructType> jsonSchema) {
         String path = file.toAbsolutePath().toString();
         try {
             if (format(file) == Format.PARQUET) {
@@ -136,7 +149,13 @@ public final class InputRows {
             }
             // FAILFAST: a malformed line is an error naming the file, not a row of nulls.
             DataFrameReader reader = spark.read().option("mode", "FAILFAST");
-            return reader.json(path).javaRDD();
+            if (jsonSchema == null) {
+                return reader.json(path).javaRDD();
+            }
+            StructType schema = jsonSchema.apply(file);
+            return schema.isEmpty() ? spark.emptyDataFrame().javaRDD() : reader.schema(schema).json(path).javaRDD();
+        } catch (BadInputException e) {
+            throw e;
         } catch (Exception e) {
             // Spark's AnalysisException is a checked exception that Scala does not declare.
             throw new BadInputException(file + ": cannot read it as " + format(file) + ": " + firstLine(e), e);

@@ -74,10 +74,23 @@ class CommandErrorsTest {
     }
 
     @Test
-    @DisplayName("a ragged row names its record and matrix row")
+    @DisplayName("a ragged row names its record (file and 1-based line) and matrix row")
     void raggedRow() {
         Path in = input("{\"query\":" + row16(2) + "}", "{\"query\":[[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16],[1,2]]}");
-        assertBadInput(apply(in), "spark-attention apply: row 1: column query row 1 has 2 values, expected 16 (as row 0)");
+        assertBadInput(apply(in), "spark-attention apply: --input " + in + ": line 2: column query row 1 has 2 values, "
+            + "expected 16 (as row 0)");
+    }
+
+    @Test
+    @DisplayName("a bad row of a Parquet input is named by its row in the input, from 0")
+    void parquetRow() {
+        Path json = input("{\"query\":" + row16(1) + "}", "{\"query\":" + row16(1) + "}",
+            "{\"query\":[[1,2]]}");
+        Path parquet = dir.resolve("in-dir");
+        SparkSessions.start("CommandErrorsTest", Cli.MASTER).read().json(json.toString()).coalesce(1).write()
+            .parquet(parquet.toString());
+        assertBadInput(apply(parquet), "spark-attention apply: --input " + parquet + ": row 2: column query row 0 has "
+            + "2 values, expected embed_dim 16");
     }
 
     @Test
@@ -85,14 +98,14 @@ class CommandErrorsTest {
     void nan() {
         String bad = row16(1).replaceFirst("0\\.1", "NaN");
         assertBadInput(apply(input("{\"query\":" + row16(1) + "}", "{\"query\":" + row16(1) + "}",
-            "{\"query\":" + bad + "}")), "row 2: column query has NaN at row 0, position 0");
+            "{\"query\":" + bad + "}")), "in.jsonl: line 3: column query has NaN at row 0, position 0");
     }
 
     @Test
     @DisplayName("a key_length outside [0, S] names the record and the key count")
     void keyLengthOutOfRange() {
         assertBadInput(apply(input("{\"query\":" + row16(2) + ",\"key_length\":3}")),
-            "row 0: column key_length is 3, outside [0, 2] (the row has 2 keys)");
+            "in.jsonl: line 1: column key_length is 3, outside [0, 2] (the row has 2 keys)");
     }
 
     @Test
@@ -106,7 +119,7 @@ class CommandErrorsTest {
     @Test
     @DisplayName("rows of the wrong width for the weights name the column and embed_dim")
     void wrongWidth() {
-        assertBadInput(apply(input("{\"query\":[[1,2,3]]}")), "row 0: column query row 0 has 3 values, expected embed_dim 16");
+        assertBadInput(apply(input("{\"query\":[[1,2,3]]}")), "line 1: column query row 0 has 3 values, expected embed_dim 16");
     }
 
     @Test

@@ -64,6 +64,8 @@ class CommandOptionsTest {
             "--output", dir.resolve("out.jsonl").toString(), "--master", NO_SPARK, "--strategy", "fast");
         assertRejected("spark-attention sdpa: --output-format: expected one of json, parquet, got 'xml'",
             sdpaArgs("--output-format", "xml"));
+        assertRejected("spark-attention sdpa: --output-layout: expected one of auto, nested, flat, got 'wide'",
+            sdpaArgs("--output-layout", "wide"));
         assertRejected("spark-attention sdpa: --causal-alignment: expected one of top-left, bottom-right, got 'diagonal'",
             sdpaArgs("--causal-alignment", "diagonal"));
         assertRejected("spark-attention heatmap: --scale: expected one of shared, per-panel, got 'log'",
@@ -176,6 +178,29 @@ class CommandOptionsTest {
             "attention applied twice");
         assertEquals(3, row.get("w2").size(), "the weights column has the name given");
         assertTrue(row.has("attn_output") && row.has("attn_weights") && row.has("query"), "input columns are kept");
+    }
+
+    @Test
+    @DisplayName("--output-layout flat writes one array of L·W numbers per row, nested (and auto on nested input) L arrays")
+    void outputLayout() throws IOException {
+        double[][] q = ReferenceAttention.random(new Random(3), 3, 4);
+        Path in = dir.resolve("in.jsonl");
+        Cli.writeJsonLines(in, List.of(Map.of("query", q)));
+        double[][] want = ReferenceAttention.attention(q, q, q, 1, 1, false, false, -1, -1);
+        for (String layout : List.of("auto", "nested", "flat")) {
+            Path out = dir.resolve(layout + ".jsonl");
+            Cli.Result run = sdpa(in, out, Cli.MASTER, "--output-layout", layout);
+            assertEquals(0, run.exitCode, run.toString());
+            JsonNode got = Cli.readJsonLines(out).get(0).get("attn_output");
+            if (layout.equals("flat")) {
+                assertEquals(12, got.size(), "L·W numbers: " + got);
+                for (int i = 0; i < 12; i++) {
+                    assertEquals(want[i / 4][i % 4], got.get(i).asDouble(), 1e-5, layout + " [" + i + "]");
+                }
+            } else {
+                assertClose(want, got, layout);
+            }
+        }
     }
 
     private static void assertClose(double[][] want, JsonNode got, String what) {

@@ -176,7 +176,7 @@ class CommandOutputRulesTest {
         Path bad = Files.writeString(dir.resolve("bad.jsonl"), "{\"query\":[[1,2],[3,4]]}\n{\"query\":[[1,2],[3]]}\n");
         Map<String, String> before = Trees.snapshot(dir);
         assertRefused(sdpa(bad.toString(), out.toString(), Cli.MASTER, "--overwrite"), before,
-            "row 1: column query row 1 has 1 values, expected 2");
-        assertRefused(sdpa(bad.toString(), file.toString(), Cli.MASTER, "--overwrite"), before, "row 1");
+            "--input " + bad + ": line 2: column query row 1 has 1 values, expected 2");
+        assertRefused(sdpa(bad.toString(), file.toString(), Cli.MASTER, "--overwrite"), before, "line 2");
     }
 }

@@ -37,7 +37,8 @@ class CommandProcessTest {
         Files.writeString(good, "{\"query\":[[1,2],[3,4]]}\n");
         List<String> stderr = run(2, "sdpa", "--input", bad.toString(), "--output", dir.resolve("o1.jsonl").toString(),
             "--master", "local[2]");
-        assertEquals(List.of("spark-attention sdpa: row 1: column query row 1 has 1 values, expected 2 (as row 0)"),
+        assertEquals(List.of("spark-attention sdpa: --input " + bad + ": line 2: column query row 1 has 1 values, "
+                + "expected 2 (as row 0)"),
             stderr);
         assertTrue(Files.notExists(dir.resolve("o1.jsonl")));
         assertEquals(List.of(), run(0, "sdpa", "--input", good.toString(), "--output",

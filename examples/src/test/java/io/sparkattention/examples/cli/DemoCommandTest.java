@@ -109,6 +109,24 @@ class DemoCommandTest {
             assertEquals(List.of(output), siblings.collect(Collectors.toList()), "no staging directory left behind");
         }
 
+        // The README's next steps on this output: predict with the saved pipeline, redraw the first picture.
+        Path texts = out.resolve("texts.jsonl");
+        Files.writeString(texts, "{\"text\":\"Emma Woodhouse handsome clever and rich\"}\n");
+        Path books = out.resolve("books.jsonl");
+        CommandLineRun predict = CommandLineRun.of("predict", "--model", output.resolve("model").toString(), "--input",
+            texts.toString(), "--output", books.toString(), "--master", Cli.MASTER);
+        assertEquals(0, predict.exitCode, predict.err);
+        JsonNode book = Cli.readJsonLines(books).get(0);
+        assertEquals(predicted.get(0).getAs("predicted_book"), book.get("predicted_book").asText());
+        assertEquals(List.of("text", "rawPrediction", "probability", "prediction", "predicted_book"), fieldNames(book));
+        CommandLineRun heatmap = CommandLineRun.of("heatmap", "--input", output.resolve("pictured.parquet").toString(),
+            "--row", "0", "--output", out.resolve("row0.png").toString(), "--master", Cli.MASTER);
+        assertEquals(0, heatmap.exitCode, heatmap.err);
+        assertTrue(heatmap.out.contains("2 heads + average"), "per-head panels: " + heatmap.out);
+        Files.delete(texts);
+        Files.delete(books);
+        Files.delete(out.resolve("row0.png"));
+
         assertTrue(Files.isRegularFile(output.resolve(OutputKind.MARKER)), "the output is marked as the tool's");
 
         // A rerun replaces the earlier demo output with --overwrite, and only with it.

@@ -98,6 +98,17 @@ class HeatmapCommandTest {
     }
 
     @Test
+    @DisplayName("column options are spelled --*-col; the earlier --*-column names still work, out of the help")
+    void columnOptionNames() {
+        CommandLineRun help = CommandLineRun.of("heatmap", "--help");
+        assertEquals(0, help.exitCode);
+        for (String option : List.of("--weights-col", "--tokens-col", "--query-tokens-col", "--text-col")) {
+            assertTrue(help.out.contains(option), option + " in " + help.out);
+        }
+        assertFalse(help.out.contains("-column"), help.out);
+    }
+
+    @Test
     void badInputEndsWithExitCode2AndOneLine(@TempDir Path dir) throws Exception {
         Path input = dir.resolve("rows.json");
         Files.write(input, List.of(line(0, 2, 3)));
@@ -106,11 +117,11 @@ class HeatmapCommandTest {
 
         assertBadInput("--row 1 is out of range: " + in + " has 1 row", "--input", in, "--row", "1", "--output", out);
         assertBadInput(in + " row 0: no column 'scores' (columns: attn_weights, id, text, tokens)",
-            "--input", in, "--row", "0", "--output", out, "--weights-column", "scores");
+            "--input", in, "--row", "0", "--output", out, "--weights-col", "scores");
         assertBadInput(in + " row 0: column 'text' has type string, expected array<array<float>>",
             "--input", in, "--row", "0", "--output", out, "--weights-column", "text");
         assertBadInput(in + " row 0: column 'id' has type bigint, expected array<string> (tokens)",
-            "--input", in, "--row", "0", "--output", out, "--tokens-column", "id");
+            "--input", in, "--row", "0", "--output", out, "--tokens-col", "id");
         assertBadInput(dir.resolve("missing.jsonl") + ": no such file or directory",
             "--input", dir.resolve("missing.jsonl").toString(), "--row", "0", "--output", out);
         assertBadInput("--output " + dir.resolve("no/out.png") + ": directory " + dir.resolve("no") + " does not exist",
@@ -124,7 +135,8 @@ class HeatmapCommandTest {
         Path csv = Files.writeString(dir.resolve("rows.csv"), "a,b\n");
         assertBadInput(csv + ": unknown input format", "--input", csv.toString(), "--row", "0", "--output", out);
         Path broken = Files.writeString(dir.resolve("broken.jsonl"), "{\"attn_weights\": [[1.0]]}\n{not json\n");
-        assertBadInput(broken + ": cannot read", "--input", broken.toString(), "--row", "0", "--output", out);
+        assertBadInput("--input " + broken + ": malformed JSON record on line 2", "--input", broken.toString(), "--row",
+            "0", "--output", out);
         assertFalse(Files.exists(png), "no picture for bad input");
         assertFalse(Files.exists(dir.resolve("p.html")), "no page for bad input");
     }
@@ -172,7 +184,7 @@ class HeatmapCommandTest {
             "--overwrite");
         assertBadInput("--output " + input + " is the input (--input " + input + ")",
             "--input", in, "--row", "0", "--output", in, "--overwrite");
-        assertBadInput("--html " + dir.resolve("q.png") + " is the same file as --output " + dir.resolve("q.png"),
+        assertBadInput("--html " + dir.resolve("q.png") + " is the same path as --output " + dir.resolve("q.png"),
             "--input", in, "--row", "0", "--output", dir.resolve("q.png").toString(), "--html",
             dir.resolve("q.png").toString());
         assertEquals(List.of("p.html", "p.png", "page.html", "photo.png", "rows.jsonl"), Cli.listNames(dir),

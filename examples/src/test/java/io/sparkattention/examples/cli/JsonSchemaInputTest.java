@@ -154,7 +154,7 @@ class JsonSchemaInputTest {
     }
 
     @Test
-    @DisplayName("a bad row in a later partition is named by its position in the input")
+    @DisplayName("a bad record in a later partition is named by its line in the file")
     void rowNumbersAcrossPartitions() throws IOException {
         List<String> lines = new ArrayList<>();
         for (int r = 0; r < 400; r++) {
@@ -166,7 +166,8 @@ class JsonSchemaInputTest {
         spark.conf().set(SPLIT, "4096");
         try {
             assertBad(sdpa(in, dir.resolve("out.jsonl")),
-                "spark-attention sdpa: row 350: column query row 1 has 2 values, expected 4 (as row 0)");
+                "spark-attention sdpa: --input " + in + ": line 351: column query row 1 has 2 values, expected 4 "
+                    + "(as row 0)");
         } finally {
             spark.conf().unset(SPLIT);
         }

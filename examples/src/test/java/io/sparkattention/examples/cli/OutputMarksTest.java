@@ -67,15 +67,15 @@ class OutputMarksTest {
     void swapReplacesWhole() throws IOException {
         Path output = Files.createDirectories(dir.resolve("out"));
         Files.writeString(output.resolve("old-part"), "old");
-        Path staged = Files.createDirectories(OutputSwap.sibling(output, "tmp"));
+        Path staged = Files.createDirectories(Path.of(OutputSwap.hidden(OutputSwap.LOCAL, output.toString(), "tmp")));
         Files.writeString(staged.resolve("new-part"), "new");
-        OutputSwap.publish(staged, output);
+        OutputSwap.publish(OutputSwap.LOCAL, staged.toString(), output.toString());
         assertEquals(List.of("new-part"), Cli.listNames(output));
         assertEquals(List.of("out"), Cli.listNames(dir), "nothing hidden left beside it");
 
         Path file = Files.writeString(dir.resolve("out.jsonl"), "old\n");
-        Path stagedFile = Files.writeString(OutputSwap.sibling(file, "tmp"), "new\n");
-        OutputSwap.publish(stagedFile, file);
+        Path stagedFile = Files.writeString(Path.of(OutputSwap.hidden(OutputSwap.LOCAL, file.toString(), "tmp")), "new\n");
+        OutputSwap.publish(OutputSwap.LOCAL, stagedFile.toString(), file.toString());
         assertEquals("new\n", Files.readString(file));
         assertEquals(List.of("out", "out.jsonl"), Cli.listNames(dir));
     }
@@ -99,11 +99,11 @@ class OutputMarksTest {
         Path elsewhere = Files.createTempDirectory(Path.of("/dev/shm"), "staged");
         try {
             Files.writeString(elsewhere.resolve("other-part"), "other");
-            assertThrows(IOException.class, () -> OutputSwap.publish(elsewhere, output));
+            assertThrows(IOException.class, () -> OutputSwap.publish(OutputSwap.LOCAL, elsewhere.toString(), output.toString()));
             assertEquals(List.of("old-part"), Cli.listNames(output), "the earlier output is back in place");
             assertEquals(List.of("out"), Cli.listNames(dir), "nothing hidden left beside it");
         } finally {
-            OutputSwap.deleteRecursively(elsewhere);
+            OutputSwap.LOCAL.delete(elsewhere.toString());
         }
     }
 }

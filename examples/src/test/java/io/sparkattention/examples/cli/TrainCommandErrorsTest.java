@@ -128,12 +128,12 @@ class TrainCommandErrorsTest {
     }
 
     @Test
-    @DisplayName("a label that is not an integer >= 0 names its row (or its line, for a string) and the column")
+    @DisplayName("a label that is not an integer >= 0 names its line and the column")
     void badLabels() {
         assertBadInput(train(input(ROW0, ROW1.replace("\"label\":1", "\"label\":1.5"))),
-            "row 2: column label is 1.5, not a class index");
+            "in.jsonl: line 2: column label is 1.5, not a class index");
         assertBadInput(train(input(ROW0.replace("\"label\":0", "\"label\":-1"), ROW1)),
-            "row 1: column label is -1.0, not a class index");
+            "in.jsonl: line 1: column label is -1.0, not a class index");
         assertBadInput(train(input(ROW0, ROW1.replace("\"label\":1", "\"label\":\"cat\""))),
             "line 2: column label: expected double, but the value is a string");
         assertBadInput(train(input(ROW0.replace("\"label\":0", "\"label\":\"cat\""), ROW1)),
@@ -141,30 +141,39 @@ class TrainCommandErrorsTest {
     }
 
     @Test
-    @DisplayName("a stray large label exits 2 with one line naming the row and the class limit, not an OutOfMemoryError")
+    @DisplayName("a stray large label exits 2 with one line naming the line and the class limit, not an OutOfMemoryError")
     void strayLargeLabels() {
         for (String label : new String[] {"1e8", "2e7", "1e9"}) {
             assertBadInput(train(input(ROW0, ROW1.replace("\"label\":1", "\"label\":" + label))),
-                "row 2: column label is " + Double.parseDouble(label) + ", outside [0, 1000)");
+                "in.jsonl: line 2: column label is " + Double.parseDouble(label) + ", outside [0, 1000)");
         }
+        assertBadInput(train(input(ROW0, ROW1.replace("\"label\":1", "\"label\":1e8"))), "set --num-classes");
     }
 
     @Test
-    @DisplayName("a label outside the K classes of the initial weights names the row, the value and the file")
+    @DisplayName("--num-classes K bounds the labels: a label >= K names its line and K; K < 2 is refused")
+    void numClassesBoundsTheLabels() {
+        assertBadInput(train(input(ROW0, ROW1.replace("\"label\":1", "\"label\":3")), "--num-classes", "3"),
+            "in.jsonl: line 2: column label is 3.0, outside [0, 3)");
+        assertBadInput(train(input(ROW0, ROW1), "--num-classes", "1"), "--num-classes must be >= 2");
+    }
+
+    @Test
+    @DisplayName("a label outside the K classes of the initial weights names the line, the value and the file")
     void labelOutsideTheClasses() throws IOException {
         Path weights = initial(2, null, null);
         assertBadInput(train(input(ROW0, ROW1.replace("\"label\":1", "\"label\":2")), "--initial-weights",
-            weights.toString()), "row 2: column label is 2.0, outside [0, 2): the 2 classes of the initial weights",
-            "initial.safetensors");
+            weights.toString()), "line 2: column label is 2.0, outside [0, 2): the 2 classes of the initial "
+            + "weights", "initial.safetensors");
     }
 
     @Test
-    @DisplayName("a NaN feature, a NaN or negative weight name the row and the column")
+    @DisplayName("a NaN feature, a NaN or negative weight name the line and the column")
     void nonFiniteValues() {
         assertBadInput(train(input(ROW0, ROW1.replace("0.3", "NaN"))),
-            "row 2: column query has NaN at row 0, position 1");
-        assertBadInput(train(input(ROW0, ROW1.replace("2.0", "NaN")), "--weight-col", "w"), "row 2: column w is NaN");
-        assertBadInput(train(input(ROW0.replace("1.0", "-1.0"), ROW1), "--weight-col", "w"), "row 1: column w is -1.0");
+            "line 2: column query has NaN at row 0, position 1");
+        assertBadInput(train(input(ROW0, ROW1.replace("2.0", "NaN")), "--weight-col", "w"), "line 2: column w is NaN");
+        assertBadInput(train(input(ROW0.replace("1.0", "-1.0"), ROW1), "--weight-col", "w"), "line 1: column w is -1.0");
     }
 
     @Test
@@ -172,8 +181,8 @@ class TrainCommandErrorsTest {
     void badShapes() {
         assertBadInput(train(input(ROW0, ROW1), "--num-heads", "3"),
             "--num-heads (3) must divide the embedding width E = 4 of column query");
-        assertBadInput(train(input(ROW0, ROW1.replace("[[0.4,0.3,0.2,0.1]]", "[[0.4,0.3,0.2]]"))), "row 2", "query");
-        assertBadInput(train(input(ROW0, ROW1.replace("[[0.4,0.3,0.2,0.1]]", "[]"))), "row 2", "query");
+        assertBadInput(train(input(ROW0, ROW1.replace("[[0.4,0.3,0.2,0.1]]", "[[0.4,0.3,0.2]]"))), "line 2", "query");
+        assertBadInput(train(input(ROW0, ROW1.replace("[[0.4,0.3,0.2,0.1]]", "[]"))), "line 2", "query");
     }
 
     @Test

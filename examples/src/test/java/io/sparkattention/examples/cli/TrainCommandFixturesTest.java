@@ -44,7 +44,8 @@ class TrainCommandFixturesTest {
 
     @ParameterizedTest
     @MethodSource("fixtures")
-    @DisplayName("stdout is maxIter + 1 lines {iteration, loss}: PyTorch's loss before each step and after the last")
+    @DisplayName("stdout is maxIter + 1 lines {iteration, loss}: PyTorch's loss before each step and after the last, "
+        + "the last with the training accuracy")
     void lossesOnStdout(String name) throws Exception {
         TrainFixture f = TrainFixture.open(name);
         CommandLineRun run = train(f, dir.resolve("model"), dir.resolve("state.safetensors"));
@@ -54,7 +55,12 @@ class TrainCommandFixturesTest {
         assertEquals(expected.length, lines.size(), "one line per step and one after the last: " + lines);
         for (int i = 0; i < lines.size(); i++) {
             JsonNode line = Cli.JSON.readTree(lines.get(i));
-            assertEquals(2, line.size(), "only iteration and loss: " + lines.get(i));
+            boolean last = i == lines.size() - 1;
+            assertEquals(last ? 3 : 2, line.size(), "iteration and loss (and the accuracy last): " + lines.get(i));
+            if (last) {
+                double accuracy = line.get("training_accuracy").asDouble();
+                assertTrue(accuracy >= 0 && accuracy <= 1, "training_accuracy is a share: " + lines.get(i));
+            }
             assertEquals(i, line.get("iteration").asInt());
             assertEquals(expected[i], line.get("loss").asDouble(), TOLERANCE * Math.abs(expected[i]),
                 name + " loss " + i);

@@ -22,8 +22,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * {@code train} reads its input as {@code apply} does: JSON lines plain or compressed, or
- * Parquet, nested or flat features, give the same losses; padded rows with a {@code key_length} column (used when the
- * input has it) train like the rows cut to their length.
+ * Parquet, nested or flat features, give the same losses; padded rows with a {@code key_length} column named by
+ * {@code --key-length-col} train like the rows cut to their length, and such a column is never
+ * used, or ignored, without being named.
  */
 class TrainCommandInputTest {
 
@@ -33,13 +34,14 @@ class TrainCommandInputTest {
     private final TrainFixture fixture = TrainFixture.open("cls_basic");
 
     /** The losses {@code train} prints for {@code input}, checked against PyTorch's within 1e-4. */
-    private double[] losses(Path input, String model) throws IOException {
+    private double[] losses(Path input, String model, String... extra) throws IOException {
         Path initial = dir.resolve("initial.safetensors");
         if (!Files.exists(initial)) {
             fixture.writeInitial(initial);
         }
-        CommandLineRun run = CommandLineRun.of(fixture.args(input, initial, dir.resolve(model), null)
-            .toArray(new String[0]));
+        List<String> args = new ArrayList<>(fixture.args(input, initial, dir.resolve(model), null));
+        args.addAll(List.of(extra));
+        CommandLineRun run = CommandLineRun.of(args.toArray(new String[0]));
         assertEquals(0, run.exitCode, run.err);
         double[] got = new double[run.outLines().size()];
         for (int i = 0; i < got.length; i++) {
@@ -81,7 +83,8 @@ class TrainCommandInputTest {
     }
 
     @Test
-    @DisplayName("zero-padded rows with a key_length column train like the rows cut to their length")
+    @DisplayName("zero-padded rows with --key-length-col key_length train like the rows cut to their length; "
+        + "an unnamed key_length column is refused")
     void keyLengthColumn() throws IOException {
         double[] expected = losses(fixture.writeInput(dir.resolve("in.jsonl")), "model-cut");
         int width = 0;
@@ -101,6 +104,18 @@ class TrainCommandInputTest {
         }
         Path in = dir.resolve("in-padded.jsonl");
         Cli.writeJsonLines(in, padded);
-        assertEquals(Arrays.toString(expected), Arrays.toString(losses(in, "model-padded")));
+        assertEquals(Arrays.toString(expected), Arrays.toString(losses(in, "model-padded", "--key-length-col",
+            TrainCommand.KEY_LENGTH)));
+
+        Path initial = dir.resolve("initial.safetensors");
+        List<String> unnamed = fixture.args(in, initial, dir.resolve("model-unnamed"), null);
+        CommandLineRun refused = CommandLineRun.of(unnamed.toArray(new String[0]));
+        assertEquals(2, refused.exitCode, refused.err);
+        assertEquals(List.of("spark-attention train: --input " + in + " has a column key_length, and no "
+            + "--key-length-col is given: --key-length-col key_length ignores each row's tokens past its length, "
+            + "--key-length-col none treats every token as valid"), refused.errorLines());
+        List<String> ignored = new ArrayList<>(fixture.args(in, initial, dir.resolve("model-all-tokens"), null));
+        ignored.addAll(List.of("--key-length-col", "none"));
+        assertEquals(0, CommandLineRun.of(ignored.toArray(new String[0])).exitCode);
     }
 }

@@ -140,7 +140,7 @@ class TrainCommandOutputRulesTest {
         Files.writeString(bad, "{\"query\":[[1,0]],\"label\":0.5}\n");
         Map<String, String> before = Trees.snapshot(dir);
         assertRefused(train(bad.toString(), model.toString(), Cli.MASTER, "--export-pytorch", export.toString(),
-            "--overwrite"), before, "row 1: column label is 0.5");
+            "--overwrite"), before, bad + ": line 1: column label is 0.5");
         assertRefused(train(in.toString(), model.toString(), NO_SPARK, "--export-pytorch",
             model.resolve("state.safetensors").toString(), "--overwrite"), before, "lies in --output");
     }

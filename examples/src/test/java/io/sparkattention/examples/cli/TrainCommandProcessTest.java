@@ -56,7 +56,8 @@ class TrainCommandProcessTest {
         CliProcess.Result run = CliProcess.run(dir, dir.resolve("scratch"), List.of(), "train", "--input",
             input.toString(), "--num-heads", "2", "--output", model.toString(), "--master", Cli.MASTER);
         assertEquals(2, run.exitCode, run.toString());
-        assertEquals(List.of("spark-attention train: row 2: column label is -2.0, not a class index (an integer >= 0)"),
+        assertEquals(List.of("spark-attention train: --input " + input + ": line 2: column label is -2.0, not a class "
+                + "index (an integer >= 0)"),
             run.err);
         assertEquals(List.of(), run.out);
         assertFalse(Files.exists(model));

@@ -28,4 +28,15 @@ final class Trees {
         }
         return tree;
     }
+
+    /** Copies the tree at {@code from} to {@code to} (which must not exist). */
+    static void copy(Path from, Path to) {
+        try (Stream<Path> walk = Files.walk(from)) {
+            for (Path p : (Iterable<Path>) walk::iterator) {
+                Files.copy(p, to.resolve(from.relativize(p).toString()));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
 }

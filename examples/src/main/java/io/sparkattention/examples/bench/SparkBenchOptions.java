@@ -1,8 +1,7 @@
-package io.sparkattention.examples.cli;
+package io.sparkattention.examples.bench;
 
-import io.sparkattention.examples.bench.BenchResult;
-import io.sparkattention.examples.bench.KernelBenchmark;
-import io.sparkattention.examples.bench.SparkBenchmark;
+import io.sparkattention.examples.cli.BadInputException;
+import io.sparkattention.examples.cli.SparkSessions;
 import io.sparkattention.exec.Strategy;
 import io.sparkattention.kernel.AttentionSpec;
 import org.apache.spark.sql.SparkSession;

@@ -1,12 +1,6 @@
-package io.sparkattention.examples.cli;
+package io.sparkattention.examples.bench;
 
-import io.sparkattention.examples.bench.BenchResult;
-import io.sparkattention.examples.bench.FmaPeak;
-import io.sparkattention.examples.bench.GemmBenchmark;
-import io.sparkattention.examples.bench.Interleaved;
-import io.sparkattention.examples.bench.KernelBenchmark;
-import io.sparkattention.examples.bench.OrtBenchmark;
-import io.sparkattention.examples.bench.Trial;
+import io.sparkattention.examples.cli.BadInputException;
 import io.sparkattention.kernel.AttentionSpec;
 import io.sparkattention.kernel.TileOps;
 import picocli.CommandLine.Command;
@@ -33,7 +27,7 @@ import java.util.concurrent.Callable;
         "Several contenders (--peer) run round-robin, repetition by repetition, on the same data.",
         "The lab's own flags (--tile-ops, --block-q, --block-k, --compare-causal, --compare-kernel) are hidden here "
             + "and documented in BENCHMARKS.md."})
-final class BenchCommand implements Callable<Integer> {
+public final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--seq-len", split = ",", paramLabel = "N",
         description = "Sequence lengths (L = S), comma-separated.")

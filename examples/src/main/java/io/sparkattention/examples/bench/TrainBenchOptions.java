@@ -1,6 +1,7 @@
-package io.sparkattention.examples.cli;
+package io.sparkattention.examples.bench;
 
-import io.sparkattention.examples.bench.TrainBenchmark;
+import io.sparkattention.examples.cli.BadInputException;
+import io.sparkattention.examples.cli.SparkSessions;
 import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParseResult;

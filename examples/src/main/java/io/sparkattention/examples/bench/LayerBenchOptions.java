@@ -1,10 +1,7 @@
-package io.sparkattention.examples.cli;
+package io.sparkattention.examples.bench;
 
-import io.sparkattention.examples.bench.BenchResult;
-import io.sparkattention.examples.bench.LayerBenchmark;
-import io.sparkattention.examples.bench.OrtLayer;
-import io.sparkattention.examples.bench.RandomLayer;
-import io.sparkattention.examples.bench.SparkLayerBenchmark;
+import io.sparkattention.examples.cli.BadInputException;
+import io.sparkattention.examples.cli.SparkSessions;
 import io.sparkattention.exec.Strategy;
 import io.sparkattention.nn.MultiHeadAttentionWeights;
 import org.apache.spark.sql.SparkSession;
