@@ -13,6 +13,7 @@ import io.sparkattention.rows.NestedArrays;
 import io.sparkattention.rows.PlaneColumn;
 import io.sparkattention.rows.RowBuffers;
 import io.sparkattention.rows.RowDataException;
+import io.sparkattention.rows.SequenceColumns;
 import io.sparkattention.rows.SequenceDecoder;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
@@ -179,8 +180,7 @@ final class AttentionStageJob implements AttentionJob {
         int L = shape.queryLength(), S = shape.keyLength();
         int width = L == 0 ? 0 : output.length / L;
         Object[] fields = new Object[outputStruct.size()];
-        fields[0] = flatOutput ? FlatSequence.encode(output, 0, output.length)
-            : NestedArrays.matrix(output, 0, L, width);
+        fields[0] = SequenceColumns.encode(output, L, width, flatOutput);
         if (weightsMode == AttentionWeightsMode.AVERAGED) {
             fields[1] = NestedArrays.matrix(weights, 0, L, S);
         } else if (weightsMode == AttentionWeightsMode.PER_HEAD) {

@@ -1,14 +1,11 @@
 package io.sparkattention.ml;
 
-import io.sparkattention.rows.FlatSequence;
-import io.sparkattention.rows.MatrixType;
 import io.sparkattention.rows.PlaneColumn;
+import io.sparkattention.rows.SequenceColumns;
 import io.sparkattention.rows.SequenceDecoder;
-import io.sparkattention.rows.SequenceLayout;
 
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.IntegralType;
-import org.apache.spark.sql.types.Metadata;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
@@ -93,21 +90,14 @@ public final class StageSchema {
     static StructType outputStruct(AttentionParams<?> params, AttentionStageJob.StageColumns columns, int[] layerWidths) {
         String layout = params.getOutputLayout();
         boolean flat = "flat".equals(layout) || ("auto".equals(layout) && columns.query.type.fixedWidth() > 0);
-        StructField output;
-        if (flat) {
-            int width;
-            if (layerWidths != null) {
-                width = layerWidths[0] >= 1 ? layerWidths[0] : columns.query.type.fixedWidth();
-            } else {
-                int v = columns.value.type.fixedWidth();
-                width = v < 1 ? -1 : v / params.effectiveNumKvHeads() * params.getNumHeads();
-            }
-            output = new StructField(params.getOutputCol(), FlatSequence.OUTPUT, true,
-                width >= 1 ? SequenceLayout.widthMetadata(width) : Metadata.empty());
-        } else {
-            output = new StructField(params.getOutputCol(), MatrixType.OUTPUT, true, Metadata.empty());
+        int width = -1;
+        if (flat && layerWidths != null) {
+            width = layerWidths[0] >= 1 ? layerWidths[0] : columns.query.type.fixedWidth();
+        } else if (flat) {
+            int v = columns.value.type.fixedWidth();
+            width = v < 1 ? -1 : v / params.effectiveNumKvHeads() * params.getNumHeads();
         }
-        StructType out = new StructType().add(output);
+        StructType out = new StructType().add(SequenceColumns.outputField(params.getOutputCol(), flat, width));
         if (!params.getWeightsCol().isEmpty()) {
             out = out.add(params.getWeightsCol(), PlaneColumn.weightsType(!params.getAverageWeights()), true);
         }
@@ -147,62 +137,14 @@ public final class StageSchema {
         }
     }
 
-    /**
-     * How a sequence input column is decoded: a nested matrix type, or flat with a width from its
-     * metadata, the layer's weights or {@code sequenceWidth} (in that order; those given must agree).
-     */
+    /** How a sequence input column is decoded ({@link SequenceColumns#decoder}). */
     static SequenceDecoder sequence(StructType schema, String column, String param, int layerWidth,
                                     int sequenceWidth) {
-        StructField f = field(schema, column, param);
-        DataType t = f.dataType();
-        MatrixType nested = MatrixType.of(t);
-        if (nested != null) {
-            return nested;
-        }
-        if (!FlatSequence.isFlat(t)) {
-            throw new IllegalArgumentException("column " + column + " (" + param + "): expected " + MatrixType.ACCEPTED
-                + ", or a flat array<float|double> of L·W values, found " + t.simpleString());
-        }
-        int meta;
-        try {
-            meta = SequenceLayout.width(f);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(e.getMessage() + " (" + param + ")");
-        }
-        String flat = "column " + column + " (" + param + ") is a flat " + t.simpleString();
-        if (meta >= 1 && layerWidth >= 1 && meta != layerWidth) {
-            throw new IllegalArgumentException(flat + " whose metadata gives " + meta + " values per position, but "
-                + "the layer's weights take " + layerWidth);
-        }
-        if (meta >= 1 && sequenceWidth >= 1 && meta != sequenceWidth) {
-            throw new IllegalArgumentException(flat + " whose metadata gives " + meta + " values per position, but "
-                + "sequenceWidth is " + sequenceWidth);
-        }
-        if (meta < 1 && layerWidth >= 1 && sequenceWidth >= 1 && layerWidth != sequenceWidth) {
-            throw new IllegalArgumentException(flat + ": sequenceWidth is " + sequenceWidth + " but the layer's "
-                + "weights take " + layerWidth + " values per position");
-        }
-        int width = meta >= 1 ? meta : layerWidth >= 1 ? layerWidth : sequenceWidth;
-        if (width < 1) {
-            throw new IllegalArgumentException(flat + " without a width: give the column metadata "
-                + SequenceLayout.WIDTH_KEY + " (SequenceLayout.flatten or widthMetadata) or set sequenceWidth");
-        }
-        return FlatSequence.of(t, width);
+        return SequenceColumns.decoder(field(schema, column, param), param, layerWidth, sequenceWidth);
     }
 
     private static int layerWidth(int[] layerWidths, int i) {
         return layerWidths == null ? -1 : layerWidths[i];
-    }
-
-    /** The matrix type of an input column, or an error naming the column, expected and found types. */
-    public static MatrixType matrix(StructType schema, String column, String param) {
-        DataType t = field(schema, column, param).dataType();
-        MatrixType type = MatrixType.of(t);
-        if (type == null) {
-            throw new IllegalArgumentException("column " + column + " (" + param + "): expected " + MatrixType.ACCEPTED
-                + ", found " + t.simpleString());
-        }
-        return type;
     }
 
     public static StructField field(StructType schema, String column, String param) {

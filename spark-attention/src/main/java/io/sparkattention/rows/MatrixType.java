@@ -57,7 +57,8 @@ public enum MatrixType implements SequenceDecoder {
     }
 
     /**
-     * Decodes one row's matrix.
+     * Decodes one row's matrix into {@code buffers}' array for {@code slot} (reused when its
+     * length is the matrix's).
      *
      * <p>With {@code finite}, NaN and ±∞ are rejected (the default {@code handleInvalid=error}).
      * Each matrix row is scanned right after it is copied, while it is still in L1, rather than
@@ -71,14 +72,6 @@ public enum MatrixType implements SequenceDecoder {
      * @return the matrix; 0 rows gives width 0
      * @throws RowDataException when a row is null, ragged, or holds a null element or (with
      *                          {@code finite}) a NaN or ±∞
-     */
-    public Matrix decode(ArrayData value, String column, boolean finite, String hint) {
-        return decode(value, column, finite, hint, RowBuffers.none(), RowBuffers.Slot.QUERY);
-    }
-
-    /**
-     * Decodes one row's matrix into {@code buffers}' array for {@code slot} (reused when its
-     * length is the matrix's), as {@link #decode(ArrayData, String, boolean, String)} does.
      */
     @Override
     public Matrix decode(ArrayData value, String column, boolean finite, String hint, RowBuffers buffers,

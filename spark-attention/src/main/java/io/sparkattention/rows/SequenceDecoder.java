@@ -21,7 +21,12 @@ public interface SequenceDecoder extends Serializable {
      * @throws io.sparkattention.rows.RowDataException when the value is unusable, naming the column
      */
     default MatrixType.Matrix decode(ArrayData value, String column, boolean finite) {
-        return decode(value, column, finite, MatrixType.KEEP_HINT, RowBuffers.none(), RowBuffers.Slot.QUERY);
+        return decode(value, column, finite, MatrixType.KEEP_HINT);
+    }
+
+    /** Decodes one row's value into a new array, with {@code hint} appended to a NaN/±∞ error. */
+    default MatrixType.Matrix decode(ArrayData value, String column, boolean finite, String hint) {
+        return decode(value, column, finite, hint, RowBuffers.none(), RowBuffers.Slot.QUERY);
     }
 
     /**

@@ -39,7 +39,8 @@ final class SparkBenchOptions {
 
     @Option(names = "--partitions", paramLabel = "P",
         description = {"With --spark: partitions the rows are spread over (default: one row per partition). "
-            + "Each task pays Spark's fixed costs once, whatever its rows."})
+            + "Each task pays Spark's fixed costs once, whatever its rows. With --train: partitions each step's "
+            + "--rows-per-step rows are spread over (default: as many as the cluster's cores, at most B)."})
     Integer partitions;
 
     @Option(names = "--cache-input", description = {"With --spark: generate the rows once per length, cache them "
@@ -126,7 +127,12 @@ final class SparkBenchOptions {
 
     /** Whether an option of the stage's runs other than {@code --master} was given. */
     boolean stageOptionsGiven() {
-        return rows != 1 || partitions != null || cacheInput || !"auto".equals(strategy) || compareKernel || flat;
+        return partitions != null || stageOnlyOptionsGiven();
+    }
+
+    /** Whether an option of the stage's runs that {@code --train} does not share was given. */
+    boolean stageOnlyOptionsGiven() {
+        return rows != 1 || cacheInput || !"auto".equals(strategy) || compareKernel || flat;
     }
 
     /** The Spark-only options, given without {@code --spark}, would be silently ignored: refused. */

@@ -11,8 +11,8 @@ import java.util.List;
 /**
  * The training mode of {@code spark-attention bench} ({@code --train}): fits the attention
  * classifier through Spark and times its steps, see {@link TrainBenchmark}. A mixin of
- * {@link BenchCommand}, sharing its {@code --seq-len}, {@code --causal}, {@code --repeat} and
- * {@code --master}.
+ * {@link BenchCommand}, sharing its {@code --seq-len}, {@code --causal}, {@code --repeat},
+ * {@code --master} and {@code --partitions}.
  */
 final class TrainBenchOptions {
 
@@ -27,7 +27,7 @@ final class TrainBenchOptions {
         + "timed fit runs 3 untimed steps, then --repeat timed ones. A step is one Spark "
         + "job; its time is the interval between its job's submission and the next step's (the last step's: the fit's "
         + "final loss job), as Spark's scheduler stamps them: the weights' broadcast, the job over the cached rows and "
-        + "the driver's Adam update. Prints mode \"train\", embed_dim, num_heads, seq_len, rows_per_step, threads (the "
+        + "the driver's Adam update. --partitions P spreads the rows over P partitions. Prints mode \"train\", embed_dim, num_heads, seq_len, rows_per_step, threads (the "
         + "cluster's cores), median_step_ms, min_step_ms, max_step_ms, tokens_per_s (rows_per_step·seq_len over the "
         + "median step), warmup_step_ms, loss_first, loss_last, blas, tile_ops, gc and openblas_coretype. "
         + "examples/peers/torch_train.py prints the same fields for PyTorch."})
@@ -47,9 +47,9 @@ final class TrainBenchOptions {
         if (bench.sparkOptions.spark) {
             throw new BadInputException("--train and --spark are separate modes: give one of them");
         }
-        if (bench.sparkOptions.stageOptionsGiven()) {
-            throw new BadInputException("--rows, --partitions, --cache-input, --strategy, --compare-kernel and --flat "
-                + "need --spark, not --train");
+        if (bench.sparkOptions.stageOnlyOptionsGiven()) {
+            throw new BadInputException("--rows, --cache-input, --strategy, --compare-kernel and --flat need --spark, "
+                + "not --train");
         }
         for (String option : KERNEL_OPTIONS) {
             if (parsed.hasMatchedOption(option)) {
@@ -59,6 +59,13 @@ final class TrainBenchOptions {
         }
         int e = required("--embed-dim", embedDim), h = required("--num-heads", numHeads);
         int b = required("--rows-per-step", rowsPerStep);
+        Integer partitions = bench.sparkOptions.partitions;
+        if (partitions != null) {
+            positive("--partitions", partitions);
+            if (partitions > b) {
+                throw new BadInputException("--partitions must be <= --rows-per-step (" + b + "), got " + partitions);
+            }
+        }
         if (e % h != 0) {
             throw new BadInputException("--num-heads (" + h + ") must divide --embed-dim (" + e + ")");
         }
@@ -69,6 +76,9 @@ final class TrainBenchOptions {
         SparkBenchOptions.pollExecutorMetrics();
         SparkSession session = SparkSessions.start("spark-attention bench --train", bench.sparkOptions.master);
         TrainBenchmark runner = new TrainBenchmark(session, e, h, b, bench.causal, bench.repeat);
+        if (partitions != null) {
+            runner.spreadOver(partitions);
+        }
         for (int n : bench.seqLens) {
             System.out.println(runner.run(n).toJson());
             System.out.flush();

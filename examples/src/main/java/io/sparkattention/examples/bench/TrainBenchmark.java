@@ -23,8 +23,8 @@ import static org.apache.spark.sql.functions.lit;
  * PyTorch's peer ({@code examples/peers/torch_train.py}) trains the reference module.
  *
  * <p>The rows are generated on the executors from their ids ({@link RandomMatrix}; label = id mod
- * {@link #NUM_CLASSES}) in as many partitions as the cluster has cores, and the fit decodes and
- * caches them once for all its steps. The first length is preceded by an untimed fit of
+ * {@link #NUM_CLASSES}) in as many partitions as the cluster has cores (or as {@link #spreadOver}
+ * says), and the fit decodes and caches them once for all its steps. The first length is preceded by an untimed fit of
  * {@link #WARMUP_FIT_STEPS} steps on a few rows of the same shape, which gets the JVM's compilers
  * through the layer's and the kernel's loops (the Vector API code runs many times slower until
  * C2 has compiled it). The timed fit runs {@link #WARMUP_STEPS} + R steps. Each step is
@@ -58,6 +58,8 @@ public final class TrainBenchmark {
     private final int repeat;
     private final ExecutorPeakHeap peakHeap = new ExecutorPeakHeap();
     private boolean warmedUp;
+    /** The partitions of the timed fit's rows; 0: as many as the cluster's cores (at most B). */
+    private int partitions;
 
     /**
      * @param spark       the session (local or a cluster)
@@ -77,11 +79,20 @@ public final class TrainBenchmark {
         spark.sparkContext().addSparkListener(peakHeap);
     }
 
+    /** Spreads the timed fit's B rows over {@code partitions} partitions (1 ≤ partitions ≤ B) instead of one per core. */
+    public TrainBenchmark spreadOver(int partitions) {
+        if (partitions < 1 || partitions > rowsPerStep) {
+            throw new IllegalArgumentException("partitions must be in [1, " + rowsPerStep + "], got " + partitions);
+        }
+        this.partitions = partitions;
+        return this;
+    }
+
     /** Fits the classifier on rows of {@code seqLen} tokens and returns the step times' line. */
     public BenchResult run(int seqLen) {
         SparkContext sc = spark.sparkContext();
         int cores = sc.defaultParallelism();
-        int partitions = Math.min(rowsPerStep, cores);
+        int partitions = this.partitions > 0 ? this.partitions : Math.min(rowsPerStep, cores);
         int steps = WARMUP_STEPS + repeat;
         if (!warmedUp) {
             int rows = Math.min(rowsPerStep, WARMUP_ROWS_PER_CORE * cores);

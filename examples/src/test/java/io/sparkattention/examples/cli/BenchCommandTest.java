@@ -203,10 +203,10 @@ class BenchCommandTest {
 
     @Test
     @DisplayName("--train: one line per length with the step times, tokens_per_s = B·L over the median step, and "
-        + "the fields torch_train.py prints")
+        + "the fields torch_train.py prints; --partitions spreads the rows")
     void trainingFields() throws Exception {
         CommandLineRun run = CommandLineRun.of("bench", "--train", "--embed-dim", "8", "--num-heads", "2",
-            "--rows-per-step", "5", "--seq-len", "6,7", "--repeat", "2");
+            "--rows-per-step", "5", "--partitions", "3", "--seq-len", "6,7", "--repeat", "2");
         assertEquals(0, run.exitCode, run.err);
         List<JsonNode> lines = json(run);
         assertEquals(2, lines.size(), run.out);
@@ -225,6 +225,7 @@ class BenchCommandTest {
         assertEquals(6, line.get("seq_len").asInt());
         assertEquals(7, lines.get(1).get("seq_len").asInt());
         assertEquals(5, line.get("rows_per_step").asInt());
+        assertEquals(3, line.get("partitions").asInt());
         assertFalse(line.get("causal").asBoolean());
         assertTrue(line.get("threads").asInt() >= 1, line.toString());
         assertEquals(2, line.get("times_ms").size(), "one time per timed step");
@@ -261,6 +262,13 @@ class BenchCommandTest {
                 "--rows-per-step", "4", "--threads", "2").errorLines());
         assertEquals(List.of("spark-attention bench: --train and --spark are separate modes: give one of them"),
             CommandLineRun.of("bench", "--train", "--spark", "--seq-len", "64").errorLines());
+        assertEquals(List.of("spark-attention bench: --partitions must be <= --rows-per-step (4), got 5"),
+            CommandLineRun.of("bench", "--train", "--seq-len", "64", "--embed-dim", "8", "--num-heads", "2",
+                "--rows-per-step", "4", "--partitions", "5").errorLines());
+        assertEquals(List.of("spark-attention bench: --rows, --cache-input, --strategy, --compare-kernel and --flat "
+            + "need --spark, not --train"),
+            CommandLineRun.of("bench", "--train", "--seq-len", "64", "--embed-dim", "8", "--num-heads", "2",
+                "--rows-per-step", "4", "--rows", "2").errorLines());
         CommandLineRun stray = CommandLineRun.of("bench", "--seq-len", "64", "--embed-dim", "8");
         assertEquals(2, stray.exitCode, stray.err);
         assertEquals(List.of("spark-attention bench: --embed-dim and --num-heads need --train or --layer"),

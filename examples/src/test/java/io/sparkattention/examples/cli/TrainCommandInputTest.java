@@ -1,6 +1,7 @@
 package io.sparkattention.examples.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.sparkattention.rows.SequenceLayout;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -16,11 +17,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.zip.GZIPOutputStream;
 
+import static org.apache.spark.sql.functions.col;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * {@code train} reads its input as {@code apply} does: JSON lines plain or compressed, or
- * Parquet, give the same losses; padded rows with a {@code key_length} column named by
+ * Parquet, nested or flat features, give the same losses; padded rows with a {@code key_length} column named by
  * {@code --key-length-col} train like the rows cut to their length, and such a column is never
  * used, or ignored, without being named.
  */
@@ -65,6 +67,19 @@ class TrainCommandInputTest {
         Path parquet = dir.resolve("in.parquet");
         SparkSession.active().read().json(plain.toString()).coalesce(1).write().parquet(parquet.toString());
         assertEquals(Arrays.toString(expected), Arrays.toString(losses(parquet, "model-parquet")));
+    }
+
+    @Test
+    @DisplayName("Parquet with the features flat (array<double> of L·E values, E in the column's metadata) trains "
+        + "exactly like the nested features")
+    void flatFeatures() throws IOException {
+        Path plain = fixture.writeInput(dir.resolve("in.jsonl"));
+        double[] expected = losses(plain, "model-nested");
+        Path parquet = dir.resolve("flat.parquet");
+        SparkSession.active().read().json(plain.toString())
+            .withColumn("query", SequenceLayout.flatten(col("query"), "query", fixture.embedDim))
+            .coalesce(1).write().parquet(parquet.toString());
+        assertEquals(Arrays.toString(expected), Arrays.toString(losses(parquet, "model-flat")));
     }
 
     @Test

@@ -6,7 +6,7 @@ import io.sparkattention.ml.StageSchema;
 import io.sparkattention.ml.StageUid;
 import io.sparkattention.nn.MultiHeadAttentionWeights;
 import io.sparkattention.nn.Softmax;
-import io.sparkattention.rows.MatrixType;
+import io.sparkattention.rows.SequenceDecoder;
 import org.apache.spark.SparkContext;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
@@ -246,7 +246,7 @@ public final class AttentionClassificationModel
     public StructType transformSchema(StructType schema) {
         requireWeights();
         checkShapeParams();
-        return ClassifierSchema.withNumClasses(ClassifierSchema.validate(this, schema, false), this,
+        return ClassifierSchema.withNumClasses(ClassifierSchema.validate(this, schema, false, shape.embedDim), this,
             shape.numClasses);
     }
 
@@ -271,7 +271,7 @@ public final class AttentionClassificationModel
         StructType out = transformSchema(dataset.schema(), true);
         LOG.info("AttentionClassificationModel transform: {}", ClassifierSchema.keyLengthNote(this, dataset.schema()));
         Broadcast<float[]> shipped = shippedParameters(dataset.sparkSession().sparkContext());
-        MatrixType type = MatrixType.of(dataset.schema().apply(getFeaturesCol()).dataType());
+        SequenceDecoder type = ClassifierSchema.features(dataset.schema(), getFeaturesCol(), shape.embedDim);
         List<Column> inputs = new ArrayList<>();
         inputs.add(col(getFeaturesCol()));
         if (!getKeyLengthCol().isEmpty()) {

@@ -143,7 +143,7 @@ public final class AttentionClassifier
 
     @Override
     public StructType transformSchema(StructType schema) {
-        return ClassifierSchema.validate(this, schema, true);
+        return ClassifierSchema.validate(this, schema, true, -1);
     }
 
     /**

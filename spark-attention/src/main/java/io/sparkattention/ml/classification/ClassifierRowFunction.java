@@ -3,6 +3,7 @@ package io.sparkattention.ml.classification;
 import io.sparkattention.exec.RowFunction;
 import io.sparkattention.nn.ClassifierEvaluator;
 import io.sparkattention.rows.MatrixType;
+import io.sparkattention.rows.SequenceDecoder;
 import io.sparkattention.rows.RowDataException;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.ml.linalg.VectorUDT;
@@ -10,7 +11,7 @@ import org.apache.spark.ml.linalg.Vectors;
 import org.apache.spark.sql.catalyst.util.ArrayData;
 
 /**
- * A model's logits for one row: inputs are the L×E features (any {@link MatrixType}) and, when
+ * A model's logits for one row: inputs are the L×E features (nested or flat: {@link SequenceDecoder}) and, when
  * the model has a key length column, the row's valid token count; the output is the K logits as
  * an MLlib dense vector (Catalyst form). Null features give null. The parameters come from a
  * broadcast, bound to the network once per task.
@@ -22,14 +23,14 @@ final class ClassifierRowFunction implements RowFunction {
 
     private final ClassifierArchitecture shape;
     private final Broadcast<float[]> parameters;
-    private final MatrixType type;
+    private final SequenceDecoder type;
     private final String featuresCol;
     private final String keyLengthCol;
     /** The network bound to the parameters, built on first use in each task's copy. */
     private transient ClassifierEvaluator bound;
     private transient float[] logits;
 
-    ClassifierRowFunction(ClassifierArchitecture shape, Broadcast<float[]> parameters, MatrixType type,
+    ClassifierRowFunction(ClassifierArchitecture shape, Broadcast<float[]> parameters, SequenceDecoder type,
                           String featuresCol, String keyLengthCol) {
         this.shape = shape;
         this.parameters = parameters;

@@ -2,6 +2,9 @@ package io.sparkattention.ml.classification;
 
 import io.sparkattention.ml.StageSchema;
 import io.sparkattention.rows.MatrixType;
+import io.sparkattention.rows.SequenceColumns;
+import io.sparkattention.rows.SequenceDecoder;
+
 import io.sparkattention.sparkinternal.MLSchemas;
 import org.apache.spark.ml.classification.ProbabilisticClassifierParams;
 import org.apache.spark.sql.types.DataType;
@@ -13,8 +16,9 @@ import java.util.Arrays;
 
 /**
  * The schema checks {@link AttentionClassifier} and {@link AttentionClassificationModel} share:
- * the features column holds L×E matrices of any accepted {@link MatrixType} (MLlib's check
- * expects one fixed type, so the column's own type is handed to it), the weight column is numeric
+ * the features column holds L×E matrices of any accepted {@link MatrixType}, or flat
+ * {@code array<float|double>} of L·E values with E in its metadata (MLlib's check expects one
+ * fixed type, so the column's own type is handed to it), the weight column is numeric
  * and the key length column integral. MLlib's {@code validateAndTransformSchema} then checks the
  * label (when fitting) and appends prediction, rawPrediction and probability.
  */
@@ -32,8 +36,8 @@ final class ClassifierSchema {
      * @throws IllegalArgumentException naming the column and param whose type is wrong or that is missing
      */
     static <T extends ProbabilisticClassifierParams & AttentionClassifierParams<?>> StructType validate(
-        T stage, StructType schema, boolean fitting) {
-        StageSchema.matrix(schema, stage.getFeaturesCol(), "featuresCol");
+        T stage, StructType schema, boolean fitting, int embedDim) {
+        features(schema, stage.getFeaturesCol(), embedDim);
         if (fitting && !stage.getWeightCol().isEmpty()) {
             DataType t = StageSchema.field(schema, stage.getWeightCol(), "weightCol").dataType();
             if (!(t instanceof NumericType)) {
@@ -53,6 +57,17 @@ final class ClassifierSchema {
         }
         DataType featuresType = schema.apply(stage.getFeaturesCol()).dataType();
         return stage.validateAndTransformSchema(schema, fitting, featuresType);
+    }
+
+    /**
+     * How the features column is decoded: nested, or flat with its width from the column's
+     * metadata or, for a model, its embedding width (the two must agree).
+     *
+     * @param embedDim the model's E, or below 1 when fitting
+     */
+    static SequenceDecoder features(StructType schema, String featuresCol, int embedDim) {
+        return SequenceColumns.decoder(StageSchema.field(schema, featuresCol, "featuresCol"), "featuresCol", embedDim,
+            SequenceColumns.NO_WIDTH_PARAM);
     }
 
     /**

@@ -12,7 +12,7 @@ import java.util.Arrays;
 /**
  * The training loop of {@link AttentionClassifier#fit}, data-parallel as MLlib's
  * {@code MultilayerPerceptronClassifier}: each step broadcasts the flat parameters, runs one
- * {@link StepJob} whose partition sums are added in partition order, and applies the optimiser
+ * {@link StepJob} whose sums are added in a fixed partition order, and applies the optimiser
  * on the driver. The same seed, data and partitioning give a bit-identical model.
  */
 final class ClassifierTrainer {

@@ -1,27 +1,36 @@
 package io.sparkattention.ml.classification;
 
+import io.sparkattention.exec.FixedOrderAggregate;
 import io.sparkattention.nn.AttentionClassifierNetwork;
 import io.sparkattention.nn.ClassifierEvaluator;
 import io.sparkattention.nn.Softmax;
 import org.apache.spark.api.java.JavaRDD;
-import org.apache.spark.api.java.function.Function2;
+import org.apache.spark.api.java.function.Function3;
 import org.apache.spark.broadcast.Broadcast;
 
-import java.util.Collections;
 import java.util.Iterator;
 import java.util.SplittableRandom;
 
 /**
  * One Spark job over the cached training rows at one point of the parameters (broadcast once per
- * step): each partition returns its {@link StepSums}, and the driver adds them in partition order.
- * With {@code fraction < 1} a partition keeps each row with that probability, drawn from a
- * generator seeded by (seed, step, partition index) alone, so a re-run task (after a failure or
- * an executor loss) samples the same rows and the step's result does not depend on scheduling.
+ * step), summed by {@link FixedOrderAggregate}: each group of consecutive partitions adds its rows
+ * into one {@link StepSums} in partition order, and the driver adds the groups in group order, so
+ * the bits depend on the data and the partitioning alone and the driver holds at most
+ * {@link #maxGroups} gradient vectors whatever the partition count. With {@code fraction < 1} a
+ * partition keeps each row with that probability, drawn from a generator seeded by (seed, step,
+ * partition index) alone, so a re-run task (after a failure or an executor loss) samples the same
+ * rows and the step's result does not depend on scheduling.
  */
 final class StepJob {
 
     /** Mixes (seed, step, partition) into one sampling seed (SplitMix64's finaliser constants). */
     private static final long GOLDEN_GAMMA = 0x9E3779B97F4A7C15L;
+    /**
+     * The driver's budget for the groups' gradient sums (doubles): it sets the group count, so a
+     * fit's bits depend on it. 256 MiB keeps 14 sums at E = 768 (2.37 million parameters) and stays
+     * under {@code spark.driver.maxResultSize}'s default of 1 GiB.
+     */
+    static final long GROUP_SUMS_BUDGET_BYTES = 256L << 20;
 
     private StepJob() {
     }
@@ -30,9 +39,8 @@ final class StepJob {
     static StepSums gradient(JavaRDD<TrainingRow> rows, AttentionClassifierNetwork network,
                              Broadcast<float[]> parameters, double fraction, long seed, int step) {
         int count = network.parameterCount();
-        Function2<Integer, Iterator<TrainingRow>, Iterator<StepSums>> task = (partition, it) -> {
+        Function3<StepSums, Integer, Iterator<TrainingRow>, StepSums> fold = (sums, partition, it) -> {
             ClassifierEvaluator bound = network.bind(parameters.value());
-            StepSums sums = new StepSums(new double[count]);
             SplittableRandom sampler = fraction < 1 ? new SplittableRandom(samplingSeed(seed, step, partition)) : null;
             while (it.hasNext()) {
                 TrainingRow r = it.next();
@@ -43,17 +51,17 @@ final class StepJob {
                 sums.weight += r.weight;
                 sums.rows++;
             }
-            return Collections.singletonList(sums).iterator();
+            return sums;
         };
-        return StepSums.inOrder(rows.mapPartitionsWithIndex(task, false).collect());
+        return FixedOrderAggregate.aggregate(rows, maxGroups(count), () -> new StepSums(new double[count]), fold,
+            StepSums::add);
     }
 
     /** Σw·CE and Σw over every row, from the logits alone (no backward pass). */
     static StepSums loss(JavaRDD<TrainingRow> rows, AttentionClassifierNetwork network, Broadcast<float[]> parameters,
                          int numClasses) {
-        Function2<Integer, Iterator<TrainingRow>, Iterator<StepSums>> task = (partition, it) -> {
+        Function3<StepSums, Integer, Iterator<TrainingRow>, StepSums> fold = (sums, partition, it) -> {
             ClassifierEvaluator bound = network.bind(parameters.value());
-            StepSums sums = new StepSums(null);
             float[] logits = new float[numClasses];
             while (it.hasNext()) {
                 TrainingRow r = it.next();
@@ -62,9 +70,15 @@ final class StepJob {
                 sums.weight += r.weight;
                 sums.rows++;
             }
-            return Collections.singletonList(sums).iterator();
+            return sums;
         };
-        return StepSums.inOrder(rows.mapPartitionsWithIndex(task, false).collect());
+        return FixedOrderAggregate.aggregate(rows, maxGroups(network.parameterCount()), () -> new StepSums(null),
+            fold, StepSums::add);
+    }
+
+    /** The groups whose gradient sums ({@code parameters} doubles each) fit {@link #GROUP_SUMS_BUDGET_BYTES}. */
+    static int maxGroups(int parameters) {
+        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, GROUP_SUMS_BUDGET_BYTES / (8L * Math.max(1, parameters))));
     }
 
     /** A seed that depends on (seed, step, partition) only, well spread even for neighbouring values. */

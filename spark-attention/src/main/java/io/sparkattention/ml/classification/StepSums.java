@@ -1,10 +1,9 @@
 package io.sparkattention.ml.classification;
 
 import java.io.Serializable;
-import java.util.List;
 
 /**
- * One partition's (or the whole sample's) sums over its rows at one point of the parameters:
+ * A group of partitions' (or the whole sample's) sums over its rows at one point of the parameters:
  * Σw·CE, Σw, the row count, and Σw·∂CE/∂θ (null for a loss-only pass).
  */
 final class StepSums implements Serializable {
@@ -20,24 +19,17 @@ final class StepSums implements Serializable {
         this.grad = grad;
     }
 
-    /**
-     * The partitions' sums added in list order (partition order, as {@code collect} returns
-     * them), never in task completion order, so the same inputs give the same bits.
-     */
-    static StepSums inOrder(List<StepSums> partitions) {
-        StepSums total = new StepSums(partitions.isEmpty() || partitions.get(0).grad == null ? null
-            : new double[partitions.get(0).grad.length]);
-        for (StepSums p : partitions) {
-            total.loss += p.loss;
-            total.weight += p.weight;
-            total.rows += p.rows;
-            if (total.grad != null) {
-                for (int i = 0; i < total.grad.length; i++) {
-                    total.grad[i] += p.grad[i];
-                }
+    /** Adds {@code other}'s sums into these (the gradients element by element) and returns this. */
+    StepSums add(StepSums other) {
+        loss += other.loss;
+        weight += other.weight;
+        rows += other.rows;
+        if (grad != null) {
+            for (int i = 0; i < grad.length; i++) {
+                grad[i] += other.grad[i];
             }
         }
-        return total;
+        return this;
     }
 
     /** The weighted mean loss Σw·CE / Σw. */

@@ -1,6 +1,6 @@
 package io.sparkattention.ml.classification;
 
-import io.sparkattention.rows.MatrixType;
+import io.sparkattention.rows.SequenceDecoder;
 import io.sparkattention.sparkinternal.InternalFrames;
 
 import org.apache.spark.api.java.JavaRDD;
@@ -46,7 +46,7 @@ final class TrainingData implements AutoCloseable {
      */
     static TrainingData decode(Dataset<?> dataset, String featuresCol, String labelCol, String weightCol,
                                String keyLengthCol, ClassCount classes) {
-        MatrixType type = MatrixType.of(dataset.schema().apply(featuresCol).dataType());
+        SequenceDecoder type = ClassifierSchema.features(dataset.schema(), featuresCol, -1);
         Column weight = weightCol.isEmpty() ? lit(1.0) : col(weightCol).cast(DataTypes.DoubleType);
         Column keyLength = keyLengthCol.isEmpty() ? lit(null).cast(DataTypes.IntegerType)
             : col(keyLengthCol).cast(DataTypes.IntegerType);

@@ -1,6 +1,7 @@
 package io.sparkattention.ml.classification;
 
 import io.sparkattention.rows.MatrixType;
+import io.sparkattention.rows.SequenceDecoder;
 import io.sparkattention.rows.RowDataException;
 import org.apache.spark.api.java.function.FlatMapFunction;
 import org.apache.spark.sql.catalyst.InternalRow;
@@ -10,7 +11,7 @@ import java.util.Iterator;
 
 /**
  * Decodes the training columns of one partition's internal rows into {@link TrainingRow}s:
- * ordinal 0 the L×E features (any {@link MatrixType}), 1 the label (double), 2 the weight
+ * ordinal 0 the L×E features (nested or flat: {@link SequenceDecoder}), 1 the label (double), 2 the weight
  * (double), 3 the key length (int, null when the stage has no key length column). A row whose
  * data is unusable — a label that is not a class index of the {@link ClassCount} among them —
  * becomes an invalid row carrying the problem, naming the column.
@@ -19,14 +20,14 @@ final class TrainingDecoder implements FlatMapFunction<Iterator<InternalRow>, Tr
 
     private static final long serialVersionUID = 1L;
 
-    private final MatrixType featuresType;
+    private final SequenceDecoder featuresType;
     private final String featuresCol;
     private final String labelCol;
     private final String weightCol;
     private final String keyLengthCol;
     private final ClassCount classes;
 
-    TrainingDecoder(MatrixType featuresType, String featuresCol, String labelCol, String weightCol,
+    TrainingDecoder(SequenceDecoder featuresType, String featuresCol, String labelCol, String weightCol,
                     String keyLengthCol, ClassCount classes) {
         this.featuresType = featuresType;
         this.featuresCol = featuresCol;

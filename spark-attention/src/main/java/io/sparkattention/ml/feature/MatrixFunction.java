@@ -4,21 +4,27 @@ import io.sparkattention.exec.RowFunction;
 import io.sparkattention.exec.RowFunctions;
 import io.sparkattention.ml.StageSchema;
 import io.sparkattention.rows.MatrixType;
-import io.sparkattention.rows.NestedArrays;
 import io.sparkattention.rows.RowBuffers;
 import io.sparkattention.rows.RowDataException;
+import io.sparkattention.rows.SequenceColumns;
+import io.sparkattention.rows.SequenceDecoder;
 import org.apache.spark.sql.Column;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
 import org.apache.spark.sql.catalyst.util.ArrayData;
 import org.apache.spark.sql.functions;
+import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
 import java.io.Serializable;
 import java.util.List;
 
 /**
- * A per-row function from one matrix column to an {@code array<array<float>>} of the same shape,
- * for the positional encodings: decodes the row (any {@link MatrixType}), rejects NaN/Inf unless
- * asked to keep them, applies the operation, encodes. A null matrix gives null.
+ * A per-row function from one sequence column to a sequence of the same shape and layout, for
+ * the positional encodings: decodes the row (nested, or flat {@code array<float|double>} with its
+ * width in the column's metadata: {@link SequenceColumns}), rejects NaN/Inf unless asked to keep
+ * them, applies the operation, encodes in the input's layout (flat output carries the width). A
+ * null input gives null.
  */
 final class MatrixFunction implements RowFunction {
 
@@ -34,32 +40,47 @@ final class MatrixFunction implements RowFunction {
         float[] apply(float[] values, int rows, int cols);
     }
 
-    private final MatrixType type;
+    private final SequenceDecoder type;
     private final String column;
     private final boolean keepInvalid;
     private final Operation operation;
     /** The decoded input, reused across the task's rows (one copy of this function per task). */
     private transient RowBuffers buffers;
 
+    /** How the sequence column {@code input} (named by {@code param}) is decoded, or an error naming it. */
+    static SequenceDecoder input(StructType schema, String input, String param) {
+        return SequenceColumns.decoder(StageSchema.field(schema, input, param), param, -1,
+            SequenceColumns.NO_WIDTH_PARAM);
+    }
+
+    /** The output column {@code output} made from {@code input}: its layout and width. */
+    static StructField outputField(StructType schema, String input, String param, String output) {
+        return SequenceColumns.outputLike(output, input(schema, input, param));
+    }
+
     /**
-     * The column that applies {@code operation} to every row's {@code input} matrix.
+     * {@code df} with the column {@code output} that applies {@code operation} to every row's
+     * {@code input} sequence.
      *
+     * @param df            the rows ({@code schema} is their input's schema)
      * @param name          the expression's name in plans
-     * @param schema        the input's schema
-     * @param input         the matrix column
+     * @param input         the sequence column
      * @param param         the param naming {@code input}, for schema errors
+     * @param output        the new column
      * @param handleInvalid {@code keep} to let NaN/Inf propagate, {@code error} to reject the row
      * @param operation     the computation on one row's matrix
      */
-    static Column column(String name, StructType schema, String input, String param, String handleInvalid,
-                         Operation operation) {
-        MatrixFunction function = new MatrixFunction(StageSchema.matrix(schema, input, param), input,
-            "keep".equals(handleInvalid), operation);
+    static Dataset<Row> withColumn(Dataset<Row> df, StructType schema, String name, String input, String param,
+                                   String output, String handleInvalid, Operation operation) {
+        SequenceDecoder type = input(schema, input, param);
+        StructField field = SequenceColumns.outputLike(output, type);
+        MatrixFunction function = new MatrixFunction(type, input, "keep".equals(handleInvalid), operation);
         Column in = functions.col("`" + input.replace("`", "``") + "`");
-        return RowFunctions.column(name, function, MatrixType.OUTPUT, null, List.of(in));
+        return df.withColumn(output, RowFunctions.column(name, function, field.dataType(), null, List.of(in)),
+            field.metadata());
     }
 
-    MatrixFunction(MatrixType type, String column, boolean keepInvalid, Operation operation) {
+    MatrixFunction(SequenceDecoder type, String column, boolean keepInvalid, Operation operation) {
         this.type = type;
         this.column = column;
         this.keepInvalid = keepInvalid;
@@ -84,6 +105,6 @@ final class MatrixFunction implements RowFunction {
         } catch (IllegalArgumentException e) {
             throw new RowDataException("column " + column + ": " + e.getMessage());
         }
-        return NestedArrays.matrix(out, 0, m.rows, m.cols);
+        return SequenceColumns.encode(out, m.rows, m.cols, SequenceColumns.isFlat(type));
     }
 }

@@ -2,7 +2,6 @@ package io.sparkattention.ml.feature;
 
 import io.sparkattention.ml.StageSchema;
 import io.sparkattention.nn.RotaryEncoding;
-import io.sparkattention.rows.MatrixType;
 import io.sparkattention.sparkinternal.ParamsMetadata;
 import org.apache.spark.ml.Transformer;
 import org.apache.spark.ml.param.IntParam;
@@ -14,6 +13,7 @@ import org.apache.spark.ml.util.Identifiable$;
 import org.apache.spark.ml.util.MLReader;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
 /**
@@ -221,16 +221,16 @@ public final class RotaryPositionalEncoding extends Transformer
 
     @Override
     public StructType transformSchema(StructType schema) {
-        StageSchema.matrix(schema, getQueryCol(), "queryCol");
+        StructField queryOutput = MatrixFunction.outputField(schema, getQueryCol(), "queryCol", getQueryOutputCol());
         StageSchema.checkNewColumn(schema, getQueryOutputCol());
-        StructType out = schema.add(getQueryOutputCol(), MatrixType.OUTPUT, true);
+        StructType out = schema.add(queryOutput);
         if (rotatesKey()) {
-            StageSchema.matrix(schema, getKeyCol(), "keyCol");
+            StructField keyOutput = MatrixFunction.outputField(schema, getKeyCol(), "keyCol", getKeyOutputCol());
             if (getKeyOutputCol().equals(getQueryOutputCol())) {
                 throw new IllegalArgumentException("queryOutputCol and keyOutputCol are both " + getKeyOutputCol());
             }
             StageSchema.checkNewColumn(schema, getKeyOutputCol());
-            out = out.add(getKeyOutputCol(), MatrixType.OUTPUT, true);
+            out = out.add(keyOutput);
         }
         return out;
     }
@@ -250,8 +250,8 @@ public final class RotaryPositionalEncoding extends Transformer
                                 int heads) {
         RotaryEncoding rope = new RotaryEncoding(getBase());
         long offset = getPositionOffset();
-        return df.withColumn(output, MatrixFunction.column("rotary_encoding", schema, input, param,
-            getHandleInvalid(), (x, rows, cols) -> rope.rotate(x, rows, cols, heads, offset)));
+        return MatrixFunction.withColumn(df, schema, "rotary_encoding", input, param, output, getHandleInvalid(),
+            (x, rows, cols) -> rope.rotate(x, rows, cols, heads, offset));
     }
 
     @Override

@@ -2,7 +2,6 @@ package io.sparkattention.ml.feature;
 
 import io.sparkattention.ml.StageSchema;
 import io.sparkattention.nn.SinusoidalEncoding;
-import io.sparkattention.rows.MatrixType;
 import io.sparkattention.sparkinternal.ParamsMetadata;
 import org.apache.spark.ml.Transformer;
 import org.apache.spark.ml.param.BooleanParam;
@@ -13,6 +12,7 @@ import org.apache.spark.ml.util.Identifiable$;
 import org.apache.spark.ml.util.MLReader;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
 /**
@@ -140,9 +140,9 @@ public final class SinusoidalPositionalEncoding extends Transformer
 
     @Override
     public StructType transformSchema(StructType schema) {
-        StageSchema.matrix(schema, getInputCol(), "inputCol");
+        StructField output = MatrixFunction.outputField(schema, getInputCol(), "inputCol", getOutputCol());
         StageSchema.checkNewColumn(schema, getOutputCol());
-        return schema.add(getOutputCol(), MatrixType.OUTPUT, true);
+        return schema.add(output);
     }
 
     @Override
@@ -155,8 +155,8 @@ public final class SinusoidalPositionalEncoding extends Transformer
         MatrixFunction.Operation operation = getAddToInput()
             ? (x, rows, cols) -> encoding.addTo(x, rows, cols, offset)
             : (x, rows, cols) -> encoding.encoding(rows, cols, offset);
-        return dataset.toDF().withColumn(getOutputCol(),
-            MatrixFunction.column("sinusoidal_encoding", schema, input, "inputCol", getHandleInvalid(), operation));
+        return MatrixFunction.withColumn(dataset.toDF(), schema, "sinusoidal_encoding", input, "inputCol",
+            getOutputCol(), getHandleInvalid(), operation);
     }
 
     @Override

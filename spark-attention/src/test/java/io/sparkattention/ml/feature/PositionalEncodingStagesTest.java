@@ -168,7 +168,7 @@ class PositionalEncodingStagesTest {
         IllegalArgumentException s = assertThrows(IllegalArgumentException.class,
             () -> new RotaryPositionalEncoding().setQueryCol("s").transformSchema(schema));
         assertEquals("column s (queryCol): expected array<array<float>>, array<array<double>> or array<vector>, "
-            + "found string", s.getMessage());
+            + "or a flat array<float|double> of L·W values, found string", s.getMessage());
         s = assertThrows(IllegalArgumentException.class,
             () -> new RotaryPositionalEncoding().setQueryOutputCol("s").transformSchema(schema));
         assertEquals("output column s already exists in the input", s.getMessage());
