@@ -40,7 +40,7 @@ final class StepJob {
                              Broadcast<float[]> parameters, double fraction, long seed, int step) {
         int count = network.parameterCount();
         Function3<StepSums, Integer, Iterator<TrainingRow>, StepSums> fold = (sums, partition, it) -> {
-            ClassifierEvaluator bound = network.bind(parameters.value());
+            ClassifierEvaluator bound = StepEvaluators.forStep(network, parameters.value());
             SplittableRandom sampler = fraction < 1 ? new SplittableRandom(samplingSeed(seed, step, partition)) : null;
             while (it.hasNext()) {
                 TrainingRow r = it.next();
@@ -61,7 +61,7 @@ final class StepJob {
     static StepSums loss(JavaRDD<TrainingRow> rows, AttentionClassifierNetwork network, Broadcast<float[]> parameters,
                          int numClasses) {
         Function3<StepSums, Integer, Iterator<TrainingRow>, StepSums> fold = (sums, partition, it) -> {
-            ClassifierEvaluator bound = network.bind(parameters.value());
+            ClassifierEvaluator bound = StepEvaluators.forStep(network, parameters.value());
             float[] logits = new float[numClasses];
             while (it.hasNext()) {
                 TrainingRow r = it.next();
