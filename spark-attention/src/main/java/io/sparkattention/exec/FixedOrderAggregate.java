@@ -1,5 +1,6 @@
 package io.sparkattention.exec;
 
+import io.sparkattention.sparkinternal.PartitionLocations;
 import org.apache.spark.Partition;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
@@ -25,7 +26,8 @@ import java.util.Objects;
  * (the last group may be shorter). One task per group starts from {@code zero} and folds its
  * partitions into that one accumulator in increasing partition index; the driver starts from
  * {@code zero} and combines the G accumulators in group order. The result is therefore, bit for
- * bit, that of this sequential loop, whatever the scheduling, retries or executor losses:
+ * bit, that of this sequential loop, whatever the scheduling, retries or executor losses (as long
+ * as a recomputed partition gives its rows in the same order: a cached or deterministic input does):
  * <pre>
  *   total = zero()
  *   for g in 0 .. G−1:
@@ -45,8 +47,8 @@ import java.util.Objects;
  * <p>How: the groups are a {@code coalesce} without shuffle whose {@link PartitionCoalescer} (a
  * public developer API of Spark) takes consecutive partitions, so a group's task computes its
  * partitions one after the other in index order, each from its cached blocks or its lineage; a
- * lost group is recomputed whole by its retried task. The scheduler places a group's task where
- * its first partition's blocks are. The job runs G tasks, so G also bounds its parallelism.
+ * lost group is recomputed whole by its retried task. A group's task prefers the host of its first
+ * partition's cached blocks ({@link PartitionLocations}). The job runs G tasks, so G also bounds its parallelism.
  */
 public final class FixedOrderAggregate {
 
@@ -179,7 +181,7 @@ public final class FixedOrderAggregate {
             PartitionGroup[] groups = new PartitionGroup[groupCount(partitions.length, size)];
             for (int g = 0; g < groups.length; g++) {
                 int first = g * size;
-                groups[g] = new PartitionGroup(Option.empty());
+                groups[g] = new PartitionGroup(PartitionLocations.firstHost(parent, first));
                 for (int p = first; p < Math.min(partitions.length, first + size); p++) {
                     groups[g].partitions().$plus$eq(partitions[p]);
                 }

@@ -27,7 +27,7 @@ import java.util.regex.Pattern;
  * </ol>
  * Paths are compared as the file system resolves them: symbolic links, {@code .} and {@code ..}
  * resolved. Outputs on other file systems ({@code hdfs://}, {@code s3a://}) are checked by
- * {@link OutputTarget} once Spark runs.
+ * {@link Outputs#attach} once Spark runs.
  */
 final class OutputGuard {
 

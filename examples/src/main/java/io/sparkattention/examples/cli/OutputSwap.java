@@ -65,7 +65,8 @@ final class OutputSwap {
      * Renames {@code staged} onto {@code output}, replacing an earlier output.
      *
      * @param staged the complete new output, a sibling of {@code output}
-     * @throws IOException if a rename fails; the earlier output is then back in place
+     * @throws IOException if a rename fails; the earlier output is then back in place, or, if even
+     *                     that fails, the message names the hidden path that holds it
      */
     static void publish(Store store, String staged, String output) throws IOException {
         if (!store.exists(output)) {
@@ -77,7 +78,14 @@ final class OutputSwap {
         try {
             store.rename(staged, output);
         } catch (IOException | RuntimeException e) {
-            store.rename(old, output);
+            try {
+                store.rename(old, output);
+            } catch (IOException | RuntimeException restore) {
+                IOException lost = new IOException("could not publish " + output + " (" + e.getMessage()
+                    + "), nor put its earlier version back: it is kept at " + old, e);
+                lost.addSuppressed(restore);
+                throw lost;
+            }
             throw e;
         }
         store.delete(old);

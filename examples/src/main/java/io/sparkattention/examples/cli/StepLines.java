@@ -30,6 +30,11 @@ final class StepLines {
         flush(", \"training_accuracy\": " + trainingAccuracy + "}");
     }
 
+    /** Prints the last step's line as it is, when the fit fails after it. */
+    void stop() {
+        flush("}");
+    }
+
     private void flush(String end) {
         if (pending != null) {
             out.println(pending + end);

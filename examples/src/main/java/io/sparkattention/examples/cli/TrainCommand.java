@@ -175,17 +175,21 @@ final class TrainCommand implements Callable<Integer> {
             StepLines lines = new StepLines(System.out);
             stage.setTrainingListener(lines::step);
             AttentionClassificationModel model;
+            double accuracy;
             try {
                 model = stage.fit(rows);
+                accuracy = model.summary().accuracy();
             } catch (IllegalArgumentException e) {
+                lines.stop();
                 throw rethrow(table.records(new BadInputException(optionNames(e.getMessage()), e),
                     FIRST_TRAINING_ROW));
             } catch (Exception e) {
+                lines.stop();
                 BadInputException record = BadRecords.describe(e, table);
                 throw record != null ? record
                     : rethrow(table.records(AttentionRun.readFailure(e, input), FIRST_TRAINING_ROW));
             }
-            lines.finish(model.summary().accuracy());
+            lines.finish(accuracy);
             model.write().save(out.main().uri());
             if (exportPyTorch != null) {
                 model.exportPyTorch(out.get("--export-pytorch").uri());

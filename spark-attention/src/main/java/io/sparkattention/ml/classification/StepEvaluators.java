@@ -2,18 +2,21 @@ package io.sparkattention.ml.classification;
 
 import io.sparkattention.nn.AttentionClassifierNetwork;
 import io.sparkattention.nn.ClassifierEvaluator;
+import org.apache.spark.TaskContext;
+import org.apache.spark.util.TaskCompletionListener;
 
 /**
- * The evaluator a task thread uses for one step: made once per thread and parameter vector (its
- * projections prepared, its scratch sized) and reused by every partition the thread folds in that
- * step. A step over P partitions then prepares the weights once per thread, not P times (10–15 ms
- * each at E = 768), so spreading a step's rows over many partitions costs little.
+ * The evaluator a task uses for one step: made once per task and parameter vector (its
+ * projections prepared, its scratch sized) and reused by every partition the task folds (a
+ * {@link io.sparkattention.exec.FixedOrderAggregate} group task folds many). A step over P
+ * partitions in G groups then prepares the weights G times, not P times (10–15 ms each at
+ * E = 768), so spreading a step's rows over many partitions costs little.
  *
  * <p>The key is the parameter array's identity: an executor holds one deserialized copy of a
  * step's broadcast, shared by its tasks, and every step broadcasts a new array. An evaluator's
  * result for a row does not depend on the rows it saw before (its scratch is overwritten), so the
- * reuse changes no bit. Each task thread keeps its last evaluator (its prepared weights and
- * scratch, a few times the parameter count in floats) until the next step replaces it.
+ * reuse changes no bit. The evaluator is dropped when its task ends, failed or not; outside a
+ * Spark task (a direct call) the thread keeps it until the next parameter vector replaces it.
  */
 final class StepEvaluators {
 
@@ -32,6 +35,12 @@ final class StepEvaluators {
         LAST.remove();
         ClassifierEvaluator made = network.bind(parameters);
         LAST.set(new Bound(parameters, made));
+        TaskContext task = TaskContext.get();
+        if (task != null) {
+            // Dropped when the task ends, failed or not: a failed row may leave scratch half
+            // written, and a finished fit leaves nothing behind on the executor's threads.
+            task.addTaskCompletionListener((TaskCompletionListener) context -> LAST.remove());
+        }
         return made;
     }
 

@@ -72,7 +72,7 @@ final class StepJob {
             }
             return sums;
         };
-        return FixedOrderAggregate.aggregate(rows, maxGroups(network.parameterCount()), () -> new StepSums(null),
+        return FixedOrderAggregate.aggregate(rows, Integer.MAX_VALUE, () -> new StepSums(null),
             fold, StepSums::add);
     }
 
