@@ -52,7 +52,7 @@ final class EncoderBenchOptions {
         + "4·L·E·I + 4·L²·E per layer and text. The encoder's line gets throughput_vs_ort (ONNX Runtime sorted32's "
         + "median time over its own) and throughput_vs_ort_inorder8. With --spark, the BertEncoderModel stage over the "
         + "same texts' ids, cached in --partitions partitions (default " + DEFAULT_PARTITIONS + "; mode "
-        + "\"spark_encoder\", --master), and with the lab's --compare-kernel the raw encoder on the local master's cores "
+        + "\"spark_encoder\", --master), and, with the lab's compare-kernel flag, the raw encoder on the local master's cores "
         + "in the same run (throughput_vs_raw_encoder on the stage's line). "
         + "E.g. --encoder --threads 2 --peer ort."})
     boolean encoder;

@@ -5,7 +5,9 @@ import io.sparkattention.ml.BertEncoderModel;
 import io.sparkattention.ml.feature.HuggingFaceTokenizer;
 import io.sparkattention.nn.SentencePooling;
 import org.apache.spark.sql.Dataset;
-import org.apache.spark.sql.Observation;
+import org.apache.spark.sql.api.java.UDF1;
+import org.apache.spark.sql.expressions.UserDefinedFunction;
+import org.apache.spark.util.LongAccumulator;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.functions;
@@ -150,8 +152,8 @@ final class EmbedCommand implements Callable<Integer> {
     }
 
     /**
-     * Tokenizes, encodes and writes the rows, counting the texts and the truncated ones with an
-     * {@link Observation} on the written rows (no second pass).
+     * Tokenizes, encodes and writes the rows, counting the texts and the truncated ones as they are
+     * written (no second pass).
      *
      * @return the texts written and how many of them were truncated
      */
@@ -163,19 +165,27 @@ final class EmbedCommand implements Callable<Integer> {
             .setRowIdCol(table.rowIndexColumn);
         encode.setInputCol(IDS).setOutputCol(EMBEDDING).setStatesCol(states ? STATES : "").setPooling(pooling)
             .setNormalize(!noNormalize).setRowIdCol(table.rowIndexColumn);
-        Observation observation = new Observation("embed");
+        // Counted by accumulators in a filter that keeps every row: an Observation would start the
+        // session's ObservationManager, which makes the SparkSession unserializable for MLlib
+        // models that keep it in their training summary (a binary LogisticRegressionModel).
+        LongAccumulator texts = spark.sparkContext().longAccumulator("embed: texts");
+        LongAccumulator cut = spark.sparkContext().longAccumulator("embed: truncated");
+        UserDefinedFunction counted = functions.udf((UDF1<Boolean, Boolean>) isCut -> {
+            texts.add(1);
+            if (Boolean.TRUE.equals(isCut)) {
+                cut.add(1);
+            }
+            return true;
+        }, DataTypes.BooleanType).asNondeterministic();
         Dataset<Row> rows = encode.transform(tokenize.transform(table.rows))
-            .observe(observation, functions.count(functions.lit(1)).as("texts"),
-                functions.sum(functions.when(functions.col(truncated), 1).otherwise(0)).as("truncated"))
+            .filter(counted.apply(functions.col(truncated)))
             .drop(truncated, table.rowIndexColumn);
         if (format.equals("json")) {
             rows = rows.withColumn(EMBEDDING,
                 org.apache.spark.ml.functions.vector_to_array(functions.col(EMBEDDING), "float32"));
         }
         TableOutput.write(spark, rows, target, format);
-        Map<String, Object> seen = observation.getAsJava();
-        Object cut = seen.get("truncated");
-        return new long[] {((Number) seen.get("texts")).longValue(), cut == null ? 0 : ((Number) cut).longValue()};
+        return new long[] {texts.value(), cut.value()};
     }
 
     private void report(long texts, long truncated) {
