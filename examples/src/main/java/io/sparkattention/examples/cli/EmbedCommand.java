@@ -167,7 +167,8 @@ final class EmbedCommand implements Callable<Integer> {
             .setNormalize(!noNormalize).setRowIdCol(table.rowIndexColumn);
         // Counted by accumulators in a filter that keeps every row: an Observation would start the
         // session's ObservationManager, which makes the SparkSession unserializable for MLlib
-        // models that keep it in their training summary (a binary LogisticRegressionModel).
+        // models that keep it in their training summary (a binary LogisticRegressionModel). A task
+        // that Spark retries counts its rows again, so the counts are a report, not a result.
         LongAccumulator texts = spark.sparkContext().longAccumulator("embed: texts");
         LongAccumulator cut = spark.sparkContext().longAccumulator("embed: truncated");
         UserDefinedFunction counted = functions.udf((UDF1<Boolean, Boolean>) isCut -> {
