@@ -7,6 +7,7 @@ import io.sparkattention.nn.BertConfig;
 import io.sparkattention.nn.BertEncoder;
 import io.sparkattention.nn.SentencePooling;
 import io.sparkattention.rows.SequenceLayout;
+import io.sparkattention.sparkinternal.InternalFrames;
 import io.sparkattention.sparkinternal.ParamsMetadata;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
@@ -103,6 +104,8 @@ public final class BertEncoderModel extends Model<BertEncoderModel> implements M
     private BooleanParam normalize;
     private Param<String> handleInvalid;
     private Param<String> rowIdCol;
+    private IntParam batchRows;
+    private IntParam batchTokens;
     /** The encoder shipped to executors, once per SparkContext. */
     private transient Broadcast<ShippedEncoder> shipped;
     private transient SparkContext shippedTo;
@@ -234,6 +237,14 @@ public final class BertEncoderModel extends Model<BertEncoderModel> implements M
         rowIdCol = new Param<>(this, "rowIdCol", "column naming rows in data error messages; empty: position");
         setDefault(handleInvalid, "error");
         setDefault(rowIdCol, "");
+        batchRows = new IntParam(this, "batchRows",
+            "most rows of a task encoded together by one stacked forward (nothing is padded; a row's outputs do not "
+                + "depend on its batch)", ParamValidators.gtEq(1));
+        batchTokens = new IntParam(this, "batchTokens",
+            "most tokens of a task encoded together by one stacked forward (a longer row is a batch of its own)",
+            ParamValidators.gtEq(1));
+        setDefault(batchRows, EncoderBatches.DEFAULT_BATCH_ROWS);
+        setDefault(batchTokens, EncoderBatches.DEFAULT_BATCH_TOKENS);
     }
 
     @Override
@@ -426,6 +437,44 @@ public final class BertEncoderModel extends Model<BertEncoderModel> implements M
         return this;
     }
 
+    /** @return the batch rows param (default {@value EncoderBatches#DEFAULT_BATCH_ROWS}) */
+    public IntParam batchRows() {
+        return batchRows;
+    }
+
+    /** @return the most rows encoded together */
+    public int getBatchRows() {
+        return (Integer) getOrDefault(batchRows);
+    }
+
+    /**
+     * @param value the most rows of a task encoded together by one stacked forward, at least 1
+     * @return this stage
+     */
+    public BertEncoderModel setBatchRows(int value) {
+        set(batchRows, value);
+        return this;
+    }
+
+    /** @return the batch tokens param (default {@value EncoderBatches#DEFAULT_BATCH_TOKENS}) */
+    public IntParam batchTokens() {
+        return batchTokens;
+    }
+
+    /** @return the most tokens encoded together */
+    public int getBatchTokens() {
+        return (Integer) getOrDefault(batchTokens);
+    }
+
+    /**
+     * @param value the most tokens of a task encoded together by one stacked forward, at least 1
+     * @return this stage
+     */
+    public BertEncoderModel setBatchTokens(int value) {
+        set(batchTokens, value);
+        return this;
+    }
+
     /** @return the param for null id arrays (default {@code error}) */
     public Param<String> handleInvalid() {
         return handleInvalid;
@@ -446,32 +495,32 @@ public final class BertEncoderModel extends Model<BertEncoderModel> implements M
     }
 
     /** The outputs asked for, checked against the model. */
-    private EncodeFunction.Outputs outputs() {
+    private EncoderRows.Outputs outputs() {
         BertConfig config = encoder().config();
         boolean attention = !getAttentionCol().isEmpty();
         if (attention && getAttentionLayer() >= config.layers()) {
             throw new IllegalArgumentException("attentionLayer " + getAttentionLayer() + " is outside [0, "
                 + config.layers() + "): the model has " + config.layers() + " layers");
         }
-        return new EncodeFunction.Outputs(!getOutputCol().isEmpty(), SentencePooling.Mode.parse(getPooling()),
+        return new EncoderRows.Outputs(!getOutputCol().isEmpty(), SentencePooling.Mode.parse(getPooling()),
             getNormalize(), !getStatesCol().isEmpty(), "flat".equals(getStatesLayout()),
             attention ? getAttentionLayer() : -1);
     }
 
     /** The added columns, in order: embedding, states, attention (those asked for). */
-    private List<StructField> outputFields(EncodeFunction.Outputs outputs) {
-        StructType result = EncodeFunction.resultType(outputs);
+    private List<StructField> outputFields(EncoderRows.Outputs outputs) {
+        StructType result = EncoderRows.resultType(outputs);
         List<StructField> out = new ArrayList<>();
         if (outputs.embedding()) {
-            out.add(new StructField(getOutputCol(), result.apply(EncodeFunction.EMBEDDING).dataType(), true,
+            out.add(new StructField(getOutputCol(), result.apply(EncoderRows.EMBEDDING).dataType(), true,
                 Metadata.empty()));
         }
         if (outputs.states()) {
-            out.add(new StructField(getStatesCol(), result.apply(EncodeFunction.STATES).dataType(), true,
+            out.add(new StructField(getStatesCol(), result.apply(EncoderRows.STATES).dataType(), true,
                 outputs.flatStates() ? SequenceLayout.widthMetadata(encoder().config().hidden()) : Metadata.empty()));
         }
         if (outputs.attention()) {
-            out.add(new StructField(getAttentionCol(), result.apply(EncodeFunction.ATTENTION).dataType(), true,
+            out.add(new StructField(getAttentionCol(), result.apply(EncoderRows.ATTENTION).dataType(), true,
                 Metadata.empty()));
         }
         return out;
@@ -479,10 +528,10 @@ public final class BertEncoderModel extends Model<BertEncoderModel> implements M
 
     @Override
     public StructType transformSchema(StructType schema) {
-        EncodeFunction.Outputs outputs = outputs();
+        EncoderRows.Outputs outputs = outputs();
         String input = getInputCol();
         DataType type = StageSchema.field(schema, input, "inputCol").dataType();
-        if (!EncodeFunction.isIds(type)) {
+        if (!EncoderRows.isIds(type)) {
             throw new IllegalArgumentException("column " + input + " (inputCol): expected array<int> or array<bigint> "
                 + "token ids, found " + type.simpleString());
         }
@@ -503,27 +552,48 @@ public final class BertEncoderModel extends Model<BertEncoderModel> implements M
         return result;
     }
 
+    /**
+     * Appends the outputs asked for. A batch DataFrame's rows are encoded in batches per task
+     * ({@link EncoderBatches}, bounded by {@code batchRows} and {@code batchTokens}), in their order;
+     * like {@code Dataset.rdd}, this plans the input, which runs the input's own shuffle stages (if
+     * any) when adaptive execution is on. A streaming DataFrame's rows are encoded one at a time.
+     * Either way a row's outputs are the bits it gets alone.
+     */
     @Override
     public Dataset<Row> transform(Dataset<?> dataset) {
-        StructType schema = dataset.schema();
-        transformSchema(schema, true);
-        EncodeFunction.Outputs outputs = outputs();
+        StructType outSchema = transformSchema(dataset.schema(), true);
+        EncoderRows.Outputs outputs = outputs();
         String input = getInputCol();
         Column ids = functions.col("`" + input.replace("`", "``") + "`");
         String mode = getHandleInvalid();
-        boolean longIds = ((org.apache.spark.sql.types.ArrayType) schema.apply(input).dataType()).elementType()
-            .equals(DataTypes.LongType);
-        EncodeFunction function = new EncodeFunction(shipped(dataset.sparkSession().sparkContext()), input, longIds,
-            "error".equals(mode), outputs);
         Dataset<Row> df = dataset.toDF();
         if ("skip".equals(mode)) {
             df = df.filter(ids.isNotNull());
         }
+        StructType schema = df.schema();
+        boolean longIds = ((org.apache.spark.sql.types.ArrayType) schema.apply(input).dataType()).elementType()
+            .equals(DataTypes.LongType);
+        EncoderRows rows = new EncoderRows(input, longIds, "error".equals(mode), outputs);
+        Broadcast<ShippedEncoder> shipped = shipped(df.sparkSession().sparkContext());
+        if (df.isStreaming()) {
+            return streamed(df, new EncodeFunction(shipped, rows), outputs);
+        }
+        String id = getRowIdCol();
+        int idIndex = id.isEmpty() ? -1 : schema.fieldIndex(id);
+        EncodePartition encode = new EncodePartition(shipped, rows, new EncoderBatches(getBatchRows(), getBatchTokens()),
+            schema.fieldIndex(input), idIndex, idIndex < 0 ? null : schema.fields()[idIndex].dataType());
+        return InternalFrames.frame(df, InternalFrames.rows(df).toJavaRDD().mapPartitionsWithIndex(encode, true).rdd(),
+            outSchema);
+    }
+
+    /** A stream's rows, one at a time through a row function. */
+    private Dataset<Row> streamed(Dataset<Row> df, EncodeFunction function, EncoderRows.Outputs outputs) {
         String encoded = uid + "__encoded";
         df = df.withColumn(encoded, io.sparkattention.exec.RowFunctions.column("bert_encode", function,
-            EncodeFunction.resultType(outputs), rowId(), List.of(ids)));
+            EncoderRows.resultType(outputs), rowId(), List.of(functions.col("`" + getInputCol().replace("`", "``")
+                + "`"))));
         Column result = functions.col("`" + encoded + "`");
-        String[] fields = {EncodeFunction.EMBEDDING, EncodeFunction.STATES, EncodeFunction.ATTENTION};
+        String[] fields = {EncoderRows.EMBEDDING, EncoderRows.STATES, EncoderRows.ATTENTION};
         boolean[] asked = {outputs.embedding(), outputs.states(), outputs.attention()};
         int added = 0;
         List<StructField> columns = outputFields(outputs);
