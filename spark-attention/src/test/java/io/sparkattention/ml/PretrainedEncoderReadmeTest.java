@@ -1,5 +1,6 @@
 package io.sparkattention.ml;
 
+import io.sparkattention.ml.feature.BertEncoderModel;
 import io.sparkattention.ml.feature.HuggingFaceTokenizer;
 import io.sparkattention.testing.SparkTestSession;
 import org.apache.spark.ml.Pipeline;

@@ -1,6 +1,6 @@
 package io.sparkattention.examples.bench;
 
-import io.sparkattention.ml.BertEncoderModel;
+import io.sparkattention.ml.feature.BertEncoderModel;
 import io.sparkattention.nn.BertConfig;
 import io.sparkattention.nn.BertEncoder;
 import org.apache.spark.api.java.function.MapFunction;
