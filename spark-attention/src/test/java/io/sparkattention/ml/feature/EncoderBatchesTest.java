@@ -153,6 +153,35 @@ class EncoderBatchesTest {
         assertTrue(named.startsWith("row 1: column input_ids: token id 20 at position 1 is outside [0, 20)"), named);
     }
 
+    @Test
+    @DisplayName("a stream runs row by row and gives the batched path's rows: tokenizer -> encoder")
+    void aStreamGivesTheBatchedRows(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path input = java.nio.file.Files.createDirectories(dir.resolve("in"));
+        java.nio.file.Files.writeString(input.resolve("part-0.json"), "{\"id\":0,\"text\":\"Emma Woodhouse, handsome, "
+            + "clever, and rich\"}\n{\"id\":1,\"text\":\"\"}\n{\"id\":2,\"text\":null}\n{\"id\":3,\"text\":\"tea\"}\n");
+        StructType schema = new StructType().add("id", DataTypes.IntegerType).add("text", DataTypes.StringType);
+        org.apache.spark.ml.PipelineModel stages = new org.apache.spark.ml.PipelineModel("encode",
+            new org.apache.spark.ml.Transformer[] {
+                HuggingFaceTokenizer.fromBytes(MiniLmReference.tokenizerJson()).setHandleInvalid("keep"),
+                new BertEncoderModel(RandomBert.encoder(1, 16, 2, RandomBert.MINILM_VOCAB, 9)).setHandleInvalid("keep")
+                    .setStatesCol("states").setBatchRows(2)});
+        Dataset<Row> stream = spark.readStream().schema(schema).json(input.toString());
+        org.apache.spark.sql.streaming.StreamingQuery query = stages.transform(stream).writeStream().format("memory")
+            .queryName("encoder_stream").outputMode("append")
+            .option("checkpointLocation", dir.resolve("checkpoint").toString()).start();
+        try {
+            query.processAllAvailable();
+        } finally {
+            query.stop();
+        }
+        List<Row> streamed = spark.table("encoder_stream").orderBy("id").collectAsList();
+        List<Row> batch = stages.transform(spark.read().schema(schema).json(input.toString())).orderBy("id")
+            .collectAsList();
+        assertEquals(4, streamed.size());
+        assertEquals(batch, streamed);
+        assertNull(streamed.get(2).getAs("embedding"));
+    }
+
     private Dataset<Row> ids(List<int[]> sequences) {
         List<Row> rows = new ArrayList<>();
         for (int i = 0; i < sequences.size(); i++) {
