@@ -257,7 +257,12 @@ public final class BertClassifierNetwork implements Serializable {
             throw new IllegalStateException("every layer and the embeddings train: there is no frozen prefix to cache");
         }
         checkIds(ids);
-        throw new UnsupportedOperationException("frozen prefix: not yet implemented");
+        BertEncoder e = prefix;
+        if (e == null) {
+            e = new BertEncoder(encoder);
+            prefix = e;
+        }
+        return e.prefix(ids, firstTrainableLayer());
     }
 
     /**
@@ -284,7 +289,7 @@ public final class BertClassifierNetwork implements Serializable {
 
     private BertClassifierEvaluator bind(float[] theta, long seed, long step, boolean training) {
         checkParameters(theta);
-        throw new UnsupportedOperationException("evaluator: not yet implemented");
+        return new BertClassifierEvaluator(this, theta, training, seed, step);
     }
 
     private void checkParameters(float[] theta) {
