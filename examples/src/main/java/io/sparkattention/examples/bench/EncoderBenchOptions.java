@@ -2,6 +2,7 @@ package io.sparkattention.examples.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sparkattention.examples.cli.BadInputException;
+import io.sparkattention.examples.cli.OutputFile;
 import io.sparkattention.examples.cli.SparkSessions;
 import io.sparkattention.io.BundledModels;
 import io.sparkattention.bert.BertEncoder;
@@ -109,7 +110,7 @@ final class EncoderBenchOptions {
             }
         }
         if (writeIds != null) {
-            writeIds(inputs, Paths.get(writeIds));
+            writeIds(inputs, writeIds);
             return 0;
         }
         BertEncoder encoder = bundledEncoder();
@@ -182,27 +183,20 @@ final class EncoderBenchOptions {
     }
 
     /** The texts' ids as JSON lines, every length's after the other's; written whole or not at all. */
-    private static void writeIds(List<EncoderTexts> inputs, Path file) {
-        if (Files.exists(file)) {
-            throw new BadInputException("--write-ids " + file + ": exists; give a new name");
-        }
+    private static void writeIds(List<EncoderTexts> inputs, String file) {
         ObjectMapper json = new ObjectMapper();
-        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-        try (BufferedWriter out = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
-            for (EncoderTexts input : inputs) {
-                for (int[] ids : input.ids()) {
-                    out.write(json.writeValueAsString(Map.of("input_ids", ids)));
-                    out.newLine();
+        try {
+            OutputFile.writeJsonLines("bench", "--write-ids", file, "input_ids", staged -> {
+                try (BufferedWriter out = Files.newBufferedWriter(staged, StandardCharsets.UTF_8)) {
+                    for (EncoderTexts input : inputs) {
+                        for (int[] ids : input.ids()) {
+                            out.write(json.writeValueAsString(Map.of("input_ids", ids)));
+                            out.newLine();
+                        }
+                    }
                 }
-            }
-            out.close();
-            Files.move(tmp, file);
+            });
         } catch (IOException e) {
-            try {
-                Files.deleteIfExists(tmp);
-            } catch (IOException ignored) {
-                // the write's error is the one reported
-            }
             throw new UncheckedIOException("--write-ids " + file + ": " + e.getMessage(), e);
         }
     }
