@@ -84,6 +84,24 @@ public final class FixedOrderAggregate {
             return call(zero);
         }
         int size = groupSize(partitions, maxGroups);
+        List<U> groups = asCaller(rows.context(), () -> collect(rows, size, zero, fold, combine));
+        U total = call(zero);
+        for (U sum : groups) {
+            try {
+                total = combine.call(total, sum);
+            } catch (RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new IllegalStateException("combining the group results failed", e);
+            }
+        }
+        return total;
+    }
+
+    /** The partitions' results combined within their groups, collected in group order. */
+    private static <T, U> List<U> collect(JavaRDD<T> rows, int size, Function0<U> zero,
+                                          Function3<U, Integer, Iterator<T>, U> fold, Function2<U, U, U> combine) {
+        int partitions = rows.getNumPartitions();
         JavaPairRDD<Integer, U> parts = rows.mapPartitionsWithIndex(
             (partition, it) -> Collections.singletonList(new Tuple2<>(partition, fold.call(zero.call(), partition, it)))
                 .iterator(), true).mapToPair(t -> t);
@@ -100,18 +118,7 @@ public final class FixedOrderAggregate {
                     return Collections.singletonList(acc).iterator();
                 });
         }
-        List<U> groups = collectAsCaller(rows.context(), results);
-        U total = call(zero);
-        for (U sum : groups) {
-            try {
-                total = combine.call(total, sum);
-            } catch (RuntimeException e) {
-                throw e;
-            } catch (Exception e) {
-                throw new IllegalStateException("combining the group results failed", e);
-            }
-        }
-        return total;
+        return results.collect();
     }
 
     private static <U> U call(Function0<U> zero) {
@@ -134,13 +141,16 @@ public final class FixedOrderAggregate {
         return (partitions + size - 1) / size;
     }
 
-    /** Collects the group results in group order, the job named after the first frame outside this class. */
-    private static <U> List<U> collectAsCaller(org.apache.spark.SparkContext sc, JavaRDD<U> sums) {
+    /**
+     * Runs {@code job} with the call site set to the first frame outside this class, so the job
+     * and its stages (named after their RDDs' creation sites) are named after the caller.
+     */
+    private static <U> List<U> asCaller(org.apache.spark.SparkContext sc, java.util.function.Supplier<List<U>> job) {
         JavaSparkContext jsc = JavaSparkContext.fromSparkContext(sc);
         String previous = sc.getLocalProperty(CALL_SITE_SHORT);
         jsc.setCallSite("aggregate at " + callerSite());
         try {
-            return sums.collect();
+            return job.get();
         } finally {
             if (previous == null) {
                 jsc.clearCallSite();
