@@ -3,7 +3,7 @@ package io.sparkattention.examples.cli;
 import io.sparkattention.io.BundledModels;
 import io.sparkattention.ml.BertEncoderModel;
 import io.sparkattention.ml.feature.HuggingFaceTokenizer;
-import io.sparkattention.nn.SentencePooling;
+import io.sparkattention.nn.Pooling;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.api.java.UDF1;
 import org.apache.spark.sql.expressions.UserDefinedFunction;
@@ -225,11 +225,16 @@ final class EmbedCommand implements Callable<Integer> {
         if (maxLength < 1) {
             throw new BadInputException("--max-length must be >= 1, got " + maxLength);
         }
+        Pooling chosen;
         try {
-            pooling = SentencePooling.Mode.parse(pooling).paramValue();
+            chosen = Pooling.parse(pooling);
         } catch (IllegalArgumentException e) {
+            chosen = Pooling.LAST;
+        }
+        if (chosen == Pooling.LAST) {
             throw new BadInputException("--pooling must be mean, cls or max, got '" + pooling + "'");
         }
+        pooling = chosen == Pooling.FIRST ? "cls" : chosen.paramValue();
         if (textCol.isBlank()) {
             throw new BadInputException("--text-col: the column name is empty");
         }
