@@ -14,7 +14,9 @@ import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.ml.classification.ProbabilisticClassifier;
 import org.apache.spark.ml.classification.ProbabilisticClassifierParams;
+import org.apache.spark.ml.param.IntParam;
 import org.apache.spark.ml.param.ParamMap;
+import org.apache.spark.ml.param.ParamValidators;
 import org.apache.spark.ml.util.Identifiable$;
 import org.apache.spark.ml.util.MLReader;
 import org.apache.spark.ml.util.MLWritable;
@@ -76,6 +78,7 @@ public final class BertClassifier extends ProbabilisticClassifier<int[], BertCla
 
     private final String uid;
     private BertClassifierParamSet params;
+    private IntParam numClasses;
     /** Driver-side only: not a param, carried by {@link #copy}, saved by {@link #write} beside the params. */
     private transient BertEncoderModel encoderModel;
     private transient TrainingListener listener;
@@ -97,7 +100,37 @@ public final class BertClassifier extends ProbabilisticClassifier<int[], BertCla
     private BertClassifier(StageUid uid) {
         this.uid = uid.take();
         params = new BertClassifierParamSet(this);
+        numClasses = new IntParam(this, "numClasses", "number of classes K (>= 2); 0: from the label column's "
+            + "metadata, else the initial weights, else the largest label + 1 (labels below "
+            + ClassCount.MAX_INFERRED_CLASSES + ")", ParamValidators.gtEq(0));
+        setDefault(numClasses, 0);
         setDefault(featuresCol(), DEFAULT_IDS_COL);
+    }
+
+    /**
+     * Number of classes K; 0 (default): from the label column's metadata, else the initial weights,
+     * else the largest label + 1 (see {@link ClassCount}). An estimator param: the model's K is {@code numClasses()}.
+     *
+     * @return the param
+     */
+    public IntParam numClasses() {
+        return numClasses;
+    }
+
+    /** @return the value of {@link #numClasses()} (or its default) */
+    public int getNumClasses() {
+        return (Integer) getOrDefault(numClasses());
+    }
+
+    /**
+     * Sets {@link #numClasses()}.
+     *
+     * @param value the new value
+     * @return this stage
+     */
+    public BertClassifier setNumClasses(int value) {
+        set(numClasses(), value);
+        return this;
     }
 
     @Override

@@ -27,7 +27,6 @@ public final class BertClassifierParamSet implements Serializable {
     static final String[] SOLVERS = {"adamw", "adam"};
 
     final Param<String> weightCol;
-    final IntParam numClasses;
     final Param<String> modelName;
     final Param<String> encoderPath;
     final Param<String> encoderPrefix;
@@ -50,9 +49,6 @@ public final class BertClassifierParamSet implements Serializable {
     BertClassifierParamSet(Params owner) {
         weightCol = new Param<>(owner, "weightCol",
             "row weight column (numeric, finite, >= 0); empty: every row weighs 1");
-        numClasses = new IntParam(owner, "numClasses", "number of classes K (>= 2); 0: from the label column's "
-            + "metadata, else the initial weights, else the largest label + 1 (labels below "
-            + ClassCount.MAX_INFERRED_CLASSES + ")", ParamValidators.gtEq(0));
         modelName = new Param<>(owner, "modelName",
             "the bundled encoder to fine-tune when encoderPath is empty and no encoder model is set");
         encoderPath = new Param<>(owner, "encoderPath",
@@ -98,7 +94,6 @@ public final class BertClassifierParamSet implements Serializable {
                 + "parallelism", ParamValidators.gtEq(0));
 
         owner.setDefault(weightCol, "");
-        owner.setDefault(numClasses, 0);
         owner.setDefault(modelName, BundledModels.ALL_MINILM_L6_V2);
         owner.setDefault(encoderPath, "");
         owner.setDefault(encoderPrefix, "");

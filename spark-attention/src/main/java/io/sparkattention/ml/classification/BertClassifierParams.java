@@ -5,7 +5,7 @@ import org.apache.spark.ml.param.Param;
 
 /**
  * The params {@link BertClassifier} and {@link BertClassificationModel} add to MLlib's
- * probabilistic classifier params: the row weight column, the classes, the encoder and head to
+ * probabilistic classifier params: the row weight column, the encoder and head to
  * start from, what trains, and the training rows' layout; the optimiser's are
  * {@link BertTrainingParams}. One accessor per param named like it; setters return the stage
  * itself ({@code T}).
@@ -41,32 +41,6 @@ public interface BertClassifierParams<T extends BertClassifierParams<T>> extends
      */
     default T setWeightCol(String value) {
         set(weightCol(), value);
-        return self();
-    }
-
-    /**
-     * Number of classes K; 0 (default): from the label column's metadata, else the initial weights,
-     * else the largest label + 1 (see {@link ClassCount}).
-     *
-     * @return the param
-     */
-    default IntParam numClasses() {
-        return bertParamSet().numClasses;
-    }
-
-    /** @return the value of {@link #numClasses()} (or its default) */
-    default int getNumClasses() {
-        return (Integer) getOrDefault(numClasses());
-    }
-
-    /**
-     * Sets {@link #numClasses()}.
-     *
-     * @param value the new value
-     * @return this stage
-     */
-    default T setNumClasses(int value) {
-        set(numClasses(), value);
         return self();
     }
 
