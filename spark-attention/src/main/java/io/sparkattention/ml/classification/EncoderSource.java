@@ -73,7 +73,11 @@ final class EncoderSource {
             public void saveImpl(String path) {
                 ParamsMetadata.save(stage, path, sparkSession());
                 if (stage.getEncoder() != null) {
-                    stage.getEncoder().write().save(new Path(path, ENCODER_DIR).toString());
+                    try {
+                        stage.getEncoder().write().save(new Path(path, ENCODER_DIR).toString());
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
                 }
             }
         };
