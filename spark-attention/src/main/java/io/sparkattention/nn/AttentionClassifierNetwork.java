@@ -1,5 +1,6 @@
 package io.sparkattention.nn;
 
+import io.sparkattention.kernel.Heads;
 import io.sparkattention.kernel.AttentionSpec;
 import io.sparkattention.kernel.FlashAttention;
 import io.sparkattention.kernel.LinearKernel;
@@ -62,9 +63,7 @@ public final class AttentionClassifierNetwork implements Serializable {
         if (embedDim < 1) {
             throw new IllegalArgumentException("embedDim must be >= 1, got " + embedDim);
         }
-        if (numHeads < 1 || embedDim % numHeads != 0) {
-            throw new IllegalArgumentException("numHeads (" + numHeads + ") must divide embedDim (" + embedDim + ")");
-        }
+        Heads.headDim(embedDim, numHeads, "numHeads", "embedDim");
         if (numClasses < 1) {
             throw new IllegalArgumentException("numClasses must be >= 1, got " + numClasses);
         }
