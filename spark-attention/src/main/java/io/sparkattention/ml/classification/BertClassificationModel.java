@@ -58,6 +58,9 @@ public final class BertClassificationModel
 
     private static final long serialVersionUID = 1L;
 
+    /** The {@code "format"} entry of {@link #exportPyTorch}'s {@code __metadata__}. */
+    public static final String EXPORT_FORMAT = "BertModel state_dict with a classifier head";
+
     private final String uid;
     private final BertEncoder encoder;
     private final float[] classifierWeight;

@@ -49,7 +49,7 @@ final class BertModelIO {
         tensors.put(BertClassifierNetwork.CLASSIFIER_BIAS, Tensor.f32(model.classifierBias(), k));
         Map<String, String> metadata = new LinkedHashMap<>(BertModelFiles.metadata(encoder.config()));
         metadata.put(POOLING, model.getPooling());
-        metadata.put("format", "BertModel state_dict with a classifier head");
+        metadata.put("format", BertClassificationModel.EXPORT_FORMAT);
         try {
             HadoopSafeTensors.write(path, tensors, metadata, conf != null ? conf : ClassifierModelIO.hadoopConf());
         } catch (IOException e) {
