@@ -1,8 +1,8 @@
 package io.sparkattention.ml;
 
 import io.sparkattention.exec.RowFunction;
-import io.sparkattention.nn.BertConfig;
-import io.sparkattention.nn.BertEncoder;
+import io.sparkattention.bert.BertConfig;
+import io.sparkattention.bert.BertEncoder;
 import io.sparkattention.nn.SentencePooling;
 import io.sparkattention.rows.FlatSequence;
 import io.sparkattention.rows.MatrixType;

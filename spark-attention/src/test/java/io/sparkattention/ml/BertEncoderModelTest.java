@@ -2,7 +2,7 @@ package io.sparkattention.ml;
 
 import io.sparkattention.ml.feature.HuggingFaceTokenizer;
 import io.sparkattention.ml.feature.MiniLmReference;
-import io.sparkattention.nn.BertEncoder;
+import io.sparkattention.bert.BertEncoder;
 import io.sparkattention.nn.SentencePooling;
 import io.sparkattention.rows.MatrixType;
 import io.sparkattention.rows.SequenceLayout;

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sparkattention.examples.cli.BadInputException;
 import io.sparkattention.examples.cli.SparkSessions;
 import io.sparkattention.io.BundledModels;
-import io.sparkattention.nn.BertEncoder;
+import io.sparkattention.bert.BertEncoder;
 import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParseResult;

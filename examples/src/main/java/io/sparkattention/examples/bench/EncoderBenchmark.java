@@ -1,6 +1,6 @@
 package io.sparkattention.examples.bench;
 
-import io.sparkattention.nn.BertEncoder;
+import io.sparkattention.bert.BertEncoder;
 
 import java.util.ArrayList;
 import java.util.List;

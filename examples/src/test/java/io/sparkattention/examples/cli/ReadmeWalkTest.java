@@ -42,9 +42,9 @@ class ReadmeWalkTest {
 
     /** The walk's section of README.md. */
     private static String walk() throws IOException {
-        String readme = Files.readString(root().resolve("README.md"));
-        int start = readme.indexOf("### From `train` to `predict` to PyTorch");
-        assertTrue(start >= 0, "README.md has the walk");
+        String readme = Files.readString(root().resolve("docs/training.md"));
+        int start = readme.indexOf("## From `train` to `predict` to PyTorch");
+        assertTrue(start >= 0, "docs/training.md has the walk");
         int end = readme.indexOf("\n## ", start);
         return readme.substring(start, end < 0 ? readme.length() : end);
     }

@@ -1,4 +1,4 @@
-package io.sparkattention.nn;
+package io.sparkattention.bert;
 
 /**
  * The exact (erf) GELU of BERT: {@code gelu(x) = ½·x·(1 + erf(x/√2))}, with an erf accurate to

@@ -1,4 +1,4 @@
-package io.sparkattention.nn;
+package io.sparkattention.bert;
 
 /**
  * A float64 BERT forward from {@link BertWeights}, written from the definition (the reference of

@@ -1,5 +1,6 @@
-package io.sparkattention.nn;
+package io.sparkattention.bert;
 
+import io.sparkattention.nn.SentencePooling;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 

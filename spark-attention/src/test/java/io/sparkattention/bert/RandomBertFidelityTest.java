@@ -1,4 +1,4 @@
-package io.sparkattention.nn;
+package io.sparkattention.bert;
 
 import io.sparkattention.io.BertModelFiles;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -1,4 +1,4 @@
-package io.sparkattention.nn;
+package io.sparkattention.bert;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,7 +45,7 @@ abstract class EncoderMath {
     private static EncoderMath choose() {
         EncoderMath math;
         try {
-            math = (EncoderMath) Class.forName("io.sparkattention.nn.VectorEncoderMath").getDeclaredConstructor()
+            math = (EncoderMath) Class.forName("io.sparkattention.bert.VectorEncoderMath").getDeclaredConstructor()
                 .newInstance();
         } catch (ReflectiveOperationException | LinkageError noVectorApi) {
             LOG.debug("VectorEncoderMath unavailable: {}", noVectorApi.toString());

@@ -1,4 +1,4 @@
-package io.sparkattention.nn;
+package io.sparkattention.bert;
 
 import org.junit.jupiter.api.Test;
 

@@ -1,4 +1,4 @@
-package io.sparkattention.nn;
+package io.sparkattention.bert;
 
 import jdk.incubator.vector.DoubleVector;
 import jdk.incubator.vector.FloatVector;

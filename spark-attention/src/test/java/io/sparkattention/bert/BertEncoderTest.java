@@ -1,5 +1,6 @@
-package io.sparkattention.nn;
+package io.sparkattention.bert;
 
+import io.sparkattention.nn.SentencePooling;
 import io.sparkattention.io.BertModelFiles;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

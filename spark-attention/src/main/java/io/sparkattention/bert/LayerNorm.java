@@ -1,4 +1,4 @@
-package io.sparkattention.nn;
+package io.sparkattention.bert;
 
 /**
  * LayerNorm over the last axis of row-major rows, as PyTorch's {@code nn.LayerNorm}:
