@@ -1,9 +1,9 @@
 package io.sparkattention.examples.bench;
 
 import io.sparkattention.examples.cli.BadInputException;
-import io.sparkattention.nn.BertConfig;
-import io.sparkattention.nn.BertEncoder;
-import io.sparkattention.nn.BertWeights;
+import io.sparkattention.bert.BertConfig;
+import io.sparkattention.bert.BertEncoder;
+import io.sparkattention.bert.BertWeights;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -15,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
+import java.util.Enumeration;
 import java.util.Iterator;
 import java.util.List;
 import java.util.ServiceLoader;
@@ -135,8 +136,9 @@ public final class TorchPeers {
     }
 
     /**
-     * Loads {@code ai.djl.*} classes, and the resources of the module's jars, from its own URLs
-     * before its parent's; everything else parent first.
+     * Loads {@code ai.djl.*} classes and DJL's service files from its own URLs only (the command
+     * line's tokenizers jar declares an engine of DJL 0.38 that must not be seen), other resources
+     * from its own URLs first (libtorch's native jar), everything else parent first.
      */
     static final class DjlFirstLoader extends URLClassLoader {
 
@@ -144,23 +146,21 @@ public final class TorchPeers {
             registerAsParallelCapable();
         }
 
+        private static final String DJL = "ai.djl.", DJL_SERVICES = "META-INF/services/ai.djl.";
+
         DjlFirstLoader(URL[] urls, ClassLoader parent) {
             super("torch-peer", urls, parent);
         }
 
         @Override
         protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
-            if (!name.startsWith("ai.djl.")) {
+            if (!name.startsWith(DJL)) {
                 return super.loadClass(name, resolve);
             }
             synchronized (getClassLoadingLock(name)) {
                 Class<?> c = findLoadedClass(name);
                 if (c == null) {
-                    try {
-                        c = findClass(name);
-                    } catch (ClassNotFoundException notOurs) {
-                        c = super.loadClass(name, false);
-                    }
+                    c = findClass(name);
                 }
                 if (resolve) {
                     resolveClass(c);
@@ -172,7 +172,12 @@ public final class TorchPeers {
         @Override
         public URL getResource(String name) {
             URL own = findResource(name);
-            return own != null ? own : super.getResource(name);
+            return own != null || name.startsWith(DJL_SERVICES) ? own : super.getResource(name);
+        }
+
+        @Override
+        public Enumeration<URL> getResources(String name) throws IOException {
+            return name.startsWith(DJL_SERVICES) ? findResources(name) : super.getResources(name);
         }
     }
 }

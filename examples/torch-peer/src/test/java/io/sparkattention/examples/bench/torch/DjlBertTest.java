@@ -6,7 +6,7 @@ import ai.djl.ndarray.types.DataType;
 import io.sparkattention.examples.bench.TorchPeers;
 import io.sparkattention.examples.bench.TorchRuntime;
 import io.sparkattention.io.BundledModels;
-import io.sparkattention.nn.BertEncoder;
+import io.sparkattention.bert.BertEncoder;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
