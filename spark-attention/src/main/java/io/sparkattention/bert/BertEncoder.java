@@ -1,12 +1,8 @@
 package io.sparkattention.bert;
 
-import io.sparkattention.kernel.AttentionShape;
 import io.sparkattention.kernel.AttentionSpec;
-import io.sparkattention.kernel.DirectAttention;
 import io.sparkattention.kernel.FlashAttention;
 import io.sparkattention.kernel.LinearWeight;
-import io.sparkattention.kernel.RowMask;
-import io.sparkattention.kernel.Workspace;
 
 import java.io.Serializable;
 import java.util.Objects;
@@ -24,7 +20,9 @@ import java.util.Objects;
  *     x = LN(x + gelu(x·Wiᵀ + bi)·Wo2ᵀ + bo2)                               via L×F
  * </pre>
  * Each sequence attends over its own length only: nothing is padded, so a sentence's output does
- * not depend on what else is being encoded.
+ * not depend on what else is being encoded. The work is done by the blocks, laid out as Hugging
+ * Face's {@code modeling_bert.py}: {@link BertEmbeddings}, then per layer {@link BertLayer}
+ * ({@link BertSelfAttention}, {@link BertFeedForward}).
  *
  * <p>Immutable and thread-safe. The projections are prepared (packed for the JVM's projection
  * kernel, {@link LinearWeight}) once per JVM on first use and shared by every thread; the
@@ -36,16 +34,6 @@ public final class BertEncoder implements Serializable {
 
     /** Per-thread buffers, grown to the longest sequence seen; shared by all encoders of the thread. */
     private static final ThreadLocal<EncoderScratch> SCRATCH = ThreadLocal.withInitial(EncoderScratch::new);
-
-    /**
-     * Longest sequence whose attention runs on {@link DirectAttention} rather than the tiled
-     * {@link FlashAttention}: the direct path took 0.17–0.27× the tiled kernel's time at L = 24–90
-     * (MiniLM's 12 heads of 32), 1.6× at L = 256 (EncoderParts, CPU time per call).
-     */
-    static final int DIRECT_MAX_LENGTH = 128;
-
-    /** GELU and LayerNorm of this JVM. */
-    private static final EncoderMath MATH = EncoderMath.INSTANCE;
 
     private final BertWeights weights;
     private final FlashAttention kernel;
@@ -147,7 +135,7 @@ public final class BertEncoder implements Serializable {
             total += batch[r].length;
         }
         if (total * 3 * config().hidden() > Integer.MAX_VALUE - 8 || total * config().intermediate()
-            > Integer.MAX_VALUE - 8 || !prepared().layers[0].qkv.rowsIndependent()) {
+            > Integer.MAX_VALUE - 8 || !prepared().layers[0].rowsIndependent()) {
             for (int r = 0; r < batch.length; r++) {
                 out[r] = run(batch[r], -1, null);
             }
@@ -159,100 +147,48 @@ public final class BertEncoder implements Serializable {
             starts[r + 1] = starts[r] + batch[r].length;
         }
         float[] x = new float[starts[batch.length] * E];
-        encode(batch, starts, x, -1, null);
+        encode(batch, starts, x, config().layers(), -1, null);
         for (int r = 0; r < batch.length; r++) {
             out[r] = java.util.Arrays.copyOfRange(x, starts[r] * E, starts[r + 1] * E);
         }
         return out;
     }
 
+    /**
+     * The hidden states after the embeddings and the first {@code layers} layers (0: the
+     * embeddings' output), as {@link #forward(int[])} computes them: the frozen prefix of a
+     * fine-tuned network.
+     */
+    float[] prefix(int[] ids, int layers) {
+        checkIds(ids);
+        float[] x = new float[ids.length * config().hidden()];
+        encode(new int[][] {ids}, new int[] {0, ids.length}, x, layers, -1, null);
+        return x;
+    }
+
     private float[] run(int[] ids, int attentionLayer, float[] headWeights) {
         float[] x = new float[ids.length * config().hidden()];
-        encode(new int[][] {ids}, new int[] {0, ids.length}, x, attentionLayer, headWeights);
+        encode(new int[][] {ids}, new int[] {0, ids.length}, x, config().layers(), attentionLayer, headWeights);
         return x;
     }
 
     /**
-     * Encodes sequences stacked in x: sequence r holds rows {@code [starts[r], starts[r+1])}.
-     * The probabilities of layer {@code attentionLayer} are written for a single sequence only.
+     * Encodes sequences stacked in x through the embeddings and layers {@code [0, layers)}:
+     * sequence r holds rows {@code [starts[r], starts[r+1])}. The probabilities of layer
+     * {@code attentionLayer} are written for a single sequence only.
      */
-    private void encode(int[][] batch, int[] starts, float[] x, int attentionLayer, float[] headWeights) {
+    private void encode(int[][] batch, int[] starts, float[] x, int layers, int attentionLayer, float[] headWeights) {
         BertConfig c = config();
-        int M = starts[batch.length], E = c.hidden(), F = c.intermediate(), H = c.heads();
+        int M = starts[batch.length];
         if (M == 0) {
             return;
         }
         Prepared p = prepared();
         EncoderScratch s = SCRATCH.get();
-        s.ensure(M, E, F, H);
-        for (int r = 0; r < batch.length; r++) {
-            embed(batch[r], x, starts[r] * E);
-        }
-        MATH.layerNorm(x, null, M, E, weights.tensor(BertWeights.EMBEDDINGS_NORM_WEIGHT),
-            weights.tensor(BertWeights.EMBEDDINGS_NORM_BIAS), c.layerNormEps());
-        for (int n = 0; n < c.layers(); n++) {
-            PreparedLayer layer = p.layers[n];
-            layer.qkv.apply(x, M, s.qkv);
-            for (int r = 0; r < batch.length; r++) {
-                attention(s, starts[r], starts[r + 1] - starts[r], n == attentionLayer ? headWeights : null);
-            }
-            layer.attentionOutput.apply(s.context, M, s.projected);
-            MATH.layerNorm(x, s.projected, M, E, layer.w.attentionNormWeight(), layer.w.attentionNormBias(),
-                c.layerNormEps());
-            layer.intermediate.apply(x, M, s.hidden);
-            MATH.gelu(s.hidden, M * F);
-            layer.output.apply(s.hidden, M, s.projected);
-            MATH.layerNorm(x, s.projected, M, E, layer.w.outputNormWeight(), layer.w.outputNormBias(),
-                c.layerNormEps());
-        }
-    }
-
-    /** Rows from {@code offset} of x: {@code word[ids] + position[0..L) + tokenType[0]} (normalised by the caller). */
-    private void embed(int[] ids, float[] x, int offset) {
-        int E = config().hidden();
-        float[] word = weights.tensor(BertWeights.WORD_EMBEDDINGS);
-        float[] position = weights.tensor(BertWeights.POSITION_EMBEDDINGS);
-        float[] type = weights.tensor(BertWeights.TOKEN_TYPE_EMBEDDINGS);
-        for (int i = 0; i < ids.length; i++) {
-            int w = ids[i] * E, p = i * E, o = offset + i * E;
-            for (int j = 0; j < E; j++) {
-                x[o + j] = word[w + j] + position[p + j] + type[j];
-            }
-        }
-    }
-
-    /**
-     * One sequence's attention, rows {@code [row0, row0 + L)} of {@code s.qkv} (3E wide) into the
-     * same rows of {@code s.context} (E wide): up to {@link #DIRECT_MAX_LENGTH} tokens straight
-     * from the fused projection ({@link DirectAttention}), beyond it the tiled kernel on q, k and v
-     * split out. Writes the heads' probabilities (H×L×L) when {@code probs} is not null.
-     */
-    private void attention(EncoderScratch s, int row0, int L, float[] probs) {
-        BertConfig c = config();
-        int E = c.hidden(), H = c.heads();
-        if (L <= DIRECT_MAX_LENGTH) {
-            DirectAttention.selfAttention(s.qkv, row0 * 3 * E, L, H, c.headDim(),
-                kernel.spec().scaleFor(c.headDim()), s.context, row0 * E, probs, s.direct);
-            return;
-        }
-        s.ensureSplit(L, E, H);
-        split(s.qkv, row0 * 3 * E, L, E, s.q, s.k, s.v);
-        AttentionShape shape = AttentionShape.self(L, H, c.headDim());
-        kernel.forward(shape, s.q, s.k, s.v, RowMask.NONE, s.splitContext, probs != null ? s.lse : null,
-            s.workspace);
-        if (probs != null) {
-            kernel.weights(shape, s.q, s.k, RowMask.NONE, s.lse, true, probs, s.workspace);
-        }
-        System.arraycopy(s.splitContext, 0, s.context, row0 * E, L * E);
-    }
-
-    /** Splits L×3E {@code [q | k | v]} rows from {@code offset} into three L×E arrays. */
-    private static void split(float[] qkv, int offset, int L, int E, float[] q, float[] k, float[] v) {
-        for (int i = 0; i < L; i++) {
-            int src = offset + i * 3 * E, dst = i * E;
-            System.arraycopy(qkv, src, q, dst, E);
-            System.arraycopy(qkv, src + E, k, dst, E);
-            System.arraycopy(qkv, src + 2 * E, v, dst, E);
+        s.ensure(M, c.hidden(), c.intermediate(), c.heads());
+        p.embeddings.forward(batch, starts, x);
+        for (int n = 0; n < layers; n++) {
+            p.layers[n].forward(x, starts, batch.length, s, n == attentionLayer ? headWeights : null);
         }
     }
 
@@ -263,98 +199,23 @@ public final class BertEncoder implements Serializable {
     private Prepared prepared() {
         Prepared p = prepared;
         if (p == null) {
-            p = new Prepared(weights);
+            p = new Prepared(weights, kernel);
             prepared = p;
         }
         return p;
     }
 
-    /** Every layer's projections, each weight prepared once. */
+    /** The blocks, each weight prepared once. */
     private static final class Prepared {
-        final PreparedLayer[] layers;
+        final BertEmbeddings embeddings;
+        final BertLayer[] layers;
 
-        Prepared(BertWeights weights) {
+        Prepared(BertWeights weights, FlashAttention kernel) {
             BertConfig c = weights.config();
-            layers = new PreparedLayer[c.layers()];
+            embeddings = new BertEmbeddings(weights, null);
+            layers = new BertLayer[c.layers()];
             for (int n = 0; n < layers.length; n++) {
-                layers[n] = new PreparedLayer(weights.layer(n), c.hidden(), c.intermediate());
-            }
-        }
-    }
-
-    /** One layer's projections: q, k and v stacked into one 3E×E weight. */
-    private static final class PreparedLayer {
-        final BertWeights.Layer w;
-        final LinearWeight qkv;
-        final LinearWeight attentionOutput;
-        final LinearWeight intermediate;
-        final LinearWeight output;
-
-        PreparedLayer(BertWeights.Layer w, int E, int F) {
-            this.w = w;
-            qkv = LinearWeight.of(concat(w.queryWeight(), w.keyWeight(), w.valueWeight()), 3 * E, E,
-                concat(w.queryBias(), w.keyBias(), w.valueBias()));
-            attentionOutput = LinearWeight.of(w.attentionOutputWeight(), E, E, w.attentionOutputBias());
-            intermediate = LinearWeight.of(w.intermediateWeight(), F, E, w.intermediateBias());
-            output = LinearWeight.of(w.outputWeight(), E, F, w.outputBias());
-        }
-
-        private static float[] concat(float[] a, float[] b, float[] c) {
-            float[] out = new float[a.length + b.length + c.length];
-            System.arraycopy(a, 0, out, 0, a.length);
-            System.arraycopy(b, 0, out, a.length, b.length);
-            System.arraycopy(c, 0, out, a.length + b.length, c.length);
-            return out;
-        }
-    }
-
-    /**
-     * One thread's buffers: the projections' outputs and the context for up to {@link #capacity}
-     * stacked tokens; for the tiled kernel, one sequence's q, k, v, context and log-sum-exp exactly
-     * L rows long (it takes whole arrays).
-     */
-    private static final class EncoderScratch {
-        int capacity;
-        int splitLength = -1;
-        float[] qkv = new float[0];
-        float[] q = new float[0];
-        float[] k = new float[0];
-        float[] v = new float[0];
-        float[] context = new float[0];
-        float[] splitContext = new float[0];
-        float[] projected = new float[0];
-        float[] hidden = new float[0];
-        float[] lse = new float[0];
-        final Workspace workspace = new Workspace();
-        final DirectAttention.Workspace direct = new DirectAttention.Workspace();
-        int width;
-        int ffn;
-        int heads;
-
-        void ensure(int L, int E, int F, int H) {
-            boolean sameModel = E == width && F == ffn && H == heads;
-            if (!sameModel || L > capacity) {
-                int n = sameModel ? Math.max(L, capacity) : L;
-                qkv = new float[n * 3 * E];
-                context = new float[n * E];
-                projected = new float[n * E];
-                hidden = new float[n * F];
-                capacity = n;
-                width = E;
-                ffn = F;
-                heads = H;
-                splitLength = -1;
-            }
-        }
-
-        void ensureSplit(int L, int E, int H) {
-            if (L != splitLength) {
-                q = new float[L * E];
-                k = new float[L * E];
-                v = new float[L * E];
-                splitContext = new float[L * E];
-                lse = new float[L * H];
-                splitLength = L;
+                layers[n] = new BertLayer(c, weights.layer(n), kernel, n, null);
             }
         }
     }

@@ -51,6 +51,27 @@ public final class Gelu {
         return (float) (0.5 * xd * (1.0 + erf(xd * FRAC_1_SQRT_2)));
     }
 
+    /** 1/√(2π). */
+    static final double FRAC_1_SQRT_2PI = 0.39894228040143267794;
+
+    /** gelu'(x) = Φ(x) + x·φ(x) = ½·(1 + erf(x/√2)) + x·exp(−x²/2)/√(2π), in double. */
+    public static double derivative(double x) {
+        return 0.5 * (1.0 + erf(x * FRAC_1_SQRT_2)) + x * Math.exp(-0.5 * x * x) * FRAC_1_SQRT_2PI;
+    }
+
+    /**
+     * The backward pass: {@code d[i] = dy[i]·gelu'(pre[i])} for i &lt; n.
+     *
+     * @param pre the forward's inputs (pre-activations)
+     * @param dy  the gradient of the outputs
+     * @param d   written (may be dy itself)
+     */
+    static void backward(float[] pre, float[] dy, float[] d, int n) {
+        for (int i = 0; i < n; i++) {
+            d[i] = (float) (dy[i] * derivative(pre[i]));
+        }
+    }
+
     /** {@code y[i] = gelu(y[i])} for i in {@code [from, to)}. */
     public static void apply(float[] y, int from, int to) {
         for (int i = from; i < to; i++) {

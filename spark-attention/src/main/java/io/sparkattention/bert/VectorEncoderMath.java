@@ -15,9 +15,10 @@ import jdk.incubator.vector.VectorSpecies;
  * {@code DoubleVector}s, floats widened and narrowed a vector at a time; the same arithmetic as
  * {@link Gelu#gelu} up to the order of the final products (so within the same 1e-7).
  *
- * <p><b>LayerNorm</b> in float lanes, three passes over a row: the residual added and the sum
- * taken, the sum of squared deviations, then {@code (x − mean)·(1/σ)·γ + β}. Tails shorter than a
- * vector run the same arithmetic one element at a time.
+ * <p><b>LayerNorm</b> by {@link LayerNorm}'s accumulation rule: the residual added in float
+ * lanes, then the sum, the sum of squared deviations and {@code (x − mean)·(1/σ)·γ + β} in double
+ * lanes (floats widened a half-width vector at a time), rounded once. Sums are lane-wise, then
+ * reduced; tails shorter than a vector run the same arithmetic one element at a time.
  */
 final class VectorEncoderMath extends EncoderMath {
 
@@ -69,49 +70,53 @@ final class VectorEncoderMath extends EncoderMath {
 
     @Override
     void layerNorm(float[] x, float[] residual, int rows, int E, float[] gamma, float[] beta, float eps) {
-        int bound = F.loopBound(E);
+        int fBound = F.loopBound(E);
+        int bound = D.loopBound(E);
         for (int r = 0; r < rows; r++) {
             int o = r * E;
-            FloatVector acc = FloatVector.zero(F);
-            int j = 0;
             if (residual != null) {
-                for (; j < bound; j += FL) {
-                    FloatVector v = FloatVector.fromArray(F, x, o + j).add(FloatVector.fromArray(F, residual, o + j));
-                    v.intoArray(x, o + j);
-                    acc = acc.add(v);
+                int j = 0;
+                for (; j < fBound; j += FL) {
+                    FloatVector.fromArray(F, x, o + j).add(FloatVector.fromArray(F, residual, o + j)).intoArray(x, o + j);
                 }
-                for (int t = j; t < E; t++) {
-                    x[o + t] += residual[o + t];
-                }
-            } else {
-                for (; j < bound; j += FL) {
-                    acc = acc.add(FloatVector.fromArray(F, x, o + j));
+                for (; j < E; j++) {
+                    x[o + j] += residual[o + j];
                 }
             }
-            float sum = acc.reduceLanes(VectorOperators.ADD);
-            for (int t = bound; t < E; t++) {
-                sum += x[o + t];
+            DoubleVector acc = DoubleVector.zero(D);
+            int j = 0;
+            for (; j < bound; j += DL) {
+                acc = acc.add(widen(x, o + j));
             }
-            float mean = sum / E;
-            FloatVector sq = FloatVector.zero(F);
-            for (j = 0; j < bound; j += FL) {
-                FloatVector dv = FloatVector.fromArray(F, x, o + j).sub(mean);
+            double sum = acc.reduceLanes(VectorOperators.ADD);
+            for (; j < E; j++) {
+                sum += x[o + j];
+            }
+            double mean = sum / E;
+            DoubleVector sq = DoubleVector.zero(D);
+            for (j = 0; j < bound; j += DL) {
+                DoubleVector dv = widen(x, o + j).sub(mean);
                 sq = dv.fma(dv, sq);
             }
-            float var = sq.reduceLanes(VectorOperators.ADD);
-            for (int t = bound; t < E; t++) {
-                float dv = x[o + t] - mean;
+            double var = sq.reduceLanes(VectorOperators.ADD);
+            for (; j < E; j++) {
+                double dv = x[o + j] - mean;
                 var += dv * dv;
             }
-            float inv = (float) (1.0 / Math.sqrt(var / E + (double) eps));
-            for (j = 0; j < bound; j += FL) {
-                FloatVector dv = FloatVector.fromArray(F, x, o + j).sub(mean).mul(inv);
-                dv.fma(FloatVector.fromArray(F, gamma, j), FloatVector.fromArray(F, beta, j)).intoArray(x, o + j);
+            double inv = 1.0 / Math.sqrt(var / E + eps);
+            for (j = 0; j < bound; j += DL) {
+                DoubleVector y = widen(x, o + j).sub(mean).mul(inv).mul(widen(gamma, j)).add(widen(beta, j));
+                ((FloatVector) y.convertShape(VectorOperators.D2F, F_HALF, 0)).intoArray(x, o + j);
             }
-            for (int t = bound; t < E; t++) {
-                x[o + t] = (x[o + t] - mean) * inv * gamma[t] + beta[t];
+            for (; j < E; j++) {
+                x[o + j] = (float) ((x[o + j] - mean) * inv * gamma[j] + beta[j]);
             }
         }
+    }
+
+    /** Floats {@code a[i … i + DL)} widened to double lanes. */
+    private static DoubleVector widen(float[] a, int i) {
+        return (DoubleVector) FloatVector.fromArray(F_HALF, a, i).convertShape(VectorOperators.F2D, D, 0);
     }
 
     @Override

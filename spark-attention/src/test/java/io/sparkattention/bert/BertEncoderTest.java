@@ -1,6 +1,6 @@
 package io.sparkattention.bert;
 
-import io.sparkattention.nn.SentencePooling;
+import io.sparkattention.nn.Pooling;
 import io.sparkattention.io.BertModelFiles;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -129,17 +129,17 @@ class BertEncoderTest {
     @Test
     void poolingModes() {
         float[] states = {1, -2, 3, 4, 2, -5};
-        assertArrayEquals(new float[] {2, -1}, SentencePooling.pool(states, 3, 2, SentencePooling.Mode.MEAN, false));
-        assertArrayEquals(new float[] {1, -2}, SentencePooling.pool(states, 3, 2, SentencePooling.Mode.CLS, false));
-        assertArrayEquals(new float[] {3, 4}, SentencePooling.pool(states, 3, 2, SentencePooling.Mode.MAX, false));
+        assertArrayEquals(new float[] {2, -1}, Pooling.MEAN.embed(states, 3, 2, false));
+        assertArrayEquals(new float[] {1, -2}, Pooling.FIRST.embed(states, 3, 2, false));
+        assertArrayEquals(new float[] {3, 4}, Pooling.MAX.embed(states, 3, 2, false));
         assertArrayEquals(new float[] {0.6f, 0.8f},
-            SentencePooling.pool(states, 3, 2, SentencePooling.Mode.MAX, true), 1e-7f);
-        assertArrayEquals(new float[] {0, 0}, SentencePooling.pool(new float[] {0, 0}, 1, 2,
-            SentencePooling.Mode.MEAN, true), "a zero vector stays zero");
-        assertEquals(SentencePooling.Mode.CLS, SentencePooling.Mode.parse(" CLS "));
-        assertThrows(IllegalArgumentException.class, () -> SentencePooling.Mode.parse("first"));
+            Pooling.MAX.embed(states, 3, 2, true), 1e-7f);
+        assertArrayEquals(new float[] {0, 0}, Pooling.MEAN.embed(new float[] {0, 0}, 1, 2, true), "a zero vector stays zero");
+        assertEquals(Pooling.FIRST, Pooling.parse(" CLS "));
+        assertEquals(Pooling.FIRST, Pooling.parse("first"));
+        assertThrows(IllegalArgumentException.class, () -> Pooling.parse("median"));
         assertThrows(IllegalArgumentException.class,
-            () -> SentencePooling.pool(states, 4, 2, SentencePooling.Mode.MEAN, true));
+            () -> Pooling.MEAN.embed(states, 4, 2, true));
     }
 
     @Test
@@ -152,7 +152,7 @@ class BertEncoderTest {
     @Test
     void longSequencesOnTheTiledKernelMatchFloat64() throws IOException {
         BertEncoder minilm = io.sparkattention.io.BundledModels.encoder("all-minilm-l6-v2");
-        for (int L : new int[] {BertEncoder.DIRECT_MAX_LENGTH, BertEncoder.DIRECT_MAX_LENGTH + 1, 300}) {
+        for (int L : new int[] {BertSelfAttention.DIRECT_MAX_LENGTH, BertSelfAttention.DIRECT_MAX_LENGTH + 1, 300}) {
             Random r = new Random(L);
             int[] ids = new int[L];
             for (int i = 0; i < L; i++) {

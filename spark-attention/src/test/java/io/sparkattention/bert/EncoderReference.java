@@ -1,6 +1,6 @@
 package io.sparkattention.bert;
 
-import io.sparkattention.nn.SentencePooling;
+import io.sparkattention.nn.Pooling;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
@@ -99,7 +99,7 @@ record EncoderReference(String text, int[] inputIds, double[][] lastHiddenState,
         double state = worstStateError(states);
         assertTrue(state <= STATE_RELATIVE, what + " \"" + text + "\": last_hidden_state relative error " + state);
         int E = lastHiddenState[0].length;
-        float[] pooled = SentencePooling.pool(states, states.length / E, E, SentencePooling.Mode.MEAN, true);
+        float[] pooled = Pooling.MEAN.embed(states, states.length / E, E, true);
         double emb = worstEmbeddingError(pooled);
         assertTrue(emb <= EMBEDDING_ABSOLUTE, what + " \"" + text + "\": embedding absolute error " + emb);
     }

@@ -1,6 +1,6 @@
 package io.sparkattention.bert;
 
-import io.sparkattention.nn.SentencePooling;
+import io.sparkattention.nn.Pooling;
 import io.sparkattention.io.BundledModels;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -44,7 +44,7 @@ class MiniLmFidelityTest {
         // [CLS] i love sentence transformers . [SEP] in the model's WordPiece vocabulary
         int[] ids = {101, 1045, 2293, 6251, 19081, 1012, 102};
         float[] states = encoder.forward(ids);
-        float[] e = SentencePooling.pool(states, ids.length, 384, SentencePooling.Mode.MEAN, true);
+        float[] e = Pooling.MEAN.embed(states, ids.length, 384, true);
         assertArrayEquals(new float[] {-0.0803190097f, -0.0171345081f, 0.0478825271f, -0.0561899580f},
             new float[] {e[0], e[1], e[382], e[383]}, 1e-6f);
     }
