@@ -50,6 +50,8 @@ public final class FlashAttention implements Serializable {
     private final transient BlockPolicy blocks;
     /** Direct or tiled by length: not serialized, each JVM runs its own choice. */
     private final transient AttentionPath path;
+    /** The direct path's arithmetic: the JVM's, or a test's. */
+    private final transient DirectAttention.Impl directImpl;
 
     /** A kernel with the JVM's chosen {@link TileOps} and {@link AttentionPath}. */
     public FlashAttention(AttentionSpec spec) {
@@ -63,15 +65,25 @@ public final class FlashAttention implements Serializable {
 
     /** A kernel with explicit tile arithmetic and path. */
     public FlashAttention(AttentionSpec spec, TileOps ops, AttentionPath path) {
+        this(spec, ops, path, DirectAttention.IMPL);
+    }
+
+    FlashAttention(AttentionSpec spec, TileOps ops, AttentionPath path, DirectAttention.Impl directImpl) {
         this.spec = Objects.requireNonNull(spec, "spec");
         this.ops = Objects.requireNonNull(ops, "ops");
         this.path = Objects.requireNonNull(path, "path");
+        this.directImpl = Objects.requireNonNull(directImpl, "directImpl");
         this.blocks = new BlockPolicy(spec, ops);
     }
 
     /** This kernel on another path. */
     public FlashAttention withPath(AttentionPath newPath) {
-        return new FlashAttention(spec, ops, newPath);
+        return new FlashAttention(spec, ops, newPath, directImpl);
+    }
+
+    /** This kernel with another direct arithmetic (tests run both). */
+    FlashAttention withDirectArithmetic(DirectAttention.Impl impl) {
+        return new FlashAttention(spec, ops, path, impl);
     }
 
     /** The direct/tiled rule in use. */
@@ -118,7 +130,7 @@ public final class FlashAttention implements Serializable {
      * one-head call would otherwise shrink an automatic block further.
      */
     public FlashAttention withBlocksOf(AttentionShape whole) {
-        return new FlashAttention(blocks.fixedFor(whole), ops, path);
+        return new FlashAttention(blocks.fixedFor(whole), ops, path, directImpl);
     }
 
     /**
@@ -178,7 +190,7 @@ public final class FlashAttention implements Serializable {
     private void run(AttentionShape shape, MatrixView q, MatrixView k, MatrixView v, RowMask mask, MatrixView out,
                      float[] lse, int lseOff, Workspace ws) {
         if (direct(shape)) {
-            DirectAttention.forward(DirectAttention.IMPL, spec, shape, q, k, v, mask, out, lse, lseOff, null, false,
+            DirectAttention.forward(directImpl, spec, shape, q, k, v, mask, out, lse, lseOff, null, false,
                 ws.direct());
             return;
         }
@@ -322,7 +334,7 @@ public final class FlashAttention implements Serializable {
         }
         Checks.length("attention weights", weights, (int) size);
         if (direct(shape)) {
-            DirectAttention.weights(DirectAttention.IMPL, spec, shape, q, k, mask, lse, lseOff, perHead, weights,
+            DirectAttention.weights(directImpl, spec, shape, q, k, mask, lse, lseOff, perHead, weights,
                 ws.direct());
             return;
         }
@@ -409,7 +421,7 @@ public final class FlashAttention implements Serializable {
                              MatrixView out, float[] lse, int lseOff, MatrixView dOut, MatrixView dq, MatrixView dk,
                              MatrixView dv, float[] dBias, Workspace ws) {
         if (direct(shape)) {
-            DirectBackward.run(DirectAttention.IMPL, spec, shape, q, k, v, mask, out, lse, lseOff, dOut, dq, dk, dv,
+            DirectBackward.run(directImpl, spec, shape, q, k, v, mask, out, lse, lseOff, dOut, dq, dk, dv,
                 dBias, ws.direct());
         } else {
             backwardUnits(shape, q, k, v, mask, out, lse, lseOff, dOut, dq, dk, dv, dBias).run(ws);
