@@ -62,4 +62,65 @@ final class Checks {
             throw new IllegalArgumentException(what + " has " + a.length + " values, expected " + expected);
         }
     }
+
+    /**
+     * A view of {@code rows × cols} values: inside its array, its rows at least {@code cols}
+     * apart. An empty view may have no array.
+     */
+    static void view(String what, MatrixView m, int rows, int cols) {
+        Objects.requireNonNull(m, what);
+        Gemm.checkView(what, m.data(), m.offset(), rows, cols, m.ld());
+    }
+
+    /** The views the forward pass reads and writes, and its log-sum-exp (H×L from lseOff) when given. */
+    static void forwardViews(AttentionShape shape, MatrixView q, MatrixView k, MatrixView v, RowMask mask,
+                             MatrixView out, float[] lse, int lseOff) {
+        Objects.requireNonNull(shape, "shape");
+        int L = shape.queryLength(), S = shape.keyLength();
+        view("query", q, L, shape.numHeads() * shape.headDim());
+        view("key", k, S, shape.numKvHeads() * shape.headDim());
+        view("value", v, S, shape.numKvHeads() * shape.valueDim());
+        view("output", out, L, shape.numHeads() * shape.valueDim());
+        Objects.requireNonNull(mask, "mask (use RowMask.NONE)");
+        mask.check(shape.numHeads(), L, S);
+        if (lse != null) {
+            lseRange(shape, lse, lseOff);
+        }
+    }
+
+    static void lseRange(AttentionShape shape, float[] lse, int lseOff) {
+        long n = (long) shape.numHeads() * shape.queryLength();
+        if (lseOff < 0 || lse.length - (long) lseOff < n) {
+            throw new IllegalArgumentException("log-sum-exp has " + lse.length + " values, expected " + n
+                + " from offset " + lseOff);
+        }
+    }
+
+    /** The backward pass's arrays: the forward's inputs and outputs, dO, and the gradients, each distinct. */
+    static void backward(AttentionShape shape, float[] q, float[] k, float[] v, RowMask mask, float[] out,
+                         float[] lse, float[] dOut, float[] dq, float[] dk, float[] dv, float[] dBias) {
+        inputs(shape, q, k, v, mask);
+        length("output", out, shape.outputSize());
+        lseLength(shape, lse);
+        length("output gradient", dOut, shape.outputSize());
+        length("query gradient", dq, shape.querySize());
+        length("key gradient", dk, shape.keySize());
+        length("value gradient", dv, shape.valueSize());
+        distinct("query gradient", dq, q, k, v, out, lse, dOut);
+        distinct("key gradient", dk, q, k, v, out, lse, dOut, dq);
+        distinct("value gradient", dv, q, k, v, out, lse, dOut, dq, dk);
+        biasGradient(mask, dBias, q, k, v, out, lse, dOut, dq, dk, dv);
+    }
+
+    /** dBias: null, or as long as the mask's bias and distinct from the call's other arrays. */
+    static void biasGradient(RowMask mask, float[] dBias, float[]... others) {
+        if (dBias != null) {
+            if (mask.bias() == null) {
+                throw new IllegalArgumentException("bias gradient given, but the mask has no additive bias");
+            }
+            length("bias gradient", dBias, mask.bias().length);
+            distinct("bias gradient", dBias, others);
+            distinct("bias gradient", dBias, mask.bias());
+        }
+    }
 }

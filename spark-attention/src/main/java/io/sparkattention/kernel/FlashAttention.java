@@ -25,6 +25,13 @@ import java.util.concurrent.ForkJoinPool;
  * A query row that can see no key gets output 0 and log-sum-exp −∞ (never NaN), as PyTorch ≥ 2.5,
  * FlashAttention and ONNX do. NaN or ±∞ in the inputs propagate to the rows they touch.
  *
+ * <p>Short rows take {@link DirectAttention} instead of the tiles when the kernel's
+ * {@link AttentionPath} says so (the JVM's, {@link AttentionPath#configured()}, for a kernel made
+ * from a spec alone): the same function, masks, log-sum-exp and weights, and its own whole-P
+ * backward ({@link DirectBackward}). The entry points that take {@link MatrixView}s read Q, K and
+ * V in place (the columns of a fused {@code [q | k | v]} projection) and write the output and the
+ * gradients into place.
+ *
  * <p>The public methods check every argument ({@link Checks}); the passes behind them do not.
  * Where things are: the blocks a call cuts in {@link BlockPolicy}, the tile iteration in
  * {@link TileWalk}, the passes in {@link ForwardPass}, {@link ProbabilitiesPass} and
@@ -41,17 +48,52 @@ public final class FlashAttention implements Serializable {
     private final transient TileOps ops;
     /** The blocks in use. */
     private final transient BlockPolicy blocks;
+    /** Direct or tiled by length: not serialized, each JVM runs its own choice. */
+    private final transient AttentionPath path;
+    /** The direct path's arithmetic: the JVM's, or a test's. */
+    private final transient DirectAttention.Impl directImpl;
 
-    /** A kernel with the JVM's chosen {@link TileOps}. */
+    /** A kernel with the JVM's chosen {@link TileOps} and {@link AttentionPath}. */
     public FlashAttention(AttentionSpec spec) {
-        this(spec, TileOps.get());
+        this(spec, TileOps.get(), AttentionPath.configured());
     }
 
-    /** A kernel with explicit tile arithmetic (tests run every implementation). */
+    /** A tiled kernel with explicit tile arithmetic (tests run every implementation): always {@link AttentionPath#TILED}. */
     public FlashAttention(AttentionSpec spec, TileOps ops) {
+        this(spec, ops, AttentionPath.TILED);
+    }
+
+    /** A kernel with explicit tile arithmetic and path. */
+    public FlashAttention(AttentionSpec spec, TileOps ops, AttentionPath path) {
+        this(spec, ops, path, DirectAttention.IMPL);
+    }
+
+    FlashAttention(AttentionSpec spec, TileOps ops, AttentionPath path, DirectAttention.Impl directImpl) {
         this.spec = Objects.requireNonNull(spec, "spec");
         this.ops = Objects.requireNonNull(ops, "ops");
+        this.path = Objects.requireNonNull(path, "path");
+        this.directImpl = Objects.requireNonNull(directImpl, "directImpl");
         this.blocks = new BlockPolicy(spec, ops);
+    }
+
+    /** This kernel on another path. */
+    public FlashAttention withPath(AttentionPath newPath) {
+        return new FlashAttention(spec, ops, newPath, directImpl);
+    }
+
+    /** This kernel with another direct arithmetic (tests run both). */
+    FlashAttention withDirectArithmetic(DirectAttention.Impl impl) {
+        return new FlashAttention(spec, ops, path, impl);
+    }
+
+    /** The direct/tiled rule in use. */
+    public AttentionPath path() {
+        return path;
+    }
+
+    /** True when calls on {@code shape} run {@link DirectAttention}. */
+    public boolean direct(AttentionShape shape) {
+        return path.direct(shape.queryLength(), shape.keyLength());
     }
 
     public AttentionSpec spec() {
@@ -88,7 +130,7 @@ public final class FlashAttention implements Serializable {
      * one-head call would otherwise shrink an automatic block further.
      */
     public FlashAttention withBlocksOf(AttentionShape whole) {
-        return new FlashAttention(blocks.fixedFor(whole), ops);
+        return new FlashAttention(blocks.fixedFor(whole), ops, path, directImpl);
     }
 
     /**
@@ -123,12 +165,45 @@ public final class FlashAttention implements Serializable {
                         float[] out, float[] lse, Workspace ws) {
         Checks.inputs(shape, q, k, v, mask);
         Checks.forwardOutputs(shape, out, lse);
+        run(shape, dense(q, shape.numHeads() * shape.headDim()), dense(k, shape.numKvHeads() * shape.headDim()),
+            dense(v, shape.numKvHeads() * shape.valueDim()), mask, dense(out, shape.numHeads() * shape.valueDim()),
+            lse, 0, ws);
+    }
+
+    /**
+     * Multi-head attention of one sequence on views: Q, K and V read in place (a fused projection's
+     * columns), the output written into place, and the log-sum-exp from {@code lseOff}.
+     *
+     * @param q   L rows of H·d values
+     * @param k   S rows of Hkv·d values
+     * @param v   S rows of Hkv·dv values
+     * @param out L rows of H·dv values, written (not overlapping q, k or v)
+     * @param lse H×L from {@code lseOff}, written; or null
+     */
+    public void forward(AttentionShape shape, MatrixView q, MatrixView k, MatrixView v, RowMask mask,
+                        MatrixView out, float[] lse, int lseOff, Workspace ws) {
+        Checks.forwardViews(shape, q, k, v, mask, out, lse, lseOff);
+        Objects.requireNonNull(ws, "ws");
+        run(shape, q, k, v, mask, out, lse, lseOff, ws);
+    }
+
+    private void run(AttentionShape shape, MatrixView q, MatrixView k, MatrixView v, RowMask mask, MatrixView out,
+                     float[] lse, int lseOff, Workspace ws) {
+        if (direct(shape)) {
+            DirectAttention.forward(directImpl, spec, shape, q, k, v, mask, out, lse, lseOff, null, false,
+                ws.direct());
+            return;
+        }
         KeyBand band = new KeyBand(spec, shape.queryLength(), shape.keyLength(), mask.validKeys());
         int Bq = queryBlockFor(shape);
         ws.ensure(Math.min(Bq, shape.queryLength()), blocks.keyBlock(), shape.headDim(), shape.valueDim());
         for (int h = 0; h < shape.numHeads(); h++) {
-            forwardRows(shape, h, 0, shape.queryLength(), Bq, band, q, k, v, mask, out, lse, ws);
+            forwardRows(shape, h, 0, shape.queryLength(), Bq, band, q, k, v, mask, out, lse, lseOff, ws);
         }
+    }
+
+    private static MatrixView dense(float[] data, int cols) {
+        return new MatrixView(data, 0, cols);
     }
 
     /**
@@ -144,6 +219,12 @@ public final class FlashAttention implements Serializable {
         Checks.forwardOutputs(shape, out, lse);
         Objects.requireNonNull(pool, "pool");
         int L = shape.queryLength(), H = shape.numHeads(), Bq = queryBlockFor(shape);
+        MatrixView qv = dense(q, H * shape.headDim()), kv = dense(k, shape.numKvHeads() * shape.headDim());
+        MatrixView vv = dense(v, shape.numKvHeads() * shape.valueDim()), ov = dense(out, H * shape.valueDim());
+        if (direct(shape)) {  // short: one thread
+            run(shape, qv, kv, vv, mask, ov, lse, 0, new Workspace());
+            return;
+        }
         KeyBand band = new KeyBand(spec, L, shape.keyLength(), mask.validKeys());
         // every head has the same block order
         int[] order = ParallelUnits.blocksLargestFirst(band, L, shape.keyLength(), Bq);
@@ -151,22 +232,21 @@ public final class FlashAttention implements Serializable {
             ws -> ws.ensure(Math.min(Bq, L), blocks.keyBlock(), shape.headDim(), shape.valueDim()),
             (unit, ws) -> {
                 int r0 = order[unit / H] * Bq;
-                forwardRows(shape, unit % H, r0, Math.min(L, r0 + Bq), Bq, band, q, k, v, mask, out, lse, ws);
+                forwardRows(shape, unit % H, r0, Math.min(L, r0 + Bq), Bq, band, qv, kv, vv, mask, ov, lse, 0, ws);
             });
     }
 
     /** Queries {@code [r0, r1)} of head {@code h}, in blocks of {@code Bq}. */
-    private void forwardRows(AttentionShape shape, int h, int r0, int r1, int Bq, KeyBand band, float[] q, float[] k,
-                             float[] v, RowMask mask, float[] out, float[] lse, Workspace ws) {
-        int L = shape.queryLength(), S = shape.keyLength(), H = shape.numHeads(), Hkv = shape.numKvHeads();
+    private void forwardRows(AttentionShape shape, int h, int r0, int r1, int Bq, KeyBand band, MatrixView q,
+                             MatrixView k, MatrixView v, RowMask mask, MatrixView out, float[] lse, int lseOff,
+                             Workspace ws) {
+        int L = shape.queryLength(), S = shape.keyLength();
         int d = shape.headDim(), dv = shape.valueDim(), kv = shape.kvHeadOf(h);
         ForwardPass pass = new ForwardPass(ops, ws, band, spec.scaleFor(d), d, dv, r0, 0,
-            MatrixView.headColumns(q, r0, H, d, h),
-            MatrixView.headColumns(k, 0, Hkv, d, kv),
-            MatrixView.headColumns(v, 0, Hkv, dv, kv),
+            q.columns(r0, h * d), k.columns(0, kv * d), v.columns(0, kv * dv),
             MaskView.headPlane(mask.allowed(), h, L, S, r0),
             MatrixView.headPlane(mask.bias(), h, L, S, r0),
-            MatrixView.headColumns(out, r0, H, dv, h), lse, h * L + r0);
+            out.columns(r0, h * dv), lse, lseOff + h * L + r0);
         TileWalk.run(ops, band, Bq, blocks.keyBlock(), r1 - r0, S, r0, 0, pass);
     }
 
@@ -228,14 +308,36 @@ public final class FlashAttention implements Serializable {
                         boolean perHead, float[] weights, Workspace ws) {
         Checks.scores(shape, q, k, mask);
         Checks.lseLength(shape, lse);
-        int L = shape.queryLength(), S = shape.keyLength(), H = shape.numHeads(), Hkv = shape.numKvHeads();
+        weights(shape, dense(q, shape.numHeads() * shape.headDim()), dense(k, shape.numKvHeads() * shape.headDim()),
+            mask, lse, 0, perHead, weights, ws);
+    }
+
+    /**
+     * {@link #weights(AttentionShape, float[], float[], RowMask, float[], boolean, float[], Workspace)}
+     * on views of Q (L rows of H·d) and K (S rows of Hkv·d), the log-sum-exp from {@code lseOff}.
+     */
+    public void weights(AttentionShape shape, MatrixView q, MatrixView k, RowMask mask, float[] lse, int lseOff,
+                        boolean perHead, float[] weights, Workspace ws) {
+        Objects.requireNonNull(shape, "shape");
+        int L = shape.queryLength(), S = shape.keyLength(), H = shape.numHeads();
         int d = shape.headDim();
+        Checks.view("query", q, L, H * d);
+        Checks.view("key", k, S, shape.numKvHeads() * d);
+        Objects.requireNonNull(mask, "mask (use RowMask.NONE)");
+        mask.check(H, L, S);
+        Objects.requireNonNull(lse, "lse");
+        Checks.lseRange(shape, lse, lseOff);
         long plane = (long) L * S;
         long size = perHead ? plane * H : plane;
         if (size > Integer.MAX_VALUE - 8) {
             throw new IllegalArgumentException("attention weights of " + shape + " do not fit one Java array");
         }
         Checks.length("attention weights", weights, (int) size);
+        if (direct(shape)) {
+            DirectAttention.weights(directImpl, spec, shape, q, k, mask, lse, lseOff, perHead, weights,
+                ws.direct());
+            return;
+        }
         Arrays.fill(weights, 0f);
         float scale = spec.scaleFor(d);
         float factor = perHead ? 1f : 1f / H;
@@ -244,9 +346,9 @@ public final class FlashAttention implements Serializable {
         for (int h = 0; h < H; h++) {
             int kv = shape.kvHeadOf(h);
             ProbabilitiesPass pass = new ProbabilitiesPass(ops, ws, band, scale, d,
-                MatrixView.headColumns(q, 0, H, d, h), MatrixView.headColumns(k, 0, Hkv, d, kv),
+                q.columns(0, h * d), k.columns(0, kv * d),
                 MaskView.headPlane(mask.allowed(), h, L, S, 0), MatrixView.headPlane(mask.bias(), h, L, S, 0),
-                lse, h * L, new MatrixView(weights, perHead ? (int) (h * plane) : 0, S), factor);
+                lse, lseOff + h * L, new MatrixView(weights, perHead ? (int) (h * plane) : 0, S), factor);
             TileWalk.run(ops, band, blocks.queryBlock(), blocks.keyBlock(), L, S, 0, 0, pass);
         }
     }
@@ -281,9 +383,49 @@ public final class FlashAttention implements Serializable {
     public void backward(AttentionShape shape, float[] q, float[] k, float[] v, RowMask mask,
                          float[] out, float[] lse, float[] dOut,
                          float[] dq, float[] dk, float[] dv, float[] dBias, Workspace ws) {
-        checkBackward(shape, q, k, v, mask, out, lse, dOut, dq, dk, dv, dBias);
+        Checks.backward(shape, q, k, v, mask, out, lse, dOut, dq, dk, dv, dBias);
         Objects.requireNonNull(ws, "ws");
-        backwardUnits(shape, q, k, v, mask, out, lse, dOut, dq, dk, dv, dBias).run(ws);
+        int qw = shape.numHeads() * shape.headDim(), ow = shape.numHeads() * shape.valueDim();
+        int kw = shape.numKvHeads() * shape.headDim(), vw = shape.numKvHeads() * shape.valueDim();
+        runBackward(shape, dense(q, qw), dense(k, kw), dense(v, vw), mask, dense(out, ow), lse, 0, dense(dOut, ow),
+            dense(dq, qw), dense(dk, kw), dense(dv, vw), dBias, ws);
+    }
+
+    /**
+     * {@link #backward(AttentionShape, float[], float[], float[], RowMask, float[], float[], float[],
+     * float[], float[], float[], float[], Workspace)} on views: Q, K, V, the output and dO read in
+     * place, dQ, dK and dV written into place (they may be the columns of one fused
+     * {@code [dq | dk | dv]} buffer, but not the arrays read), the log-sum-exp from {@code lseOff}.
+     * Only the views' own columns are written.
+     */
+    public void backward(AttentionShape shape, MatrixView q, MatrixView k, MatrixView v, RowMask mask,
+                         MatrixView out, float[] lse, int lseOff, MatrixView dOut,
+                         MatrixView dq, MatrixView dk, MatrixView dv, float[] dBias, Workspace ws) {
+        Checks.forwardViews(shape, q, k, v, mask, out, lse, lseOff);
+        Objects.requireNonNull(lse, "lse");
+        int L = shape.queryLength(), S = shape.keyLength();
+        Checks.view("output gradient", dOut, L, shape.numHeads() * shape.valueDim());
+        Checks.view("query gradient", dq, L, shape.numHeads() * shape.headDim());
+        Checks.view("key gradient", dk, S, shape.numKvHeads() * shape.headDim());
+        Checks.view("value gradient", dv, S, shape.numKvHeads() * shape.valueDim());
+        for (MatrixView g : new MatrixView[] {dq, dk, dv}) {
+            Checks.distinct("a gradient", g.data(), q.data(), k.data(), v.data(), out.data(), lse, dOut.data());
+        }
+        Checks.biasGradient(mask, dBias, q.data(), k.data(), v.data(), out.data(), lse, dOut.data(), dq.data(),
+            dk.data(), dv.data());
+        Objects.requireNonNull(ws, "ws");
+        runBackward(shape, q, k, v, mask, out, lse, lseOff, dOut, dq, dk, dv, dBias, ws);
+    }
+
+    private void runBackward(AttentionShape shape, MatrixView q, MatrixView k, MatrixView v, RowMask mask,
+                             MatrixView out, float[] lse, int lseOff, MatrixView dOut, MatrixView dq, MatrixView dk,
+                             MatrixView dv, float[] dBias, Workspace ws) {
+        if (direct(shape)) {
+            DirectBackward.run(directImpl, spec, shape, q, k, v, mask, out, lse, lseOff, dOut, dq, dk, dv,
+                dBias, ws.direct());
+        } else {
+            backwardUnits(shape, q, k, v, mask, out, lse, lseOff, dOut, dq, dk, dv, dBias).run(ws);
+        }
     }
 
     /**
@@ -298,9 +440,16 @@ public final class FlashAttention implements Serializable {
     public void backward(AttentionShape shape, float[] q, float[] k, float[] v, RowMask mask,
                          float[] out, float[] lse, float[] dOut,
                          float[] dq, float[] dk, float[] dv, float[] dBias, ForkJoinPool pool) {
-        checkBackward(shape, q, k, v, mask, out, lse, dOut, dq, dk, dv, dBias);
+        Checks.backward(shape, q, k, v, mask, out, lse, dOut, dq, dk, dv, dBias);
         Objects.requireNonNull(pool, "pool");
-        backwardUnits(shape, q, k, v, mask, out, lse, dOut, dq, dk, dv, dBias).run(pool);
+        if (direct(shape)) {  // short: one thread
+            backward(shape, q, k, v, mask, out, lse, dOut, dq, dk, dv, dBias, new Workspace());
+            return;
+        }
+        int qw = shape.numHeads() * shape.headDim(), ow = shape.numHeads() * shape.valueDim();
+        int kw = shape.numKvHeads() * shape.headDim(), vw = shape.numKvHeads() * shape.valueDim();
+        backwardUnits(shape, dense(q, qw), dense(k, kw), dense(v, vw), mask, dense(out, ow), lse, 0, dense(dOut, ow),
+            dense(dq, qw), dense(dk, kw), dense(dv, vw), dBias).run(pool);
     }
 
     /**
@@ -321,41 +470,26 @@ public final class FlashAttention implements Serializable {
         return (long) (blocks.keyChunksFor(shape).count() - 1) * shape.querySize();
     }
 
-    private static void checkBackward(AttentionShape shape, float[] q, float[] k, float[] v, RowMask mask,
-                                      float[] out, float[] lse, float[] dOut,
-                                      float[] dq, float[] dk, float[] dv, float[] dBias) {
-        Checks.inputs(shape, q, k, v, mask);
-        Checks.length("output", out, shape.outputSize());
-        Checks.lseLength(shape, lse);
-        Checks.length("output gradient", dOut, shape.outputSize());
-        Checks.length("query gradient", dq, shape.querySize());
-        Checks.length("key gradient", dk, shape.keySize());
-        Checks.length("value gradient", dv, shape.valueSize());
-        Checks.distinct("query gradient", dq, q, k, v, out, lse, dOut);
-        Checks.distinct("key gradient", dk, q, k, v, out, lse, dOut, dq);
-        Checks.distinct("value gradient", dv, q, k, v, out, lse, dOut, dq, dk);
-        if (dBias != null) {
-            if (mask.bias() == null) {
-                throw new IllegalArgumentException("bias gradient given, but the mask has no additive bias");
-            }
-            Checks.length("bias gradient", dBias, mask.bias().length);
-            Checks.distinct("bias gradient", dBias, q, k, v, out, lse, dOut, dq, dk, dv, mask.bias());
-        }
-    }
-
     /** Zeroes the gradients (the units add into them) and cuts the call's units. */
-    private BackwardUnits backwardUnits(AttentionShape shape, float[] q, float[] k, float[] v, RowMask mask,
-                                        float[] out, float[] lse, float[] dOut,
-                                        float[] dq, float[] dk, float[] dv, float[] dBias) {
-        Arrays.fill(dq, 0f);
-        Arrays.fill(dk, 0f);
-        Arrays.fill(dv, 0f);
+    private BackwardUnits backwardUnits(AttentionShape shape, MatrixView q, MatrixView k, MatrixView v, RowMask mask,
+                                        MatrixView out, float[] lse, int lseOff, MatrixView dOut,
+                                        MatrixView dq, MatrixView dk, MatrixView dv, float[] dBias) {
+        int L = shape.queryLength(), S = shape.keyLength();
+        zeroRows(dq, L, shape.numHeads() * shape.headDim());
+        zeroRows(dk, S, shape.numKvHeads() * shape.headDim());
+        zeroRows(dv, S, shape.numKvHeads() * shape.valueDim());
         if (dBias != null) {
             Arrays.fill(dBias, 0f);
         }
         KeyBand band = new KeyBand(spec, shape.queryLength(), shape.keyLength(), mask.validKeys());
         return new BackwardUnits(ops, blocks, spec.scaleFor(shape.headDim()), shape, band, mask,
-            q, k, v, out, lse, dOut, dq, dk, dv, dBias);
+            q, k, v, out, lse, lseOff, dOut, dq, dk, dv, dBias);
+    }
+
+    private static void zeroRows(MatrixView m, int rows, int cols) {
+        for (int r = 0; r < rows; r++) {
+            Arrays.fill(m.data(), m.offset() + r * m.ld(), m.offset() + r * m.ld() + cols, 0f);
+        }
     }
 
     /** A kernel travels as its spec ({@link SerializedKernel}). */

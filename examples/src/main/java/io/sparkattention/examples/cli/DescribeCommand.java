@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.sparkattention.io.BundledModels;
 import io.sparkattention.ml.BertEncoderModel;
 import io.sparkattention.ml.feature.HuggingFaceTokenizer;
-import io.sparkattention.nn.BertConfig;
+import io.sparkattention.bert.BertConfig;
 import org.apache.spark.ml.Transformer;
 import org.apache.spark.ml.classification.ClassificationModel;
 import org.apache.spark.ml.param.ParamPair;

@@ -3,7 +3,7 @@ package io.sparkattention.examples.cli;
 import io.sparkattention.io.BundledModels;
 import io.sparkattention.ml.BertEncoderModel;
 import io.sparkattention.ml.feature.HuggingFaceTokenizer;
-import io.sparkattention.nn.SentencePooling;
+import io.sparkattention.nn.Pooling;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.api.java.UDF1;
 import org.apache.spark.sql.expressions.UserDefinedFunction;
@@ -217,11 +217,16 @@ final class EmbedCommand extends TableOutputCommand {
             throw new BadInputException("--max-length must be >= " + MIN_MAX_LENGTH + " ([CLS] and [SEP] count), got "
                 + maxLength);
         }
+        Pooling chosen;
         try {
-            pooling = SentencePooling.Mode.parse(pooling).paramValue();
+            chosen = Pooling.parse(pooling);
         } catch (IllegalArgumentException e) {
+            chosen = Pooling.LAST;
+        }
+        if (chosen == Pooling.LAST) {
             throw new BadInputException("--pooling must be mean, cls or max, got '" + pooling + "'");
         }
+        pooling = chosen == Pooling.FIRST ? "cls" : chosen.paramValue();
         if (!prefix.isEmpty() && !prefix.matches("[A-Za-z0-9_]+")) {
             throw new BadInputException("--output-col-prefix: letters, digits and _ only, got '" + prefix + "'");
         }
