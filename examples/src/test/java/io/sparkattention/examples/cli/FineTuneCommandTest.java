@@ -137,7 +137,8 @@ class FineTuneCommandTest {
     }
 
     @Test
-    @DisplayName("texts in, the bundled MiniLM's head fine-tuned; predict --model DIR classifies the texts")
+    @DisplayName("texts in, the bundled MiniLM's head fine-tuned; predict --model DIR classifies the texts, embed "
+        + "--model DIR embeds them with the fine-tuned encoder and tokenizer")
     void textsThroughPredictAndEmbed() throws Exception {
         List<Map<String, Object>> rows = new ArrayList<>();
         String[] texts = {"The cat sat on the mat.", "Stocks fell sharply today.", "A dog barked at the cat.",
@@ -162,6 +163,23 @@ class FineTuneCommandTest {
         for (JsonNode row : out) {
             assertTrue(row.has("prediction") && row.get("probability").size() == 2, row.toString());
         }
+        Path embedded = dir.resolve("embedded.jsonl");
+        CommandLineRun embed = CommandLineRun.of("embed", "--model", model.toString(), "--input", input.toString(),
+            "--output", embedded.toString(), "--master", Cli.MASTER, "--max-length", "16");
+        assertEquals(0, embed.exitCode, embed.err);
+        Path bundled = dir.resolve("bundled.jsonl");
+        CommandLineRun plain = CommandLineRun.of("embed", "--input", input.toString(), "--output", bundled.toString(),
+            "--master", Cli.MASTER, "--max-length", "16");
+        assertEquals(0, plain.exitCode, plain.err);
+        List<JsonNode> a = Cli.readJsonLines(embedded);
+        List<JsonNode> b = Cli.readJsonLines(bundled);
+        assertEquals(texts.length, a.size());
+        for (int i = 0; i < a.size(); i++) {
+            assertEquals(b.get(i).get("input_ids"), a.get(i).get("input_ids"), "the pipeline's tokenizer: MiniLM's");
+            assertEquals(384, a.get(i).get("embedding").size());
+        }
+        // Only the head trained (--trainable-layers 0): the encoder, and so the embeddings, are MiniLM's.
+        assertEquals(b.get(0).get("embedding"), a.get(0).get("embedding"));
     }
 
     /** The fixture as a file (a resource inside the library's test-jar has no path of its own). */
