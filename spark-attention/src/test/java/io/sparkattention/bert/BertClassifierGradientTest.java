@@ -196,6 +196,30 @@ class BertClassifierGradientTest {
     }
 
     @Test
+    void aSerializedNetworkGivesTheSameBits() throws Exception {
+        BertWeights enc = randomEncoder(2, 12, 3, 20, 40, 20, 8);
+        RandomTensors rnd = new RandomTensors(4);
+        BertClassifierNetwork net = new BertClassifierNetwork(enc, rnd.normal(24, 0.3), rnd.normal(2, 0.1),
+            new BertClassifierSettings(1, Pooling.FIRST, 0.1));
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        try (java.io.ObjectOutputStream out = new java.io.ObjectOutputStream(bytes)) {
+            out.writeObject(net);
+        }
+        BertClassifierNetwork copy;
+        try (java.io.ObjectInputStream in = new java.io.ObjectInputStream(
+            new java.io.ByteArrayInputStream(bytes.toByteArray()))) {
+            copy = (BertClassifierNetwork) in.readObject();
+        }
+        int[] ids = randomIds(13, 40, 2);
+        float[] theta = net.initialParameters();
+        assertArrayEquals(theta, copy.initialParameters());
+        double[] a = new double[net.parameterCount()], b = new double[copy.parameterCount()];
+        assertEquals(net.bind(theta, 3, 1).accumulate(ids, net.frozenStates(ids), 5, 1, 1.0, a),
+            copy.bind(theta, 3, 1).accumulate(ids, copy.frozenStates(ids), 5, 1, 1.0, b));
+        assertArrayEquals(a, b);
+    }
+
+    @Test
     void theNetworkChecksItsArguments() {
         BertWeights enc = randomEncoder(2, 8, 2, 12, 20, 10, 1);
         float[] w = new float[3 * 8], b = new float[3];
