@@ -221,7 +221,7 @@ public final class BertClassifierEvaluator {
             states[t] = new float[L * width];
         }
         for (TrainingRecord.Layer r : records) {
-            r.ensure(L, width, c.intermediate(), c.heads());
+            r.ensure(L, width, c.intermediate());
         }
         embeddingsRecord.ensure(L, width);
         scratch.ensure(L, width, c.intermediate());

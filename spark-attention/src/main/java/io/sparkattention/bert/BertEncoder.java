@@ -185,7 +185,7 @@ public final class BertEncoder implements Serializable {
         }
         Prepared p = prepared();
         EncoderScratch s = SCRATCH.get();
-        s.ensure(M, c.hidden(), c.intermediate(), c.heads());
+        s.ensure(M, c.hidden(), c.intermediate());
         p.embeddings.forward(batch, starts, x);
         for (int n = 0; n < layers; n++) {
             p.layers[n].forward(x, starts, batch.length, s, n == attentionLayer ? headWeights : null);

@@ -56,6 +56,11 @@ final class BertFeedForward {
         }
     }
 
+    /** Whether the projections compute each row independently of the others, bit for bit. */
+    boolean rowsIndependent() {
+        return intermediate.rowsIndependent();
+    }
+
     /** Inference over M stacked rows of x (M×E), replaced by the block's output. */
     void forward(float[] x, int M, EncoderScratch s) {
         intermediate.apply(x, M, s.hidden);

@@ -34,8 +34,9 @@ final class BertLayer {
         return index;
     }
 
+    /** Whether the projections compute each row independently of the others, bit for bit. */
     boolean rowsIndependent() {
-        return attention.rowsIndependent();
+        return feedForward.rowsIndependent();
     }
 
     /** Inference over stacked sequences: x (M×E) replaced by the layer's output. */

@@ -1,16 +1,17 @@
 package io.sparkattention.bert;
 
-import io.sparkattention.kernel.AttentionShape;
-import io.sparkattention.kernel.DirectAttention;
 import io.sparkattention.kernel.FlashAttention;
-import io.sparkattention.kernel.LinearKernel;
 import io.sparkattention.kernel.LinearWeight;
-import io.sparkattention.kernel.RowMask;
+import io.sparkattention.nn.GradientSlots;
+import io.sparkattention.nn.MultiHeadAttentionLayer;
+import io.sparkattention.nn.MultiHeadAttentionWeights;
 
 /**
  * Hugging Face's {@code BertAttention} ({@code BertSelfAttention} + {@code BertSelfOutput}): fused
  * QKV projection, multi-head attention over the row's own tokens, output projection, dropout,
- * residual and LayerNorm.
+ * residual and LayerNorm. The attention itself is the library's one multi-head layer
+ * ({@link MultiHeadAttentionLayer#selfForward}/{@link MultiHeadAttentionLayer#selfBackward}: one
+ * GEMM for q, k and v, each sequence read in place, the kernel's direct or tiled path by length).
  * <pre>
  *   forward:   qkv = x·[Wq; Wk; Wv]ᵀ + [bq; bk; bv]          L×3E, one GEMM       keeps qkv
  *              ctx = attention(q, k, v), H heads of d        L×E                  keeps ctx, lse (H×L)
@@ -21,20 +22,12 @@ import io.sparkattention.kernel.RowMask;
  *              dqkv = attention'(dctx)                       from lse, P recomputed
  *              dW{q,k,v} += d{q,k,v}ᵀ·x,  db{q,k,v} += Σ d{q,k,v},  dx += dqkv·[Wq; Wk; Wv]
  * </pre>
- * Inference runs stacked sequences, each attending over its own rows: up to
- * {@link #DIRECT_MAX_LENGTH} tokens straight from the fused projection ({@link DirectAttention}),
- * longer ones on the tiled kernel. Training runs one row through {@link AttentionCore}, which
- * applies dropout to the probabilities. Thread-safe: weights only; records and scratch come from
- * the caller.
+ * With dropout on the attention probabilities (training, p &gt; 0), which the shared layer does
+ * not do, the attention runs on {@link AttentionCore}: the same fused projection and the same
+ * kept values, the mask regenerated in the backward from its key rather than stored.
+ * Thread-safe: weights only; records and scratch come from the caller.
  */
 final class BertSelfAttention {
-
-    /**
-     * Longest sequence whose inference attention runs on {@link DirectAttention} rather than the
-     * tiled {@link FlashAttention}: the direct path took 0.17–0.27× the tiled kernel's time at
-     * L = 24–90 (MiniLM's 12 heads of 32), 1.6× at L = 256 (EncoderParts, CPU time per call).
-     */
-    static final int DIRECT_MAX_LENGTH = 128;
 
     private static final EncoderMath MATH = EncoderMath.INSTANCE;
 
@@ -42,50 +35,45 @@ final class BertSelfAttention {
     private final int heads;
     private final float eps;
     private final float scale;
-    private final FlashAttention kernel;
     private final float[] gamma;
     private final float[] beta;
-    private final LinearWeight qkv;
-    private final LinearWeight output;
-    /** Training only (null otherwise): the transposes for the input gradients. */
-    private final LinearWeight qkvTransposed;
-    private final LinearWeight outputTransposed;
-    /**
-     * Training only: offsets in the flat gradient of query/key/value weight and bias, output
-     * dense weight and bias, LayerNorm weight and bias (BertWeights' order).
-     */
-    private final int[] offsets;
+    private final MultiHeadAttentionLayer layer;
+    /** Training only (null otherwise): where the layer's parameter gradients go. */
+    private final GradientSlots slots;
+    /** Training only: offsets of the LayerNorm's weight and bias in the flat gradient. */
+    private final int normWeightOffset;
+    private final int normBiasOffset;
+    private final BertWeights.Layer w;
+    /** The projections of the probability-dropout path, prepared on first use. */
+    private volatile DropoutPath dropoutPath;
 
     /**
-     * @param offsets the ten tensors' offsets in the flat gradient (BertWeights order), or null
-     *                for inference only
+     * @param offsets the ten tensors' offsets in the flat gradient (query/key/value weight and
+     *                bias, output dense weight and bias, LayerNorm weight and bias: BertWeights
+     *                order), or null for inference only
      */
     BertSelfAttention(BertConfig c, BertWeights.Layer w, FlashAttention kernel, int[] offsets) {
         int E = c.hidden();
         this.width = E;
         this.heads = c.heads();
         this.eps = c.layerNormEps();
-        this.kernel = kernel;
         this.scale = kernel.spec().scaleFor(c.headDim());
         this.gamma = w.attentionNormWeight();
         this.beta = w.attentionNormBias();
-        float[] fused = concat(w.queryWeight(), w.keyWeight(), w.valueWeight());
-        this.qkv = LinearWeight.of(fused, 3 * E, E, concat(w.queryBias(), w.keyBias(), w.valueBias()));
-        this.output = LinearWeight.of(w.attentionOutputWeight(), E, E, w.attentionOutputBias());
-        this.offsets = offsets;
+        this.w = w;
+        this.layer = new MultiHeadAttentionLayer(MultiHeadAttentionWeights.of(E, c.heads(), E, E, w.queryWeight(),
+            w.keyWeight(), w.valueWeight(), w.queryBias(), w.keyBias(), w.valueBias(), w.attentionOutputWeight(),
+            w.attentionOutputBias()), kernel);
         if (offsets != null) {
-            LinearKernel k = qkv.kernel();
-            this.qkvTransposed = LinearWeight.transposeOf(k, fused, 3 * E, E);
-            this.outputTransposed = LinearWeight.transposeOf(k, w.attentionOutputWeight(), E, E);
+            this.slots = new GradientSlots(offsets[0], offsets[2], offsets[4], offsets[1], offsets[3], offsets[5],
+                offsets[6], offsets[7]);
+            this.normWeightOffset = offsets[8];
+            this.normBiasOffset = offsets[9];
         } else {
-            this.qkvTransposed = null;
-            this.outputTransposed = null;
+            this.slots = null;
+            this.normWeightOffset = -1;
+            this.normBiasOffset = -1;
         }
-    }
-
-    /** Whether the fused projection computes each row independently of the others, bit for bit. */
-    boolean rowsIndependent() {
-        return qkv.rowsIndependent();
     }
 
     /**
@@ -95,39 +83,8 @@ final class BertSelfAttention {
      */
     void forward(float[] x, int[] starts, int sequences, EncoderScratch s, float[] probs) {
         int M = starts[sequences];
-        qkv.apply(x, M, s.qkv);
-        for (int r = 0; r < sequences; r++) {
-            attention(s, starts[r], starts[r + 1] - starts[r], probs);
-        }
-        output.apply(s.context, M, s.projected);
+        layer.selfForward(x, starts, sequences, s.attention, s.projected, probs);
         MATH.layerNorm(x, s.projected, M, width, gamma, beta, eps);
-    }
-
-    /**
-     * One sequence's attention, rows {@code [row0, row0 + L)} of {@code s.qkv} (3E wide) into the
-     * same rows of {@code s.context} (E wide): up to {@link #DIRECT_MAX_LENGTH} tokens straight
-     * from the fused projection, beyond it the tiled kernel on q, k and v split out.
-     */
-    private void attention(EncoderScratch s, int row0, int L, float[] probs) {
-        int E = width, H = heads, d = E / H;
-        if (L <= DIRECT_MAX_LENGTH) {
-            DirectAttention.selfAttention(s.qkv, row0 * 3 * E, L, H, d, scale, s.context, row0 * E, probs, s.direct);
-            return;
-        }
-        s.ensureSplit(L, E, H);
-        for (int i = 0; i < L; i++) {
-            int src = (row0 + i) * 3 * E, dst = i * E;
-            System.arraycopy(s.qkv, src, s.q, dst, E);
-            System.arraycopy(s.qkv, src + E, s.k, dst, E);
-            System.arraycopy(s.qkv, src + 2 * E, s.v, dst, E);
-        }
-        AttentionShape shape = AttentionShape.self(L, H, d);
-        kernel.forward(shape, s.q, s.k, s.v, RowMask.NONE, s.splitContext, probs != null ? s.lse : null,
-            s.workspace);
-        if (probs != null) {
-            kernel.weights(shape, s.q, s.k, RowMask.NONE, s.lse, true, probs, s.workspace);
-        }
-        System.arraycopy(s.splitContext, 0, s.context, row0 * E, L * E);
     }
 
     /**
@@ -141,9 +98,15 @@ final class BertSelfAttention {
     void forward(float[] x, int L, float[] out, TrainingRecord.Layer rec, TrainingRecord.Scratch s,
                  DropoutMask probsMask, DropoutMask outMask) {
         int E = width, H = heads;
-        qkv.apply(x, L, rec.qkv);
-        s.attention.forward(rec.qkv, L, H, E / H, scale, rec.context, rec.lse, probsMask);
-        output.apply(rec.context, L, out);
+        if (probsMask == null) {
+            layer.selfForward(x, new int[] {0, L}, 1, rec.attention, out, null);
+        } else {
+            DropoutPath p = dropoutPath();
+            rec.ensureCore(L, E, H);
+            p.qkv.apply(x, L, rec.qkv);
+            s.attention.forward(rec.qkv, L, H, E / H, scale, rec.context, rec.lse, probsMask);
+            p.output.apply(rec.context, L, out);
+        }
         if (outMask != null) {
             outMask.apply(out, 0, L * E, 0);
         }
@@ -151,7 +114,9 @@ final class BertSelfAttention {
     }
 
     /**
-     * Training backward of one row: parameter gradients added into {@code grad}.
+     * Training backward of one row (after {@link #forward(float[], int, float[], TrainingRecord.Layer,
+     * TrainingRecord.Scratch, DropoutMask, DropoutMask)} with the same masks): parameter gradients
+     * added into {@code grad}.
      *
      * @param x    the forward's input
      * @param dOut L×E, the gradient of the output (read)
@@ -161,35 +126,69 @@ final class BertSelfAttention {
                   DropoutMask probsMask, DropoutMask outMask, float[] grad) {
         int E = width, H = heads, n = L * E;
         LayerNorm.backward(dOut, rec.attentionNorm.xhat, rec.attentionNorm.rstd, L, E, gamma, s.dz, grad,
-            offsets[8], offsets[9]);
+            normWeightOffset, normBiasOffset);
         System.arraycopy(s.dz, 0, s.dy, 0, n);
         if (outMask != null) {
             outMask.apply(s.dy, 0, n, 0);
         }
-        s.weightGradient.accumulate(L, E, E, s.dy, rec.context, grad, offsets[6]);
-        Projections.addBiasGradient(L, E, s.dy, 0, E, grad, offsets[7]);
-        outputTransposed.apply(s.dy, L, s.dctx);
-        s.attention.backward(rec.qkv, L, H, E / H, scale, rec.lse, s.dctx, s.dqkv, probsMask);
-        for (int part = 0; part < 3; part++) {
-            for (int i = 0; i < L; i++) {
-                System.arraycopy(s.dqkv, i * 3 * E + part * E, s.split, i * E, E);
+        if (probsMask == null) {
+            layer.selfBackward(x, new int[] {0, L}, 1, rec.attention, s.dy, dx, grad, slots);
+        } else {
+            DropoutPath p = dropoutPath();
+            s.weightGradient.accumulate(L, E, E, s.dy, rec.context, grad, slots.outWeight());
+            Projections.addBiasGradient(L, E, s.dy, 0, E, grad, slots.outBias());
+            p.outputTransposed.apply(s.dy, L, s.dctx);
+            s.attention.backward(rec.qkv, L, H, E / H, scale, rec.lse, s.dctx, s.dqkv, probsMask);
+            int[] weightAt = {slots.qWeight(), slots.kWeight(), slots.vWeight()};
+            int[] biasAt = {slots.qBias(), slots.kBias(), slots.vBias()};
+            for (int part = 0; part < 3; part++) {
+                for (int i = 0; i < L; i++) {
+                    System.arraycopy(s.dqkv, i * 3 * E + part * E, s.split, i * E, E);
+                }
+                s.weightGradient.accumulate(L, E, E, s.split, x, grad, weightAt[part]);
+                Projections.addBiasGradient(L, E, s.dqkv, part * E, 3 * E, grad, biasAt[part]);
             }
-            s.weightGradient.accumulate(L, E, E, s.split, x, grad, offsets[2 * part]);
-            Projections.addBiasGradient(L, E, s.dqkv, part * E, 3 * E, grad, offsets[2 * part + 1]);
+            if (dx != null) {
+                p.qkvTransposed.apply(s.dqkv, L, dx);
+            }
         }
         if (dx != null) {
-            qkvTransposed.apply(s.dqkv, L, dx);
             for (int i = 0; i < n; i++) {
                 dx[i] += s.dz[i];
             }
         }
     }
 
-    static float[] concat(float[] a, float[] b, float[] c) {
-        float[] out = new float[a.length + b.length + c.length];
-        System.arraycopy(a, 0, out, 0, a.length);
-        System.arraycopy(b, 0, out, a.length, b.length);
-        System.arraycopy(c, 0, out, a.length + b.length, c.length);
-        return out;
+    private DropoutPath dropoutPath() {
+        DropoutPath p = dropoutPath;
+        if (p == null) {
+            p = new DropoutPath(w, width);
+            dropoutPath = p;
+        }
+        return p;
+    }
+
+    /** The fused projection, the output projection and their transposes, for {@link AttentionCore}. */
+    private static final class DropoutPath {
+        final LinearWeight qkv;
+        final LinearWeight output;
+        final LinearWeight qkvTransposed;
+        final LinearWeight outputTransposed;
+
+        DropoutPath(BertWeights.Layer w, int E) {
+            float[] fused = concat(w.queryWeight(), w.keyWeight(), w.valueWeight());
+            qkv = LinearWeight.of(fused, 3 * E, E, concat(w.queryBias(), w.keyBias(), w.valueBias()));
+            output = LinearWeight.of(w.attentionOutputWeight(), E, E, w.attentionOutputBias());
+            qkvTransposed = LinearWeight.transposeOf(qkv.kernel(), fused, 3 * E, E);
+            outputTransposed = LinearWeight.transposeOf(output.kernel(), w.attentionOutputWeight(), E, E);
+        }
+
+        private static float[] concat(float[] a, float[] b, float[] c) {
+            float[] out = new float[a.length + b.length + c.length];
+            System.arraycopy(a, 0, out, 0, a.length);
+            System.arraycopy(b, 0, out, a.length, b.length);
+            System.arraycopy(c, 0, out, a.length + b.length, c.length);
+            return out;
+        }
     }
 }

@@ -1,20 +1,27 @@
 package io.sparkattention.bert;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import io.sparkattention.kernel.ImplementationChoice;
+
+import java.util.List;
 
 /**
- * The encoder's element-wise passes, GELU and (residual +) LayerNorm, on the Java Vector API when
- * {@code jdk.incubator.vector} is visible ({@code VectorEncoderMath}) and as plain loops otherwise
- * ({@link Gelu}, {@link LayerNorm}). Chosen once per JVM by that rule alone, like the projection
- * and tile kernels, so every executor of a cluster of like machines computes the same bits.
+ * The encoder's element-wise passes, GELU and (residual +) LayerNorm, on the Java Vector API
+ * ({@code VectorEncoderMath}) or as plain loops ({@link Gelu}, {@link LayerNorm}), both by
+ * {@link LayerNorm}'s accumulation rule. Chosen once per JVM and logged by the kernels' one
+ * mechanism ({@link ImplementationChoice}): system property {@value #PROPERTY} = {@code auto}
+ * (default: vector when {@code jdk.incubator.vector} is visible, else scalar), {@code vector} or
+ * {@code scalar}; so every executor of a cluster of like machines computes the same bits.
  * Inner loops: the callers check the arguments.
  */
 abstract class EncoderMath {
 
-    private static final Logger LOG = LoggerFactory.getLogger(EncoderMath.class);
+    /** System property that forces the implementation: {@code auto}, {@code vector} or {@code scalar}. */
+    static final String PROPERTY = "sparkattention.encodermath";
 
-    static final EncoderMath INSTANCE = choose();
+    static final ImplementationChoice<EncoderMath> CHOICE = new ImplementationChoice<>("encoder GELU and LayerNorm",
+        PROPERTY, List.of("auto", "vector", "scalar"), EncoderMath::create);
+
+    static final EncoderMath INSTANCE = CHOICE.choose(EncoderMath::name);
 
     /** {@code y[i] = gelu(y[i])} for {@code i < n}. */
     abstract void gelu(float[] y, int n);
@@ -24,7 +31,7 @@ abstract class EncoderMath {
 
     abstract String name();
 
-    /** Plain loops in double ({@link Gelu}, {@link LayerNorm}). */
+    /** Plain loops ({@link Gelu}, {@link LayerNorm}). */
     static final class Scalar extends EncoderMath {
         @Override
         void gelu(float[] y, int n) {
@@ -42,16 +49,19 @@ abstract class EncoderMath {
         }
     }
 
-    private static EncoderMath choose() {
-        EncoderMath math;
-        try {
-            math = (EncoderMath) Class.forName("io.sparkattention.bert.VectorEncoderMath").getDeclaredConstructor()
-                .newInstance();
-        } catch (ReflectiveOperationException | LinkageError noVectorApi) {
-            LOG.debug("VectorEncoderMath unavailable: {}", noVectorApi.toString());
-            math = new Scalar();
+    private static EncoderMath create(String name) {
+        switch (name) {
+            case "scalar":
+                return new Scalar();
+            case "vector":
+                return ImplementationChoice.requireVector(vector(), "encoder GELU and LayerNorm");
+            default:
+                EncoderMath v = vector();
+                return v != null ? v : new Scalar();
         }
-        LOG.info("encoder GELU and LayerNorm: {}", math.name());
-        return math;
+    }
+
+    private static EncoderMath vector() {
+        return ImplementationChoice.vectorInstance("io.sparkattention.bert.VectorEncoderMath", EncoderMath.class);
     }
 }

@@ -1,6 +1,7 @@
 package io.sparkattention.bert;
 
 import io.sparkattention.kernel.WeightGradient;
+import io.sparkattention.nn.SelfAttentionRecord;
 
 /**
  * What the blocks' training forwards keep for their backwards, for one row of up to
@@ -27,10 +28,16 @@ final class TrainingRecord {
         }
     }
 
-    /** One layer: the attention block's fused projection, context, log-sum-exp and norm; its
-     *  output (the feed-forward's input); the feed-forward's pre-activation and norm. */
+    /**
+     * One layer: the attention block's fused projection, context, log-sum-exp and norm; its output
+     * (the feed-forward's input); the feed-forward's pre-activation and norm. The attention's
+     * values live in the shared layer's record, or (with dropout on the probabilities) in this
+     * record's own arrays.
+     */
     static final class Layer {
-        /** L×3E {@code [q | k | v]}. */
+        /** The shared attention layer's record (qkv, context, lse), without probability dropout. */
+        final SelfAttentionRecord attention = new SelfAttentionRecord();
+        /** With probability dropout ({@link AttentionCore}): L×3E {@code [q | k | v]}. */
         float[] qkv = new float[0];
         /** L×E the heads' outputs (after the probabilities' dropout). */
         float[] context = new float[0];
@@ -43,18 +50,26 @@ final class TrainingRecord {
         float[] pre = new float[0];
         final Norm outputNorm = new Norm();
         private int capacity;
+        private int coreCapacity;
 
-        void ensure(int L, int E, int F, int H) {
+        void ensure(int L, int E, int F) {
             if (L > capacity) {
-                qkv = new float[L * 3 * E];
-                context = new float[L * E];
-                lse = new float[H * L];
                 mid = new float[L * E];
                 pre = new float[L * F];
                 capacity = L;
             }
             attentionNorm.ensure(L, E);
             outputNorm.ensure(L, E);
+        }
+
+        /** The arrays of the probability-dropout path, made on its first use. */
+        void ensureCore(int L, int E, int H) {
+            if (L > coreCapacity) {
+                qkv = new float[L * 3 * E];
+                context = new float[L * E];
+                lse = new float[H * L];
+                coreCapacity = L;
+            }
         }
     }
 

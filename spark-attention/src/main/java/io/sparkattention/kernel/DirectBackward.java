@@ -30,9 +30,9 @@ final class DirectBackward {
                     MatrixView dq, MatrixView dk, MatrixView dv, float[] dBias, DirectAttention.Workspace ws) {
         int L = shape.queryLength(), S = shape.keyLength(), H = shape.numHeads(), Hkv = shape.numKvHeads();
         int d = shape.headDim(), dvh = shape.valueDim();
-        zeroRows(dk, S, Hkv * d);
-        zeroRows(dv, S, Hkv * dvh);
-        zeroRows(dq, L, H * d);
+        dk.zero(S, Hkv * d);
+        dv.zero(S, Hkv * dvh);
+        dq.zero(L, H * d);
         if (dBias != null) {
             Arrays.fill(dBias, 0f);
         }
@@ -102,12 +102,6 @@ final class DirectBackward {
     private static void axpy(float a, float[] x, int xOff, float[] y, int yOff, int n) {
         for (int t = 0; t < n; t++) {
             y[yOff + t] += a * x[xOff + t];
-        }
-    }
-
-    private static void zeroRows(MatrixView m, int rows, int cols) {
-        for (int r = 0; r < rows; r++) {
-            Arrays.fill(m.data(), m.offset() + r * m.ld(), m.offset() + r * m.ld() + cols, 0f);
         }
     }
 }

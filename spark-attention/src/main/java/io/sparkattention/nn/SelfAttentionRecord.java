@@ -1,5 +1,7 @@
 package io.sparkattention.nn;
 
+import io.sparkattention.kernel.LinearKernel;
+import io.sparkattention.kernel.WeightGradient;
 import io.sparkattention.kernel.Workspace;
 
 /**
@@ -24,6 +26,15 @@ public final class SelfAttentionRecord {
     /** dq, dk or dv of M rows copied apart, when the gradient slots are not one block. */
     float[] split = new float[0];
     final Workspace workspace = new Workspace();
+    private WeightGradient weightGradient;
+
+    /** This thread's weight-gradient products on {@code kernel}. */
+    WeightGradient weightGradient(LinearKernel kernel) {
+        if (weightGradient == null || weightGradient.kernel() != kernel) {
+            weightGradient = new WeightGradient(kernel);
+        }
+        return weightGradient;
+    }
 
     /** The fused projection of the last forward: M × (E + 2·Ekv), row-major. */
     public float[] qkv() {

@@ -1,7 +1,8 @@
 package io.sparkattention.bert;
 
-import io.sparkattention.nn.Pooling;
 import io.sparkattention.io.BertModelFiles;
+import io.sparkattention.kernel.AttentionPath;
+import io.sparkattention.nn.Pooling;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -152,7 +153,7 @@ class BertEncoderTest {
     @Test
     void longSequencesOnTheTiledKernelMatchFloat64() throws IOException {
         BertEncoder minilm = io.sparkattention.io.BundledModels.encoder("all-minilm-l6-v2");
-        for (int L : new int[] {BertSelfAttention.DIRECT_MAX_LENGTH, BertSelfAttention.DIRECT_MAX_LENGTH + 1, 300}) {
+        for (int L : new int[] {AttentionPath.DIRECT_MAX_LENGTH, AttentionPath.DIRECT_MAX_LENGTH + 1, 300}) {
             Random r = new Random(L);
             int[] ids = new int[L];
             for (int i = 0; i < L; i++) {

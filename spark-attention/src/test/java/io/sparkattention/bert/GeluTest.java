@@ -80,4 +80,20 @@ class GeluTest {
     void theVectorPathIsTheOneInUseWhenTheModuleIsVisible() {
         assertTrue(EncoderMath.INSTANCE.name().startsWith("vector"), EncoderMath.INSTANCE.name());
     }
+
+    @Test
+    void theDerivativeMatchesFiniteDifferencesOfTheExactGelu() {
+        for (double x = -8; x <= 8; x += 0.0625) {
+            double h = 1e-5;
+            double up = (x + h) / 2 * (1 + exactErf((x + h) / Math.sqrt(2)));
+            double down = (x - h) / 2 * (1 + exactErf((x - h) / Math.sqrt(2)));
+            double fd = (up - down) / (2 * h);
+            assertEquals(fd, Gelu.derivative(x), 1e-8, "gelu'(" + x + ")");
+        }
+        float[] pre = {-3f, 0f, 0.5f, 2f}, dy = {1f, 2f, -1f, 0.5f}, d = new float[4];
+        Gelu.backward(pre, dy, d, 4);
+        for (int i = 0; i < 4; i++) {
+            assertEquals((float) (dy[i] * Gelu.derivative(pre[i])), d[i]);
+        }
+    }
 }

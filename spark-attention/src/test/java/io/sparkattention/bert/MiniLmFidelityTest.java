@@ -1,7 +1,7 @@
 package io.sparkattention.bert;
 
-import io.sparkattention.nn.Pooling;
 import io.sparkattention.io.BundledModels;
+import io.sparkattention.nn.Pooling;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 

@@ -197,7 +197,7 @@ class FlashAttentionBackwardTest {
      * sum, which cancels to almost nothing where large logits make a row nearly one-hot (there no
      * float32 computation, PyTorch's included, gets 1e-5 of the sum). No NaN.
      */
-    private static void assertWithinTerms(String what, double[] ref, double[] terms, float[] got) {
+    static void assertWithinTerms(String what, double[] ref, double[] terms, float[] got) {
         double diff2 = 0, terms2 = 0;
         for (int i = 0; i < ref.length; i++) {
             assertTrue(!Float.isNaN(got[i]), what + ": NaN at " + i);

@@ -172,8 +172,9 @@ final class EmbedCommand extends TableOutputCommand {
             .filter(counted.apply(functions.col(truncated)))
             .drop(truncated, table.rowIndexColumn);
         if (format().equals("json")) {
-            rows = rows.withColumn(embedding,
-                org.apache.spark.ml.functions.vector_to_array(functions.col(embedding), "float32"));
+            // A row kept with --handle-invalid keep has a null embedding, which vector_to_array refuses.
+            rows = rows.withColumn(embedding, functions.when(functions.col(embedding).isNotNull(),
+                org.apache.spark.ml.functions.vector_to_array(functions.col(embedding), "float32")));
         }
         cut = truncations;
         write(run, rows);

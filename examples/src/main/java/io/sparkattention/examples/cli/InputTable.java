@@ -108,7 +108,18 @@ final class InputTable {
         while (List.of(df.columns()).contains(index)) {
             index = "_" + index;
         }
-        RowSplit split = RowSplit.of(spark, df, index, partitions);
+        RowSplit split;
+        try {
+            split = RowSplit.of(spark, df, index, partitions);
+        } catch (Exception e) {
+            // The split's count is the first job over the input: a record Spark cannot read fails it.
+            // SparkException is a checked exception that Scala code throws undeclared.
+            BadInputException record = BadRecords.describe(e, new InputTable(path, df, index, 0, 1, df, lines, known));
+            if (record != null) {
+                throw record;
+            }
+            throw e;
+        }
         return new InputTable(path, split.rows, index, split.total, split.partitions, df, lines, known);
     }
 

@@ -62,9 +62,14 @@ final class RowProgress extends SparkListener implements AutoCloseable {
 
     /** Starts reporting the progress of {@code command} over {@code total} rows on {@code out}. */
     static RowProgress start(SparkContext sc, String command, long total, PrintStream out) {
+        return start(sc, command, total, out, INTERVAL_SECONDS);
+    }
+
+    /** {@link #start(SparkContext, String, long, PrintStream)} with a line every {@code seconds}. */
+    static RowProgress start(SparkContext sc, String command, long total, PrintStream out, long seconds) {
         RowProgress progress = new RowProgress(sc, command, total, out);
         sc.addSparkListener(progress);
-        progress.timer.scheduleAtFixedRate(progress::print, INTERVAL_SECONDS, INTERVAL_SECONDS, TimeUnit.SECONDS);
+        progress.timer.scheduleAtFixedRate(progress::print, seconds, seconds, TimeUnit.SECONDS);
         return progress;
     }
 
