@@ -49,14 +49,14 @@ class DemoCommandTest {
     }
 
     @Test
-    @DisplayName("the demo trains the classifier, embeds passages with all-MiniLM-L6-v2, scores six models on held-out "
+    @DisplayName("the demo trains the classifier, embeds passages with all-MiniLM-L6-v2, scores seven models on held-out "
         + "blocks, and writes Parquet, the saved model, its PyTorch export, pictures of the trained heads and of "
         + "MiniLM's, an HTML page and a summary")
     void endToEnd(@TempDir Path out) throws IOException {
         Path output = out.resolve("demo");
         CommandLineRun run = CommandLineRun.of(demo(output, "--pictures", "2"));
         assertEquals(0, run.exitCode, run.err);
-        assertTrue(run.out.contains("[15/15] summary"), run.out);
+        assertTrue(run.out.contains("[16/16] summary"), run.out);
         assertTrue(run.out.contains("per book, blocks of 1 consecutive passages; every 2nd block held out"), run.out);
         assertTrue(run.out.contains("query: First book #0: \"It is a truth universally acknowledged"), run.out);
         for (String model : List.of("majority class", "logistic regression on TF-IDF",
