@@ -1,7 +1,7 @@
 package io.sparkattention.io;
 
-import io.sparkattention.nn.BertConfig;
-import io.sparkattention.nn.BertWeights;
+import io.sparkattention.bert.BertConfig;
+import io.sparkattention.bert.BertWeights;
 
 import java.util.HashMap;
 import java.util.Map;

@@ -27,8 +27,8 @@ public abstract class LinearKernel {
     /**
      * True when each row of y is computed by the same operations whatever m is and wherever the
      * row sits among the m: then stacking several sequences into one call gives each of them the
-     * bits it gets alone. The BLAS-backed implementation answers false (a BLAS may choose its
-     * blocking by m).
+     * bits it gets alone. The BLAS-backed implementation answers true on a native BLAS (see
+     * {@link BlasLinearKernel}) and false on netlib's Java BLAS, which chooses its blocking by m.
      */
     boolean rowsIndependent() {
         return false;

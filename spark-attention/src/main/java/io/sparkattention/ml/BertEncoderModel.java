@@ -3,9 +3,9 @@ package io.sparkattention.ml;
 import io.sparkattention.io.BertModelFiles;
 import io.sparkattention.io.BundledModels;
 import io.sparkattention.io.SafeTensors;
-import io.sparkattention.nn.BertConfig;
-import io.sparkattention.nn.BertEncoder;
-import io.sparkattention.nn.SentencePooling;
+import io.sparkattention.bert.BertConfig;
+import io.sparkattention.bert.BertEncoder;
+import io.sparkattention.nn.Pooling;
 import io.sparkattention.rows.SequenceLayout;
 import io.sparkattention.sparkinternal.ParamsMetadata;
 import org.apache.hadoop.conf.Configuration;
@@ -453,7 +453,7 @@ public final class BertEncoderModel extends Model<BertEncoderModel> implements M
             throw new IllegalArgumentException("attentionLayer " + getAttentionLayer() + " is outside [0, "
                 + config.layers() + "): the model has " + config.layers() + " layers");
         }
-        return new EncodeFunction.Outputs(!getOutputCol().isEmpty(), SentencePooling.Mode.parse(getPooling()),
+        return new EncodeFunction.Outputs(!getOutputCol().isEmpty(), Pooling.parse(getPooling()),
             getNormalize(), !getStatesCol().isEmpty(), "flat".equals(getStatesLayout()),
             attention ? getAttentionLayer() : -1);
     }

@@ -1,9 +1,9 @@
 package io.sparkattention.ml;
 
 import io.sparkattention.exec.RowFunction;
-import io.sparkattention.nn.BertConfig;
-import io.sparkattention.nn.BertEncoder;
-import io.sparkattention.nn.SentencePooling;
+import io.sparkattention.bert.BertConfig;
+import io.sparkattention.bert.BertEncoder;
+import io.sparkattention.nn.Pooling;
 import io.sparkattention.rows.FlatSequence;
 import io.sparkattention.rows.MatrixType;
 import io.sparkattention.rows.NestedArrays;
@@ -39,7 +39,7 @@ final class EncodeFunction implements RowFunction {
     static final String ATTENTION = "attention";
 
     /** What the function computes besides the forward pass. */
-    record Outputs(boolean embedding, SentencePooling.Mode pooling, boolean normalize, boolean states,
+    record Outputs(boolean embedding, Pooling pooling, boolean normalize, boolean states,
                    boolean flatStates, int attentionLayer) implements java.io.Serializable {
         /** Whether the attention of a layer is asked for. */
         boolean attention() {
@@ -98,7 +98,7 @@ final class EncodeFunction implements RowFunction {
         }
         Object embedding = null;
         if (outputs.embedding()) {
-            float[] pooled = SentencePooling.pool(states, length, hidden, outputs.pooling(), outputs.normalize());
+            float[] pooled = outputs.pooling().embed(states, length, hidden, outputs.normalize());
             double[] values = new double[pooled.length];
             for (int i = 0; i < values.length; i++) {
                 values[i] = pooled[i];

@@ -1,8 +1,8 @@
 package io.sparkattention.examples.bench;
 
 import io.sparkattention.kernel.Blas;
-import io.sparkattention.nn.BertConfig;
-import io.sparkattention.nn.BertEncoder;
+import io.sparkattention.bert.BertConfig;
+import io.sparkattention.bert.BertEncoder;
 
 import java.util.concurrent.ForkJoinPool;
 

@@ -123,7 +123,7 @@ final class MiniLm {
         int number = row.getInt(row.fieldIndex("passage"));
         Files.createDirectories(pictures);
         Path file = pictures.resolve("minilm-layer" + PICTURE_LAYER + "-" + book + "-" + number + ".png");
-        HeatmapRows.fromRow(row, "heads", "minilm_tokens").average(false)
+        HeatmapRows.fromRow(row, "heads", "minilm_tokens").average(false).headNumbers(PICTURE_HEADS)
             .title("all-MiniLM-L6-v2, layer " + PICTURE_LAYER + ", heads " + heads(PICTURE_HEADS) + ": "
                 + AttentionDemo.pretty(book) + ", passage " + number)
             .writePng(file);

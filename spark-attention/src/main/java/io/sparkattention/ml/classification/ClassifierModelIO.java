@@ -125,7 +125,7 @@ final class ClassifierModelIO {
     }
 
     /** The active session's Hadoop configuration, or Hadoop's defaults when there is no session. */
-    private static Configuration hadoopConf() {
+    static Configuration hadoopConf() {
         Option<SparkSession> active = SparkSession.getActiveSession();
         if (active.isEmpty()) {
             active = SparkSession.getDefaultSession();

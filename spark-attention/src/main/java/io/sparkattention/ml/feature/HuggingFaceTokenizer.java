@@ -72,6 +72,11 @@ public final class HuggingFaceTokenizer extends Transformer implements MLWritabl
     static final String[] HANDLE_INVALID = {"error", "skip", "keep"};
     /** sentence-transformers' limit for all-MiniLM-L6-v2, and the default of {@code maxLength}. */
     public static final int DEFAULT_MAX_LENGTH = 256;
+    /**
+     * The smallest {@code maxLength}: the special tokens count ([CLS] and [SEP] for BERT), and the
+     * native tokenizer ignores a limit that leaves no room for them, writing the text untruncated.
+     */
+    public static final int MIN_MAX_LENGTH = 2;
 
     private final String uid;
     /** The tokenizer.json's bytes, or null for the empty stage Spark Connect's service loader builds. */
@@ -165,8 +170,8 @@ public final class HuggingFaceTokenizer extends Transformer implements MLWritabl
         truncatedCol = new Param<>(this, "truncatedCol",
             "optional output column: whether the text was truncated at maxLength (boolean); empty for none");
         maxLength = new IntParam(this, "maxLength",
-            "the longest output in tokens, special tokens included; longer texts are truncated",
-            ParamValidators.gtEq(1));
+            "the longest output in tokens, special tokens included (at least " + MIN_MAX_LENGTH + ": [CLS] and [SEP]); "
+                + "longer texts are truncated", ParamValidators.gtEq(MIN_MAX_LENGTH));
         handleInvalid = new Param<>(this, "handleInvalid",
             "null texts: error (fail naming the row), skip (drop the row) or keep (null outputs)",
             ParamValidators.inArray(HANDLE_INVALID));
@@ -272,10 +277,15 @@ public final class HuggingFaceTokenizer extends Transformer implements MLWritabl
     }
 
     /**
-     * @param value the longest output in tokens, special tokens included (at least 1)
+     * @param value the longest output in tokens, special tokens included (at least {@value #MIN_MAX_LENGTH})
      * @return this stage
+     * @throws IllegalArgumentException naming the param and the value when it is below {@value #MIN_MAX_LENGTH}
      */
     public HuggingFaceTokenizer setMaxLength(int value) {
+        if (value < MIN_MAX_LENGTH) {
+            throw new IllegalArgumentException(uid + " parameter maxLength given invalid value " + value + ": at least "
+                + MIN_MAX_LENGTH + " (the ids count [CLS] and [SEP])");
+        }
         set(maxLength, value);
         return this;
     }

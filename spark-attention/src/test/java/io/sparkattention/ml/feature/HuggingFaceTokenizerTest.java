@@ -113,6 +113,59 @@ class HuggingFaceTokenizerTest {
     }
 
     @Test
+    @DisplayName("every maxLength from 2 truncates exactly: the untruncated ids' prefix with [SEP] last, flagged")
+    void everyMaxLengthTruncatesExactly() {
+        List<String> texts = new ArrayList<>();
+        MiniLmReference.cases().forEach(c -> texts.add(c.text()));
+        texts.add("");
+        texts.add("a");
+        texts.add(longText(14));
+        texts.add(longText(253));
+        texts.add(longText(254));
+        texts.add(longText(255));
+        texts.add(longText(700));
+        Dataset<Row> df = texts(texts.toArray(new String[0])).repartition(2);
+        HuggingFaceTokenizer tokenizer = HuggingFaceTokenizer.fromBytes(MiniLmReference.tokenizerJson())
+            .setTruncatedCol("truncated");
+        List<Row> whole = tokenizer.setMaxLength(10_000).transform(df).orderBy("id").collectAsList();
+        for (int maxLength : new int[] {2, 3, 4, 16, 255, 256, 512}) {
+            List<Row> rows = tokenizer.setMaxLength(maxLength).transform(df).orderBy("id").collectAsList();
+            int truncated = 0;
+            for (int i = 0; i < texts.size(); i++) {
+                int[] natural = ints(whole.get(i), "input_ids");
+                int[] ids = ints(rows.get(i), "input_ids");
+                String what = "maxLength " + maxLength + ", text " + i + " of " + natural.length + " tokens";
+                assertEquals(Math.min(natural.length, maxLength), ids.length, what);
+                assertEquals(natural.length > maxLength, rows.get(i).getBoolean(rows.get(i).fieldIndex("truncated")),
+                    what);
+                assertEquals(CLS, ids[0], what);
+                assertEquals(SEP, ids[ids.length - 1], what);
+                int[] prefix = java.util.Arrays.copyOf(natural, ids.length);
+                prefix[ids.length - 1] = SEP;
+                assertArrayEquals(prefix, ids, what);
+                truncated += natural.length > maxLength ? 1 : 0;
+            }
+            assertTrue(truncated > 0, "maxLength " + maxLength + " truncates some text");
+        }
+    }
+
+    @Test
+    @DisplayName("maxLength below 2 (room for [CLS] and [SEP]) is refused, naming the param and the value")
+    void maxLengthBelowTwoIsRefused() {
+        HuggingFaceTokenizer tokenizer = HuggingFaceTokenizer.fromBytes(MiniLmReference.tokenizerJson());
+        for (int bad : new int[] {1, 0, -3}) {
+            String message = assertThrows(IllegalArgumentException.class, () -> tokenizer.setMaxLength(bad))
+                .getMessage();
+            assertTrue(message.contains("maxLength") && message.contains("given invalid value " + bad),
+                message);
+            assertEquals(HuggingFaceTokenizer.DEFAULT_MAX_LENGTH, tokenizer.getMaxLength());
+        }
+        assertThrows(IllegalArgumentException.class,
+            () -> tokenizer.copy(new org.apache.spark.ml.param.ParamMap().put(tokenizer.maxLength(), 1)));
+        assertEquals(2, tokenizer.setMaxLength(2).getMaxLength());
+    }
+
+    @Test
     @DisplayName("an empty text is [CLS] [SEP]")
     void emptyTextIsClsSep() {
         Row row = HuggingFaceTokenizer.fromBytes(MiniLmReference.tokenizerJson()).setTokensCol("tokens")
