@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The long fuzzing run: every fuzz test that reads outside bytes (safetensors, .npy, the two
-# state_dict loaders, JSON lines and Parquet-shaped rows through the attention stages) in
-# Jazzer's fuzzing mode, one JVM at a time, RUNS inputs each (default 10^6), with a fixed seed.
+# state_dict loaders, ONNX models and the BERT loader behind them, JSON lines and Parquet-shaped
+# rows through the attention stages) in Jazzer's fuzzing mode, one JVM at a time, RUNS inputs
+# each (default 10^6), with a fixed seed.
 # Prints the inputs each reader ran, its wall time and its verdict; logs go to
 # spark-attention/target/fuzz-long/. A finding is written by Jazzer into the test's inputs
 # directory under spark-attention/src/test/resources (a regression input from then on) and
@@ -23,6 +24,7 @@ export JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}
 TARGETS=(
   "SafeTensorsFuzzTest#anyBytesOpenAndReadOrAreRefusedNamingTheSource"
   "NpyFuzzTest#anyBytesReadAsAFloatArrayOrAreRefusedNamingTheSource"
+  "OnnxModelFuzzTest#anyBytesDecodeAsAModelOrAreRefusedNamingTheSource"
   "StateDictFuzzTest#multiHeadAttentionLoadsOrRefusesNamingTheTensor"
   "StateDictFuzzTest#classifierLoadsOrRefusesNamingTheTensor"
   "StageRowsFuzzTest#jsonLinesGoThroughTheStagesOrFailWithRowDataException"

@@ -1,18 +1,14 @@
 package io.sparkattention.exec;
 
-import io.sparkattention.sparkinternal.PartitionLocations;
-import org.apache.spark.Partition;
+import org.apache.spark.Partitioner;
+import org.apache.spark.api.java.JavaPairRDD;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.api.java.function.Function0;
 import org.apache.spark.api.java.function.Function2;
 import org.apache.spark.api.java.function.Function3;
-import org.apache.spark.rdd.PartitionCoalescer;
-import org.apache.spark.rdd.PartitionGroup;
-import org.apache.spark.rdd.RDD;
-import scala.Option;
+import scala.Tuple2;
 
-import java.io.Serializable;
 import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
@@ -20,35 +16,37 @@ import java.util.Objects;
 
 /**
  * An aggregate of an RDD whose result depends on the data and the partitioning only, never on
- * which task finishes first, with a bounded number of partial results on the driver.
+ * which task finishes first, summed up a fixed-order tree: partitions, then groups, then the
+ * driver. Every partition is its own task, so a step uses every core, while the driver holds a
+ * bounded number of partial results.
  *
- * <p>The P partitions are cut into G groups of {@code ceil(P / maxGroups)} consecutive partitions
- * (the last group may be shorter). One task per group starts from {@code zero} and folds its
- * partitions into that one accumulator in increasing partition index; the driver starts from
- * {@code zero} and combines the G accumulators in group order. The result is therefore, bit for
- * bit, that of this sequential loop, whatever the scheduling, retries or executor losses (as long
- * as a recomputed partition gives its rows in the same order: a cached or deterministic input does):
+ * <p>The P partitions are cut into G groups of {@code size = ceil(P / maxGroups)} consecutive
+ * partitions (the last group may be shorter). The result is, bit for bit, that of this sequential
+ * loop, whatever the scheduling, retries or executor losses (as long as a recomputed partition
+ * gives its rows in the same order: a cached or deterministic input does):
  * <pre>
+ *   part(p)  = fold(zero(), p, rows of partition p)            one task per partition
+ *   for g in 0 .. G−1:                                          one task per group
+ *       acc(g) = part(first p of g)
+ *       for the next p of group g, increasing:  acc(g) = combine(acc(g), part(p))
  *   total = zero()
- *   for g in 0 .. G−1:
- *       acc = zero()
- *       for p in group g, increasing:  acc = fold(acc, p, rows of partition p)
- *       total = combine(total, acc)
+ *   for g in 0 .. G−1:  total = combine(total, acc(g))          on the driver
  * </pre>
- * With {@code P ≤ maxGroups} every partition is its own group.
+ * With {@code P ≤ maxGroups} every partition is its own group and the driver combines the
+ * partitions' results directly (one stage, no shuffle).
  *
- * <p>Memory: the driver holds at most G ≤ {@code maxGroups} accumulators (the collected group
- * results) plus the total; a task holds one accumulator and whatever {@code fold} needs for the
- * partition at hand. Spark's {@code aggregate}, {@code fold} and {@code treeAggregate} do not
- * fix the order: their final merge on the driver ({@code RDD.fold}'s result handler) and
- * {@code treeAggregate}'s {@code foldByKey} levels combine partial results in the order tasks
- * finish or shuffle blocks arrive, so a floating-point sum changes with the timing.
+ * <p>How: the partitions' results go through one shuffle keyed by partition index to G group
+ * tasks, which receive them sorted by that index (Spark's sorter, which spills to disk when its
+ * memory is short) and combine them in that order; the driver collects the G results in group
+ * order. Spark's {@code aggregate}, {@code fold} and {@code treeAggregate} do not fix the order:
+ * their driver-side merge ({@code RDD.fold}'s result handler) and {@code treeAggregate}'s
+ * {@code foldByKey} levels combine partial results in the order tasks finish or shuffle blocks
+ * arrive, so a floating-point sum changes with the timing. A lost partition result is recomputed
+ * by Spark's stage retry from the partition's cached blocks or lineage, and gives the same bits.
  *
- * <p>How: the groups are a {@code coalesce} without shuffle whose {@link PartitionCoalescer} (a
- * public developer API of Spark) takes consecutive partitions, so a group's task computes its
- * partitions one after the other in index order, each from its cached blocks or its lineage; a
- * lost group is recomputed whole by its retried task. A group's task prefers the host of its first
- * partition's cached blocks ({@link PartitionLocations}). The job runs G tasks, so G also bounds its parallelism.
+ * <p>Memory: the driver holds the G ≤ {@code maxGroups} group results plus the total; a partition
+ * task holds its own accumulator; a group task its running accumulator and the sorted results.
+ * The shuffle carries P accumulators.
  */
 public final class FixedOrderAggregate {
 
@@ -59,15 +57,16 @@ public final class FixedOrderAggregate {
     }
 
     /**
-     * The aggregate of {@code rows} in the fixed order above. The job is named after the caller's
-     * source line, as Spark names jobs after the user code that starts them.
+     * The aggregate of {@code rows} in the fixed order above, in one Spark job. The job is named
+     * after the caller's source line, as Spark names jobs after the user code that starts them.
      *
      * @param rows      the partitioned data
-     * @param maxGroups G's bound, ≥ 1: the number of accumulators the driver may hold
+     * @param maxGroups G's bound, ≥ 1: the number of partial results the driver may hold
      * @param zero      a new, empty accumulator (called on the executors and on the driver)
-     * @param fold      adds a partition's rows into an accumulator and returns it (or a new one);
-     *                  given the partition's index in {@code rows}
-     * @param combine   adds a group's accumulator into the total on the driver and returns it
+     * @param fold      adds a partition's rows into a new accumulator and returns it (or a new
+     *                  one); given the partition's index in {@code rows}
+     * @param combine   adds its second argument into its first and returns it (or a new one);
+     *                  called in the group tasks and on the driver
      * @param <T>       the row type
      * @param <U>       the accumulator type
      */
@@ -85,19 +84,7 @@ public final class FixedOrderAggregate {
             return call(zero);
         }
         int size = groupSize(partitions, maxGroups);
-        JavaRDD<Member<T>> members = rows.mapPartitionsWithIndex(
-            (partition, it) -> Collections.singletonList(new Member<>(partition, it)).iterator(), true);
-        RDD<Member<T>> grouped = members.rdd().coalesce(groupCount(partitions, size), false,
-            Option.apply(new ConsecutiveGroups(size)), null);
-        JavaRDD<U> sums = grouped.toJavaRDD().mapPartitions(group -> {
-            U acc = zero.call();
-            while (group.hasNext()) {
-                Member<T> member = group.next();
-                acc = fold.call(acc, member.partition, member.rows);
-            }
-            return Collections.singletonList(acc).iterator();
-        });
-        List<U> groups = collectAsCaller(rows.context(), sums);
+        List<U> groups = asCaller(rows.context(), () -> collect(rows, size, zero, fold, combine));
         U total = call(zero);
         for (U sum : groups) {
             try {
@@ -109,6 +96,29 @@ public final class FixedOrderAggregate {
             }
         }
         return total;
+    }
+
+    /** The partitions' results combined within their groups, collected in group order. */
+    private static <T, U> List<U> collect(JavaRDD<T> rows, int size, Function0<U> zero,
+                                          Function3<U, Integer, Iterator<T>, U> fold, Function2<U, U, U> combine) {
+        int partitions = rows.getNumPartitions();
+        JavaPairRDD<Integer, U> parts = rows.mapPartitionsWithIndex(
+            (partition, it) -> Collections.singletonList(new Tuple2<>(partition, fold.call(zero.call(), partition, it)))
+                .iterator(), true).mapToPair(t -> t);
+        JavaRDD<U> results;
+        if (size == 1) {
+            results = parts.values();
+        } else {
+            results = parts.repartitionAndSortWithinPartitions(new ConsecutiveGroups(partitions, size))
+                .mapPartitions(group -> {
+                    U acc = group.next()._2();
+                    while (group.hasNext()) {
+                        acc = combine.call(acc, group.next()._2());
+                    }
+                    return Collections.singletonList(acc).iterator();
+                });
+        }
+        return results.collect();
     }
 
     private static <U> U call(Function0<U> zero) {
@@ -131,13 +141,16 @@ public final class FixedOrderAggregate {
         return (partitions + size - 1) / size;
     }
 
-    /** Collects the group results in group order, the job named after the first frame outside this class. */
-    private static <U> List<U> collectAsCaller(org.apache.spark.SparkContext sc, JavaRDD<U> sums) {
+    /**
+     * Runs {@code job} with the call site set to the first frame outside this class, so the job
+     * and its stages (named after their RDDs' creation sites) are named after the caller.
+     */
+    private static <U> List<U> asCaller(org.apache.spark.SparkContext sc, java.util.function.Supplier<List<U>> job) {
         JavaSparkContext jsc = JavaSparkContext.fromSparkContext(sc);
         String previous = sc.getLocalProperty(CALL_SITE_SHORT);
         jsc.setCallSite("aggregate at " + callerSite());
         try {
-            return sums.collect();
+            return job.get();
         } finally {
             if (previous == null) {
                 jsc.clearCallSite();
@@ -156,37 +169,37 @@ public final class FixedOrderAggregate {
             .orElse("unknown"));
     }
 
-    /**
-     * One partition of the input inside its group's task: its index and its rows, consumed by
-     * the group's fold before the next member is computed (the coalesced task computes its
-     * parents lazily, one after the other). Never serialized: it lives within one task.
-     */
-    private record Member<T>(int partition, Iterator<T> rows) {
-    }
-
-    /** Cuts the parent's partitions into groups of {@code size} consecutive ones, in index order. */
-    private static final class ConsecutiveGroups implements PartitionCoalescer, Serializable {
+    /** Sends partition p's result to group {@code p / size}. */
+    private static final class ConsecutiveGroups extends Partitioner {
 
         private static final long serialVersionUID = 1L;
 
+        private final int groups;
         private final int size;
 
-        ConsecutiveGroups(int size) {
+        ConsecutiveGroups(int partitions, int size) {
+            this.groups = groupCount(partitions, size);
             this.size = size;
         }
 
         @Override
-        public PartitionGroup[] coalesce(int maxPartitions, RDD<?> parent) {
-            Partition[] partitions = parent.partitions();
-            PartitionGroup[] groups = new PartitionGroup[groupCount(partitions.length, size)];
-            for (int g = 0; g < groups.length; g++) {
-                int first = g * size;
-                groups[g] = new PartitionGroup(PartitionLocations.firstHost(parent, first));
-                for (int p = first; p < Math.min(partitions.length, first + size); p++) {
-                    groups[g].partitions().$plus$eq(partitions[p]);
-                }
-            }
+        public int numPartitions() {
             return groups;
+        }
+
+        @Override
+        public int getPartition(Object key) {
+            return (Integer) key / size;
+        }
+
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof ConsecutiveGroups g && g.groups == groups && g.size == size;
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * groups + size;
         }
     }
 }

@@ -1,8 +1,8 @@
 package io.sparkattention.io;
 
-import io.sparkattention.nn.BertConfig;
-import io.sparkattention.nn.BertEncoder;
-import io.sparkattention.nn.BertWeights;
+import io.sparkattention.bert.BertConfig;
+import io.sparkattention.bert.BertEncoder;
+import io.sparkattention.bert.BertWeights;
 
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,7 +1,7 @@
 package io.sparkattention.io;
 
-import io.sparkattention.nn.BertConfig;
-import io.sparkattention.nn.BertWeights;
+import io.sparkattention.bert.BertConfig;
+import io.sparkattention.bert.BertWeights;
 
 import java.util.HashMap;
 import java.util.Map;
@@ -135,6 +135,9 @@ final class BertOnnxGraph {
             if (bias.endsWith(".bias") && model.initializers().containsKey(bias)) {
                 return bias.substring(0, bias.length() - ".bias".length());
             }
+        }
+        if (node.outputs().isEmpty()) {
+            return null;
         }
         for (OnnxNode add : model.consumers(node.outputs().get(0))) {
             if (add.opType().equals("Add")) {

@@ -1,6 +1,6 @@
 package io.sparkattention.io;
 
-import io.sparkattention.nn.BertEncoder;
+import io.sparkattention.bert.BertEncoder;
 
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,5 +1,6 @@
 package io.sparkattention.io;
 
+import io.sparkattention.kernel.Heads;
 import io.sparkattention.nn.MultiHeadAttentionWeights;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -265,10 +266,8 @@ public final class MultiHeadAttentionStateDict {
         }
 
         private void checkHeads(int numHeads, int e) {
-            if (e % numHeads != 0) {
-                throw new IllegalArgumentException("numHeads (" + numHeads + ") does not divide embed_dim E (" + e
-                    + ") of the attention under prefix '" + prefix + "' in " + st.source());
-            }
+            Heads.headDim(e, numHeads, "numHeads", "embed_dim E",
+                " of the attention under prefix '" + prefix + "' in " + st.source());
         }
 
         /** The shape of a required tensor, or an error naming it with its expected shape. */

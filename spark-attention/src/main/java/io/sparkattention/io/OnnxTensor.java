@@ -60,11 +60,18 @@ public final class OnnxTensor {
         return dims.clone();
     }
 
-    /** Elements: the product of the dims (1 for a scalar). */
+    /**
+     * Elements: the product of the dims (1 for a scalar), or {@link Long#MAX_VALUE} when the product
+     * does not fit a long (dims from a file may claim any size).
+     */
     public long elementCount() {
         long n = 1;
         for (long d : dims) {
-            n *= d;
+            try {
+                n = Math.multiplyExact(n, d);
+            } catch (ArithmeticException e) {
+                return Long.MAX_VALUE;
+            }
         }
         return n;
     }
@@ -147,14 +154,15 @@ public final class OnnxTensor {
     }
 
     private int count() throws TensorFormatException {
-        long n = elementCount();
         for (long d : dims) {
             if (d < 0) {
                 throw new TensorFormatException(source, name, "has a negative dimension: " + Arrays.toString(dims));
             }
         }
+        long n = elementCount();
         if (n > SafeTensors.MAX_ARRAY_LENGTH) {
-            throw new TensorFormatException(source, name, "has " + n + " elements, more than one array holds");
+            throw new TensorFormatException(source, name, "has dims " + Arrays.toString(dims)
+                + ": more elements than one array holds");
         }
         return (int) n;
     }

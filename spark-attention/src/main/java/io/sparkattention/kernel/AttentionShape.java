@@ -32,9 +32,7 @@ public final class AttentionShape implements Serializable {
         if (queryLength < 0 || keyLength < 0) {
             throw new IllegalArgumentException("sequence lengths must be >= 0, got L=" + queryLength + ", S=" + keyLength);
         }
-        if (numHeads < 1 || numKvHeads < 1 || numHeads % numKvHeads != 0) {
-            throw new IllegalArgumentException("numKvHeads (" + numKvHeads + ") must divide numHeads (" + numHeads + ")");
-        }
+        Heads.checkGroups(numHeads, numKvHeads);
         if (headDim < 1 || valueDim < 1) {
             throw new IllegalArgumentException("head dimensions must be >= 1, got d=" + headDim + ", dv=" + valueDim);
         }

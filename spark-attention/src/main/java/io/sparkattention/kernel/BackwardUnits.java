@@ -33,7 +33,9 @@ final class BackwardUnits {
     private final AttentionShape shape;
     private final int L, S, H, Hkv, d, dvh;
     private final RowMask mask;
-    private final float[] q, k, v, out, lse, dOut, dq, dk, dv, dBias;
+    private final MatrixView q, k, v, out, dOut, dq, dk, dv;
+    private final float[] lse, dBias;
+    private final int lseOff;
     /** Groups of consecutive query heads that one unit walks, and heads per group. */
     private final int groups, groupHeads;
     /** Per chunk: the query rows {@code [rowFrom, rowTo)} its walk visits, and its cost (query × key pairs walked). */
@@ -41,8 +43,8 @@ final class BackwardUnits {
     private final long[] cost;
 
     BackwardUnits(TileOps ops, BlockPolicy blocks, float scale, AttentionShape shape, KeyBand band, RowMask mask,
-                  float[] q, float[] k, float[] v, float[] out, float[] lse, float[] dOut,
-                  float[] dq, float[] dk, float[] dv, float[] dBias) {
+                  MatrixView q, MatrixView k, MatrixView v, MatrixView out, float[] lse, int lseOff, MatrixView dOut,
+                  MatrixView dq, MatrixView dk, MatrixView dv, float[] dBias) {
         this.ops = ops;
         this.band = band;
         this.chunks = blocks.keyChunksFor(shape);
@@ -62,6 +64,7 @@ final class BackwardUnits {
         this.v = v;
         this.out = out;
         this.lse = lse;
+        this.lseOff = lseOff;
         this.dOut = dOut;
         this.dq = dq;
         this.dk = dk;
@@ -125,7 +128,7 @@ final class BackwardUnits {
         }
         int width = groupHeads * d;
         for (int h = g * groupHeads; h < (g + 1) * groupHeads; h++) {
-            MatrixView dqView = partial == null ? MatrixView.headColumns(dq, rowFrom[c], H, d, h)
+            MatrixView dqView = partial == null ? dq.columns(rowFrom[c], h * d)
                 : new MatrixView(partial, (h - g * groupHeads) * d, width);
             walk(h, c, dqView, ws);
         }
@@ -135,23 +138,24 @@ final class BackwardUnits {
     private void walk(int h, int c, MatrixView dqView, Workspace ws) {
         int kv = shape.kvHeadOf(h), r0 = rowFrom[c], k0 = chunks.start(c);
         BackwardPass pass = new BackwardPass(ops, ws, band, scale, d, dvh, r0, k0,
-            MatrixView.headColumns(q, r0, H, d, h),
-            MatrixView.headColumns(k, k0, Hkv, d, kv),
-            MatrixView.headColumns(v, k0, Hkv, dvh, kv),
+            q.columns(r0, h * d),
+            k.columns(k0, kv * d),
+            v.columns(k0, kv * dvh),
             MaskView.headPlane(mask.allowed(), h, L, S, r0).from(0, k0),
             MatrixView.headPlane(mask.bias(), h, L, S, r0).from(0, k0),
-            MatrixView.headColumns(out, r0, H, dvh, h), lse, h * L + r0,
-            MatrixView.headColumns(dOut, r0, H, dvh, h),
+            out.columns(r0, h * dvh), lse, lseOff + h * L + r0,
+            dOut.columns(r0, h * dvh),
             dqView,
-            MatrixView.headColumns(dk, k0, Hkv, d, kv),
-            MatrixView.headColumns(dv, k0, Hkv, dvh, kv),
+            dk.columns(k0, kv * d),
+            dv.columns(k0, kv * dvh),
             MatrixView.headPlane(dBias, h, L, S, r0).from(0, k0));
         TileWalk.run(ops, band, Bq, Bk, rowTo[c] - r0, chunks.end(c) - k0, r0, k0, pass);
     }
 
     /** dQ += buffer, chunk 1, 2, … in turn; a group's heads are consecutive columns of dQ. */
     private void addPartials(float[][] partial) {
-        int ld = H * d, width = groupHeads * d;
+        int width = groupHeads * d;
+        float[] dqData = dq.data();
         for (int c = 1; c < chunks.count(); c++) {
             for (int g = 0; g < groups; g++) {
                 float[] p = partial[c * groups + g];
@@ -159,9 +163,9 @@ final class BackwardUnits {
                     continue;
                 }
                 for (int r = rowFrom[c]; r < rowTo[c]; r++) {
-                    int dst = r * ld + g * width, src = (r - rowFrom[c]) * width;
+                    int dst = dq.offset() + r * dq.ld() + g * width, src = (r - rowFrom[c]) * width;
                     for (int t = 0; t < width; t++) {
-                        dq[dst + t] += p[src + t];
+                        dqData[dst + t] += p[src + t];
                     }
                 }
             }

@@ -25,6 +25,10 @@ import java.util.concurrent.ForkJoinPool;
  * A query row that can see no key gets output 0 and log-sum-exp −∞ (never NaN), as PyTorch ≥ 2.5,
  * FlashAttention and ONNX do. NaN or ±∞ in the inputs propagate to the rows they touch.
  *
+ * <p>Short rows take {@link DirectAttention} (and its whole-P backward) when the kernel's
+ * {@link AttentionPath} says so: the same function, masks and log-sum-exp. Entry points on
+ * {@link MatrixView}s read Q, K, V in place (a fused projection's columns) and write into place.
+ *
  * <p>The public methods check every argument ({@link Checks}); the passes behind them do not.
  * Where things are: the blocks a call cuts in {@link BlockPolicy}, the tile iteration in
  * {@link TileWalk}, the passes in {@link ForwardPass}, {@link ProbabilitiesPass} and
@@ -41,17 +45,54 @@ public final class FlashAttention implements Serializable {
     private final transient TileOps ops;
     /** The blocks in use. */
     private final transient BlockPolicy blocks;
+    /** Direct or tiled by length: not serialized, each JVM runs its own choice. */
+    private final transient AttentionPath path;
+    /** The direct path's arithmetic: the JVM's, or a test's. */
+    private final transient DirectAttention.Impl directImpl;
+    private final transient TiledPasses tiled;
 
-    /** A kernel with the JVM's chosen {@link TileOps}. */
+    /** A kernel with the JVM's chosen {@link TileOps} and {@link AttentionPath}. */
     public FlashAttention(AttentionSpec spec) {
-        this(spec, TileOps.get());
+        this(spec, TileOps.get(), AttentionPath.configured());
     }
 
-    /** A kernel with explicit tile arithmetic (tests run every implementation). */
+    /** A tiled kernel with explicit tile arithmetic (tests run every implementation): always {@link AttentionPath#TILED}. */
     public FlashAttention(AttentionSpec spec, TileOps ops) {
+        this(spec, ops, AttentionPath.TILED);
+    }
+
+    /** A kernel with explicit tile arithmetic and path. */
+    public FlashAttention(AttentionSpec spec, TileOps ops, AttentionPath path) {
+        this(spec, ops, path, DirectAttention.IMPL);
+    }
+
+    FlashAttention(AttentionSpec spec, TileOps ops, AttentionPath path, DirectAttention.Impl directImpl) {
         this.spec = Objects.requireNonNull(spec, "spec");
         this.ops = Objects.requireNonNull(ops, "ops");
+        this.path = Objects.requireNonNull(path, "path");
+        this.directImpl = Objects.requireNonNull(directImpl, "directImpl");
         this.blocks = new BlockPolicy(spec, ops);
+        this.tiled = new TiledPasses(spec, ops, blocks);
+    }
+
+    /** This kernel on another path. */
+    public FlashAttention withPath(AttentionPath newPath) {
+        return new FlashAttention(spec, ops, newPath, directImpl);
+    }
+
+    /** This kernel with another direct arithmetic (tests run both). */
+    FlashAttention withDirectArithmetic(DirectAttention.Impl impl) {
+        return new FlashAttention(spec, ops, path, impl);
+    }
+
+    /** The direct/tiled rule in use. */
+    public AttentionPath path() {
+        return path;
+    }
+
+    /** True when calls on {@code shape} run {@link DirectAttention}. */
+    public boolean direct(AttentionShape shape) {
+        return path.direct(shape.queryLength(), shape.keyLength());
     }
 
     public AttentionSpec spec() {
@@ -88,7 +129,7 @@ public final class FlashAttention implements Serializable {
      * one-head call would otherwise shrink an automatic block further.
      */
     public FlashAttention withBlocksOf(AttentionShape whole) {
-        return new FlashAttention(blocks.fixedFor(whole), ops);
+        return new FlashAttention(blocks.fixedFor(whole), ops, path, directImpl);
     }
 
     /**
@@ -123,12 +164,45 @@ public final class FlashAttention implements Serializable {
                         float[] out, float[] lse, Workspace ws) {
         Checks.inputs(shape, q, k, v, mask);
         Checks.forwardOutputs(shape, out, lse);
-        KeyBand band = new KeyBand(spec, shape.queryLength(), shape.keyLength(), mask.validKeys());
-        int Bq = queryBlockFor(shape);
-        ws.ensure(Math.min(Bq, shape.queryLength()), blocks.keyBlock(), shape.headDim(), shape.valueDim());
-        for (int h = 0; h < shape.numHeads(); h++) {
-            forwardRows(shape, h, 0, shape.queryLength(), Bq, band, q, k, v, mask, out, lse, ws);
+        run(shape, queries(shape, q), keys(shape, k), values(shape, v), mask, outputs(shape, out), lse, 0, ws);
+    }
+
+    /**
+     * Multi-head attention of one sequence on views: Q (L rows of H·d), K (S rows of Hkv·d) and V
+     * (S rows of Hkv·dv) read in place, e.g. a fused projection's columns; the output (L rows of
+     * H·dv, not overlapping them) written into place; the H×L log-sum-exp from {@code lseOff}, or null.
+     */
+    public void forward(AttentionShape shape, MatrixView q, MatrixView k, MatrixView v, RowMask mask,
+                        MatrixView out, float[] lse, int lseOff, Workspace ws) {
+        Checks.forwardViews(shape, q, k, v, mask, out, lse, lseOff);
+        Objects.requireNonNull(ws, "ws");
+        run(shape, q, k, v, mask, out, lse, lseOff, ws);
+    }
+
+    private void run(AttentionShape shape, MatrixView q, MatrixView k, MatrixView v, RowMask mask, MatrixView out,
+                     float[] lse, int lseOff, Workspace ws) {
+        if (direct(shape)) {
+            DirectAttention.forward(directImpl, spec, shape, q, k, v, mask, out, lse, lseOff, null, false, ws.direct());
+        } else {
+            tiled.forward(shape, q, k, v, mask, out, lse, lseOff, ws);
         }
+    }
+
+    /** Whole arrays as views: L rows of H·d, S rows of Hkv·d, S rows of Hkv·dv, L rows of H·dv. */
+    private static MatrixView queries(AttentionShape s, float[] a) {
+        return new MatrixView(a, 0, s.numHeads() * s.headDim());
+    }
+
+    private static MatrixView keys(AttentionShape s, float[] a) {
+        return new MatrixView(a, 0, s.numKvHeads() * s.headDim());
+    }
+
+    private static MatrixView values(AttentionShape s, float[] a) {
+        return new MatrixView(a, 0, s.numKvHeads() * s.valueDim());
+    }
+
+    private static MatrixView outputs(AttentionShape s, float[] a) {
+        return new MatrixView(a, 0, s.numHeads() * s.valueDim());
     }
 
     /**
@@ -143,31 +217,12 @@ public final class FlashAttention implements Serializable {
         Checks.inputs(shape, q, k, v, mask);
         Checks.forwardOutputs(shape, out, lse);
         Objects.requireNonNull(pool, "pool");
-        int L = shape.queryLength(), H = shape.numHeads(), Bq = queryBlockFor(shape);
-        KeyBand band = new KeyBand(spec, L, shape.keyLength(), mask.validKeys());
-        // every head has the same block order
-        int[] order = ParallelUnits.blocksLargestFirst(band, L, shape.keyLength(), Bq);
-        ParallelUnits.run(pool, H * order.length,
-            ws -> ws.ensure(Math.min(Bq, L), blocks.keyBlock(), shape.headDim(), shape.valueDim()),
-            (unit, ws) -> {
-                int r0 = order[unit / H] * Bq;
-                forwardRows(shape, unit % H, r0, Math.min(L, r0 + Bq), Bq, band, q, k, v, mask, out, lse, ws);
-            });
-    }
-
-    /** Queries {@code [r0, r1)} of head {@code h}, in blocks of {@code Bq}. */
-    private void forwardRows(AttentionShape shape, int h, int r0, int r1, int Bq, KeyBand band, float[] q, float[] k,
-                             float[] v, RowMask mask, float[] out, float[] lse, Workspace ws) {
-        int L = shape.queryLength(), S = shape.keyLength(), H = shape.numHeads(), Hkv = shape.numKvHeads();
-        int d = shape.headDim(), dv = shape.valueDim(), kv = shape.kvHeadOf(h);
-        ForwardPass pass = new ForwardPass(ops, ws, band, spec.scaleFor(d), d, dv, r0, 0,
-            MatrixView.headColumns(q, r0, H, d, h),
-            MatrixView.headColumns(k, 0, Hkv, d, kv),
-            MatrixView.headColumns(v, 0, Hkv, dv, kv),
-            MaskView.headPlane(mask.allowed(), h, L, S, r0),
-            MatrixView.headPlane(mask.bias(), h, L, S, r0),
-            MatrixView.headColumns(out, r0, H, dv, h), lse, h * L + r0);
-        TileWalk.run(ops, band, Bq, blocks.keyBlock(), r1 - r0, S, r0, 0, pass);
+        MatrixView qv = queries(shape, q), kv = keys(shape, k), vv = values(shape, v), ov = outputs(shape, out);
+        if (direct(shape)) {  // short: one thread
+            run(shape, qv, kv, vv, mask, ov, lse, 0, new Workspace());
+            return;
+        }
+        tiled.forward(shape, qv, kv, vv, mask, ov, lse, pool);
     }
 
     /**
@@ -188,24 +243,7 @@ public final class FlashAttention implements Serializable {
      */
     public void forwardBlock(int rows, int keys, int d, int dv, float[] q, float[] k, float[] v, BlockPosition pos,
                              boolean[] allowed, float[] bias, float[] out, float[] lse, Workspace ws) {
-        if (rows < 0 || keys < 0 || d < 1 || dv < 1) {
-            throw new IllegalArgumentException("bad block shape: rows=" + rows + ", keys=" + keys + ", d=" + d + ", dv=" + dv);
-        }
-        if ((long) pos.queryStart() + rows > pos.totalQueries() || (long) pos.keyStart() + keys > pos.totalKeys()) {
-            throw new IllegalArgumentException("block [" + pos.queryStart() + "+" + rows + ") × [" + pos.keyStart()
-                + "+" + keys + ") exceeds the sequence's " + pos.totalQueries() + "×" + pos.totalKeys());
-        }
-        Checks.length("query block", q, rows * d);
-        Checks.length("key block", k, keys * d);
-        Checks.length("value block", v, keys * dv);
-        Checks.length("output block", out, rows * dv);
-        Checks.length("log-sum-exp block", lse, rows);
-        if (allowed != null) {
-            Checks.length("boolean mask block", allowed, rows * keys);
-        }
-        if (bias != null) {
-            Checks.length("bias block", bias, rows * keys);
-        }
+        Checks.block(rows, keys, d, dv, q, k, v, pos, allowed, bias, out, lse);
         KeyBand band = new KeyBand(spec, pos.totalQueries(), pos.totalKeys(), pos.validKeys());
         ws.ensure(Math.min(blocks.queryBlock(), rows), blocks.keyBlock(), d, dv);
         ForwardPass pass = new ForwardPass(ops, ws, band, spec.scaleFor(d), d, dv, pos.queryStart(), pos.keyStart(),
@@ -228,26 +266,22 @@ public final class FlashAttention implements Serializable {
                         boolean perHead, float[] weights, Workspace ws) {
         Checks.scores(shape, q, k, mask);
         Checks.lseLength(shape, lse);
-        int L = shape.queryLength(), S = shape.keyLength(), H = shape.numHeads(), Hkv = shape.numKvHeads();
-        int d = shape.headDim();
-        long plane = (long) L * S;
-        long size = perHead ? plane * H : plane;
-        if (size > Integer.MAX_VALUE - 8) {
-            throw new IllegalArgumentException("attention weights of " + shape + " do not fit one Java array");
-        }
-        Checks.length("attention weights", weights, (int) size);
-        Arrays.fill(weights, 0f);
-        float scale = spec.scaleFor(d);
-        float factor = perHead ? 1f : 1f / H;
-        KeyBand band = new KeyBand(spec, L, S, mask.validKeys());
-        ws.ensure(Math.min(blocks.queryBlock(), L), blocks.keyBlock(), d, 1);
-        for (int h = 0; h < H; h++) {
-            int kv = shape.kvHeadOf(h);
-            ProbabilitiesPass pass = new ProbabilitiesPass(ops, ws, band, scale, d,
-                MatrixView.headColumns(q, 0, H, d, h), MatrixView.headColumns(k, 0, Hkv, d, kv),
-                MaskView.headPlane(mask.allowed(), h, L, S, 0), MatrixView.headPlane(mask.bias(), h, L, S, 0),
-                lse, h * L, new MatrixView(weights, perHead ? (int) (h * plane) : 0, S), factor);
-            TileWalk.run(ops, band, blocks.queryBlock(), blocks.keyBlock(), L, S, 0, 0, pass);
+        weights(shape, queries(shape, q), keys(shape, k), mask, lse, 0, perHead, weights, ws);
+    }
+
+    /**
+     * {@link #weights(AttentionShape, float[], float[], RowMask, float[], boolean, float[], Workspace)}
+     * on views of Q (L rows of H·d) and K (S rows of Hkv·d), the log-sum-exp from {@code lseOff}.
+     */
+    public void weights(AttentionShape shape, MatrixView q, MatrixView k, RowMask mask, float[] lse, int lseOff,
+                        boolean perHead, float[] weights, Workspace ws) {
+        Checks.weightsViews(shape, q, k, mask, lse, lseOff, perHead, weights);
+        Objects.requireNonNull(ws, "ws");
+        if (direct(shape)) {
+            DirectAttention.weights(directImpl, spec, shape, q, k, mask, lse, lseOff, perHead, weights,
+                ws.direct());
+        } else {
+            tiled.weights(shape, q, k, mask, lse, lseOff, perHead, weights, ws);
         }
     }
 
@@ -281,9 +315,36 @@ public final class FlashAttention implements Serializable {
     public void backward(AttentionShape shape, float[] q, float[] k, float[] v, RowMask mask,
                          float[] out, float[] lse, float[] dOut,
                          float[] dq, float[] dk, float[] dv, float[] dBias, Workspace ws) {
-        checkBackward(shape, q, k, v, mask, out, lse, dOut, dq, dk, dv, dBias);
+        Checks.backward(shape, q, k, v, mask, out, lse, dOut, dq, dk, dv, dBias);
         Objects.requireNonNull(ws, "ws");
-        backwardUnits(shape, q, k, v, mask, out, lse, dOut, dq, dk, dv, dBias).run(ws);
+        runBackward(shape, queries(shape, q), keys(shape, k), values(shape, v), mask, outputs(shape, out), lse, 0,
+            outputs(shape, dOut), queries(shape, dq), keys(shape, dk), values(shape, dv), dBias, ws);
+    }
+
+    /**
+     * {@link #backward(AttentionShape, float[], float[], float[], RowMask, float[], float[], float[],
+     * float[], float[], float[], float[], Workspace)} on views: Q, K, V, the output and dO read in
+     * place, dQ, dK and dV written into place (they may be the columns of one fused
+     * {@code [dq | dk | dv]} buffer, but not the arrays read), the log-sum-exp from {@code lseOff}.
+     * Only the views' own columns are written.
+     */
+    public void backward(AttentionShape shape, MatrixView q, MatrixView k, MatrixView v, RowMask mask,
+                         MatrixView out, float[] lse, int lseOff, MatrixView dOut,
+                         MatrixView dq, MatrixView dk, MatrixView dv, float[] dBias, Workspace ws) {
+        Checks.backwardViews(shape, q, k, v, mask, out, lse, lseOff, dOut, dq, dk, dv, dBias);
+        Objects.requireNonNull(ws, "ws");
+        runBackward(shape, q, k, v, mask, out, lse, lseOff, dOut, dq, dk, dv, dBias, ws);
+    }
+
+    private void runBackward(AttentionShape shape, MatrixView q, MatrixView k, MatrixView v, RowMask mask,
+                             MatrixView out, float[] lse, int lseOff, MatrixView dOut, MatrixView dq, MatrixView dk,
+                             MatrixView dv, float[] dBias, Workspace ws) {
+        if (direct(shape)) {
+            DirectBackward.run(directImpl, spec, shape, q, k, v, mask, out, lse, lseOff, dOut, dq, dk, dv,
+                dBias, ws.direct());
+        } else {
+            tiled.backwardUnits(shape, q, k, v, mask, out, lse, lseOff, dOut, dq, dk, dv, dBias).run(ws);
+        }
     }
 
     /**
@@ -298,9 +359,14 @@ public final class FlashAttention implements Serializable {
     public void backward(AttentionShape shape, float[] q, float[] k, float[] v, RowMask mask,
                          float[] out, float[] lse, float[] dOut,
                          float[] dq, float[] dk, float[] dv, float[] dBias, ForkJoinPool pool) {
-        checkBackward(shape, q, k, v, mask, out, lse, dOut, dq, dk, dv, dBias);
+        Checks.backward(shape, q, k, v, mask, out, lse, dOut, dq, dk, dv, dBias);
         Objects.requireNonNull(pool, "pool");
-        backwardUnits(shape, q, k, v, mask, out, lse, dOut, dq, dk, dv, dBias).run(pool);
+        if (direct(shape)) {  // short: one thread
+            backward(shape, q, k, v, mask, out, lse, dOut, dq, dk, dv, dBias, new Workspace());
+            return;
+        }
+        tiled.backwardUnits(shape, queries(shape, q), keys(shape, k), values(shape, v), mask, outputs(shape, out),
+            lse, 0, outputs(shape, dOut), queries(shape, dq), keys(shape, dk), values(shape, dv), dBias).run(pool);
     }
 
     /**
@@ -319,43 +385,6 @@ public final class FlashAttention implements Serializable {
      */
     public long backwardPartialFloats(AttentionShape shape) {
         return (long) (blocks.keyChunksFor(shape).count() - 1) * shape.querySize();
-    }
-
-    private static void checkBackward(AttentionShape shape, float[] q, float[] k, float[] v, RowMask mask,
-                                      float[] out, float[] lse, float[] dOut,
-                                      float[] dq, float[] dk, float[] dv, float[] dBias) {
-        Checks.inputs(shape, q, k, v, mask);
-        Checks.length("output", out, shape.outputSize());
-        Checks.lseLength(shape, lse);
-        Checks.length("output gradient", dOut, shape.outputSize());
-        Checks.length("query gradient", dq, shape.querySize());
-        Checks.length("key gradient", dk, shape.keySize());
-        Checks.length("value gradient", dv, shape.valueSize());
-        Checks.distinct("query gradient", dq, q, k, v, out, lse, dOut);
-        Checks.distinct("key gradient", dk, q, k, v, out, lse, dOut, dq);
-        Checks.distinct("value gradient", dv, q, k, v, out, lse, dOut, dq, dk);
-        if (dBias != null) {
-            if (mask.bias() == null) {
-                throw new IllegalArgumentException("bias gradient given, but the mask has no additive bias");
-            }
-            Checks.length("bias gradient", dBias, mask.bias().length);
-            Checks.distinct("bias gradient", dBias, q, k, v, out, lse, dOut, dq, dk, dv, mask.bias());
-        }
-    }
-
-    /** Zeroes the gradients (the units add into them) and cuts the call's units. */
-    private BackwardUnits backwardUnits(AttentionShape shape, float[] q, float[] k, float[] v, RowMask mask,
-                                        float[] out, float[] lse, float[] dOut,
-                                        float[] dq, float[] dk, float[] dv, float[] dBias) {
-        Arrays.fill(dq, 0f);
-        Arrays.fill(dk, 0f);
-        Arrays.fill(dv, 0f);
-        if (dBias != null) {
-            Arrays.fill(dBias, 0f);
-        }
-        KeyBand band = new KeyBand(spec, shape.queryLength(), shape.keyLength(), mask.validKeys());
-        return new BackwardUnits(ops, blocks, spec.scaleFor(shape.headDim()), shape, band, mask,
-            q, k, v, out, lse, dOut, dq, dk, dv, dBias);
     }
 
     /** A kernel travels as its spec ({@link SerializedKernel}). */

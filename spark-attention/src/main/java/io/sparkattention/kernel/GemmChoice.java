@@ -1,10 +1,10 @@
 package io.sparkattention.kernel;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import java.util.List;
 
 /**
- * Picks the {@link LinearKernel} for the projections once per JVM and logs it.
+ * Picks the {@link LinearKernel} for the projections once per JVM and logs it, through the
+ * mechanism every kernel family shares ({@link ImplementationChoice}).
  *
  * <p>System property {@value #PROPERTY}:
  * <ul>
@@ -28,23 +28,21 @@ final class GemmChoice {
     /** System property that forces the projection implementation. */
     static final String PROPERTY = "sparkattention.gemm";
 
-    private static final Logger LOG = LoggerFactory.getLogger(GemmChoice.class);
+    private static final ImplementationChoice<LinearKernel> CHOICE = new ImplementationChoice<>(
+        "projection arithmetic", PROPERTY, List.of("auto", "vector", "blas"), GemmChoice::make);
 
-    static final LinearKernel INSTANCE = choose(System.getProperty(PROPERTY, "auto"));
+    static final LinearKernel INSTANCE = CHOICE.choose(LinearKernel::name);
 
     private GemmChoice() {
     }
 
-    static LinearKernel choose(String requested) {
-        LinearKernel kernel = create(requested);
-        LOG.info("projection arithmetic: {} ({}={}, Vector API {})", kernel.name(), PROPERTY, requested,
-            vectorKernel() != null ? "visible" : "not visible");
-        return kernel;
-    }
-
     /** A new implementation by name ({@code auto}, {@code vector}, {@code blas}). */
     static LinearKernel create(String requested) {
-        switch (VectorOrBlas.normalise(requested)) {
+        return CHOICE.create(requested);
+    }
+
+    private static LinearKernel make(String name) {
+        switch (name) {
             case "auto": {
                 LinearKernel vector = vectorKernel();
                 if (VectorOrBlas.autoPicksVector(vector != null, vector != null && vector.preferredOverNativeBlas())) {
@@ -53,17 +51,14 @@ final class GemmChoice {
                 return new BlasLinearKernel(Blas.get());
             }
             case "vector":
-                return VectorOrBlas.requireVector(vectorKernel(), "projection arithmetic");
-            case "blas":
-                return new BlasLinearKernel(Blas.get());
+                return ImplementationChoice.requireVector(vectorKernel(), "projection arithmetic");
             default:
-                throw new IllegalArgumentException("projection arithmetic \"" + requested
-                    + "\" (system property " + PROPERTY + "): expected auto, vector or blas");
+                return new BlasLinearKernel(Blas.get());
         }
     }
 
     /** The Vector API micro-kernel, or null when {@code jdk.incubator.vector} is not visible. */
     static LinearKernel vectorKernel() {
-        return VectorOrBlas.newVectorInstance("io.sparkattention.kernel.VectorLinearKernel", LinearKernel.class);
+        return ImplementationChoice.vectorInstance("io.sparkattention.kernel.VectorLinearKernel", LinearKernel.class);
     }
 }

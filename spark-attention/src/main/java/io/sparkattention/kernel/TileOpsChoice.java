@@ -1,10 +1,10 @@
 package io.sparkattention.kernel;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import java.util.List;
 
 /**
- * Picks the {@link TileOps} implementation once per JVM and logs it.
+ * Picks the {@link TileOps} implementation once per JVM and logs it, through the mechanism every
+ * kernel family shares ({@link ImplementationChoice}).
  *
  * <p>System property {@value #PROPERTY}:
  * <ul>
@@ -30,59 +30,50 @@ final class TileOpsChoice {
     /** System property that forces the tile implementation. */
     static final String PROPERTY = "sparkattention.tileops";
 
-    private static final Logger LOG = LoggerFactory.getLogger(TileOpsChoice.class);
+    private static final ImplementationChoice<TileOps> CHOICE = new ImplementationChoice<>(
+        "attention tile arithmetic", PROPERTY, List.of("auto", "vector", "blas", "blas-scalar"), TileOpsChoice::make);
 
-    static final TileOps INSTANCE = choose(System.getProperty(PROPERTY, "auto"));
+    static final TileOps INSTANCE = CHOICE.choose(TileOps::name);
 
     private TileOpsChoice() {
     }
 
-    static TileOps choose(String requested) {
-        TileOps ops = create(requested);
-        LOG.info("attention tile arithmetic: {} ({}={}, Vector API {})", ops.name(), PROPERTY, requested,
-            vectorSoftmax() != null ? "visible" : "not visible");
-        return ops;
-    }
-
     /** A new implementation by name ({@code auto}, {@code vector}, {@code blas}, {@code blas-scalar}). */
     static TileOps create(String requested) {
-        TileOps ops;
-        switch (VectorOrBlas.normalise(requested)) {
+        return CHOICE.create(requested);
+    }
+
+    private static TileOps make(String name) {
+        switch (name) {
             case "auto": {
                 TileOps vector = vectorTileOps();
                 if (VectorOrBlas.autoPicksVector(vector != null, vector != null && vector.preferredOverNativeBlas())) {
-                    ops = vector;
-                } else {
-                    OnlineSoftmax softmax = vectorSoftmax();
-                    ops = new BlasTileOps(Blas.get(), softmax != null ? softmax : new ScalarSoftmax());
+                    return vector;
                 }
-                break;
+                return blas();
             }
             case "vector":
-                ops = VectorOrBlas.requireVector(vectorTileOps(), "tile arithmetic");
-                break;
-            case "blas": {
-                OnlineSoftmax softmax = vectorSoftmax();
-                ops = new BlasTileOps(Blas.get(), softmax != null ? softmax : new ScalarSoftmax());
-                break;
-            }
-            case "blas-scalar":
-                ops = new BlasTileOps(Blas.get(), new ScalarSoftmax());
-                break;
+                return ImplementationChoice.requireVector(vectorTileOps(), "tile arithmetic");
+            case "blas":
+                return blas();
             default:
-                throw new IllegalArgumentException("tile arithmetic \"" + requested
-                    + "\" (system property " + PROPERTY + "): expected auto, vector, blas or blas-scalar");
+                return new BlasTileOps(Blas.get(), new ScalarSoftmax());
         }
-        return ops;
+    }
+
+    /** {@code sgemm} tiles with the vectorised softmax when the Vector API is visible. */
+    private static TileOps blas() {
+        OnlineSoftmax softmax = vectorSoftmax();
+        return new BlasTileOps(Blas.get(), softmax != null ? softmax : new ScalarSoftmax());
     }
 
     /** The Vector API softmax, or null when {@code jdk.incubator.vector} is not visible. */
     static OnlineSoftmax vectorSoftmax() {
-        return VectorOrBlas.newVectorInstance("io.sparkattention.kernel.VectorSoftmax", OnlineSoftmax.class);
+        return ImplementationChoice.vectorInstance("io.sparkattention.kernel.VectorSoftmax", OnlineSoftmax.class);
     }
 
     /** The Vector API micro-kernels, or null when {@code jdk.incubator.vector} is not visible. */
     static TileOps vectorTileOps() {
-        return VectorOrBlas.newVectorInstance("io.sparkattention.kernel.VectorTileOps", TileOps.class);
+        return ImplementationChoice.vectorInstance("io.sparkattention.kernel.VectorTileOps", TileOps.class);
     }
 }

@@ -6,13 +6,13 @@ import jdk.incubator.vector.VectorSpecies;
 import java.util.Arrays;
 
 /**
- * {@link DirectAttention} on the Java Vector API. Per head:
+ * {@link DirectAttention}'s arithmetic on the Java Vector API. Per head:
  * <pre>
- *   qT[t][j]   = q[j, h·d + t]                       d × Lp, queries across lanes, zero beyond L
- *   sT[c][j]   = scale · Σ_t k[c, h·d + t] · qT[t][j]  L × Lp  (key-major: one row per key)
- *   m[j] = max_c sT[c][j];  sT[c][j] = exp(sT[c][j] − m[j]);  ℓ[j] = Σ_c sT[c][j]   (VectorExp)
- *   vp[c][t]   = v[c, h·d + t]                       L × dp, zero beyond d
- *   ctx[j, h·d + t] = (Σ_c sT[c][j] · vp[c][t]) / ℓ[j]
+ *   qT[t][j]   = q[j, t]                             d × Lp, queries across lanes, zero beyond L
+ *   sT[c][j]   = scale · Σ_t k[c, t] · qT[t][j]      S × Lp  (key-major: one row per key)
+ *   sT[c][j]   = exp(sT[c][j] − shift[j])            (VectorExp)
+ *   vp[c][t]   = v[c, t]                             S × dp, zero beyond dv
+ *   out[j, t]  = inv[j] · Σ_c sT[c][j] · vp[c][t]
  * </pre>
  * Lp and dp are L and d rounded up to whole vectors. The score block is 4 keys × 2 query
  * vectors (8 accumulators fed by 2 loads and 4 broadcasts per step); the value block is 4
@@ -20,55 +20,59 @@ import java.util.Arrays;
  */
 final class VectorDirectAttention extends DirectAttention.Impl {
 
+    VectorDirectAttention() {
+    }
+
     private static final VectorSpecies<Float> SPECIES = FloatVector.SPECIES_PREFERRED;
     private static final int LANES = SPECIES.length();
 
     @Override
-    void run(float[] qkv, int qkvOff, int L, int H, int d, float scale, float[] ctx, int ctxOff, float[] probs,
-             DirectAttention.Workspace ws) {
-        int E = H * d, row = 3 * E;
-        int lp = (L + LANES - 1) / LANES * LANES;
-        int dp = (d + LANES - 1) / LANES * LANES;
-        ws.ensure(lp, dp, L);
-        float[] qT = ws.queriesT, sT = ws.scores, vp = ws.values, max = ws.rowMax, sum = ws.rowSum;
-        for (int h = 0; h < H; h++) {
-            int qOff = qkvOff + h * d, kOff = qkvOff + E + h * d, vOff = qkvOff + 2 * E + h * d;
-            for (int t = 0; t < d; t++) {
-                int dst = t * lp;
-                for (int j = 0; j < L; j++) {
-                    qT[dst + j] = qkv[j * row + qOff + t];
-                }
-                Arrays.fill(qT, dst + L, dst + lp, 0f);
-            }
-            scores(qkv, row, kOff, L, d, lp, qT, sT, scale);
-            columnMax(sT, L, lp, max);
-            Arrays.fill(sum, 0, lp, 0f);
-            VectorExp.expShifted(sT, 0, lp, L, max, 0, lp, sum, false);
-            for (int c = 0; c < L; c++) {
-                System.arraycopy(qkv, c * row + vOff, vp, c * dp, d);
-                Arrays.fill(vp, c * dp + d, c * dp + dp, 0f);
-            }
-            for (int j = 0; j < L; j++) {
-                sum[j] = 1f / sum[j];
-            }
-            values(sT, L, lp, vp, dp, d, sum, ctx, E, ctxOff + h * d, max);
-            if (probs != null) {
-                int base = h * L * L;
-                for (int j = 0; j < L; j++) {
-                    float inv = sum[j];
-                    for (int c = 0; c < L; c++) {
-                        probs[base + j * L + c] = sT[c * lp + j] * inv;
-                    }
-                }
-            }
-        }
+    int padded(int L) {
+        return (L + LANES - 1) / LANES * LANES;
     }
 
-    /** {@code sT[c][0:lp] = scale · Σ_t k[c, kOff + t] · qT[t][0:lp]} for every key c. */
-    private static void scores(float[] qkv, int row, int kOff, int L, int d, int lp, float[] qT, float[] sT,
+    @Override
+    void scores(float[] q, int qOff, int ldq, int L, float[] k, int kOff, int ldk, int S, int d, float scale,
+                float[] sT, DirectAttention.Workspace ws) {
+        int lp = padded(L);
+        float[] qT = ws.queriesT;
+        for (int t = 0; t < d; t++) {
+            int dst = t * lp;
+            for (int j = 0; j < L; j++) {
+                qT[dst + j] = q[qOff + j * ldq + t];
+            }
+            Arrays.fill(qT, dst + L, dst + lp, 0f);
+        }
+        scores(k, ldk, kOff, S, d, lp, qT, sT, scale);
+    }
+
+    @Override
+    void exp(float[] sT, int lp, int L, int S, float[] shift, float[] sum, boolean capHigh) {
+        VectorExp.expShifted(sT, 0, lp, S, shift, 0, lp, sum, capHigh);
+    }
+
+    @Override
+    void values(float[] sT, int lp, int L, int S, float[] v, int vOff, int ldv, int dv, float[] inv, float[] out,
+                int oOff, int ldo, DirectAttention.Workspace ws) {
+        int dp = padded(dv);
+        float[] vp = ws.values;
+        for (int c = 0; c < S; c++) {
+            System.arraycopy(v, vOff + c * ldv, vp, c * dp, dv);
+            Arrays.fill(vp, c * dp + dv, c * dp + dp, 0f);
+        }
+        values(sT, L, S, lp, vp, dp, dv, inv, out, ldo, oOff, ws.stage);
+    }
+
+    @Override
+    String name() {
+        return "vector:" + SPECIES.vectorBitSize() + "-bit";
+    }
+
+    /** {@code sT[c][0:lp] = scale · Σ_t k[kOff + c·row + t] · qT[t][0:lp]} for keys c &lt; S. */
+    private static void scores(float[] qkv, int row, int kOff, int S, int d, int lp, float[] qT, float[] sT,
                                float scale) {
         int c = 0;
-        for (; c + 4 <= L; c += 4) {
+        for (; c + 4 <= S; c += 4) {
             int k0 = c * row + kOff, k1 = k0 + row, k2 = k1 + row, k3 = k2 + row;
             int j = 0;
             for (; j + 2 * LANES <= lp; j += 2 * LANES) {
@@ -116,7 +120,7 @@ final class VectorDirectAttention extends DirectAttention.Impl {
                 a3.mul(scale).intoArray(sT, s + 3 * lp);
             }
         }
-        for (; c < L; c++) {
+        for (; c < S; c++) {
             int k0 = c * row + kOff;
             for (int j = 0; j < lp; j += LANES) {
                 FloatVector a0 = FloatVector.zero(SPECIES);
@@ -128,28 +132,18 @@ final class VectorDirectAttention extends DirectAttention.Impl {
         }
     }
 
-    /** {@code max[j] = max_c sT[c][j]} for j &lt; lp. */
-    private static void columnMax(float[] sT, int L, int lp, float[] max) {
-        for (int j = 0; j < lp; j += LANES) {
-            FloatVector m = FloatVector.fromArray(SPECIES, sT, j);
-            for (int c = 1; c < L; c++) {
-                m = m.max(FloatVector.fromArray(SPECIES, sT, c * lp + j));
-            }
-            m.intoArray(max, j);
-        }
-    }
-
     /**
-     * {@code ctx[j, col + t] = inv[j] · Σ_c sT[c][j] · vp[c][t]} for t &lt; d: 4 queries at a time,
-     * dp/LANES vectors of values. {@code out} (at least one vector long) stages a partial last vector.
+     * {@code ctx[col + j·E + t] = inv[j] · Σ_c sT[c][j] · vp[c][t]} for j &lt; L, t &lt; d (c &lt; S): 4
+     * queries at a time, dp/LANES vectors of values. {@code out} (at least one vector long) stages a
+     * partial last vector.
      */
-    private static void values(float[] sT, int L, int lp, float[] vp, int dp, int d, float[] inv, float[] ctx, int E,
-                               int col, float[] out) {
+    private static void values(float[] sT, int L, int S, int lp, float[] vp, int dp, int d, float[] inv, float[] ctx,
+                               int E, int col, float[] out) {
         int j = 0;
         for (; j + 4 <= L; j += 4) {
             for (int t0 = 0; t0 < dp; t0 += LANES) {
                 FloatVector a0 = FloatVector.zero(SPECIES), a1 = a0, a2 = a0, a3 = a0;
-                for (int c = 0, s = j, v = t0; c < L; c++, s += lp, v += dp) {
+                for (int c = 0, s = j, v = t0; c < S; c++, s += lp, v += dp) {
                     FloatVector w = FloatVector.fromArray(SPECIES, vp, v);
                     a0 = FloatVector.broadcast(SPECIES, sT[s]).fma(w, a0);
                     a1 = FloatVector.broadcast(SPECIES, sT[s + 1]).fma(w, a1);
@@ -177,7 +171,7 @@ final class VectorDirectAttention extends DirectAttention.Impl {
         for (; j < L; j++) {
             for (int t0 = 0; t0 < dp; t0 += LANES) {
                 FloatVector a0 = FloatVector.zero(SPECIES);
-                for (int c = 0, s = j, v = t0; c < L; c++, s += lp, v += dp) {
+                for (int c = 0, s = j, v = t0; c < S; c++, s += lp, v += dp) {
                     a0 = FloatVector.broadcast(SPECIES, sT[s]).fma(FloatVector.fromArray(SPECIES, vp, v), a0);
                 }
                 int n = Math.min(LANES, d - t0);

@@ -42,6 +42,16 @@ public final class Workspace {
     float[] gradQuery = new float[0];
     float[] queryRows = new float[0];
     float[] gradOutRows = new float[0];
+    /** The direct path's scratch ({@link DirectAttention}), made on first use. */
+    private DirectAttention.Workspace direct;
+
+    /** The scratch of the calls this workspace serves on the direct path. */
+    DirectAttention.Workspace direct() {
+        if (direct == null) {
+            direct = new DirectAttention.Workspace();
+        }
+        return direct;
+    }
 
     /** Grows the buffers to fit {@code spec}'s blocks (both set), head dimension d and value dimension dv. */
     void ensure(AttentionSpec spec, int d, int dv) {

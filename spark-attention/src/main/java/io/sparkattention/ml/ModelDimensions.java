@@ -1,5 +1,6 @@
 package io.sparkattention.ml;
 
+import io.sparkattention.kernel.Heads;
 import io.sparkattention.nn.MultiHeadAttentionWeights;
 import org.apache.spark.ml.linalg.Vector;
 import org.apache.spark.sql.Column;
@@ -92,10 +93,7 @@ final class ModelDimensions {
     }
 
     void checkHeads(int numHeads) {
-        if (embedDim % numHeads != 0) {
-            throw new IllegalArgumentException("numHeads (" + numHeads + ") must divide embed_dim (" + embedDim
-                + "), the width of column " + queryColumn);
-        }
+        Heads.headDim(embedDim, numHeads, "numHeads", "embed_dim", ", the width of column " + queryColumn);
     }
 
     /** Loaded weights must have the data's widths (where the data has any). */

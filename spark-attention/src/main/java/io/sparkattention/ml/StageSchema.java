@@ -1,5 +1,6 @@
 package io.sparkattention.ml;
 
+import io.sparkattention.kernel.Heads;
 import io.sparkattention.rows.PlaneColumn;
 import io.sparkattention.rows.SequenceColumns;
 import io.sparkattention.rows.SequenceDecoder;
@@ -132,9 +133,7 @@ public final class StageSchema {
 
     static void checkHeads(AttentionParams<?> params) {
         int h = params.getNumHeads(), kv = params.effectiveNumKvHeads();
-        if (h % kv != 0) {
-            throw new IllegalArgumentException("numKvHeads (" + kv + ") must divide numHeads (" + h + ")");
-        }
+        Heads.checkGroups(h, kv);
     }
 
     /** How a sequence input column is decoded ({@link SequenceColumns#decoder}). */

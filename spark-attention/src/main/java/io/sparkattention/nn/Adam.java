@@ -8,7 +8,9 @@ package io.sparkattention.nn;
  *   m ← β₁·m + (1 − β₁)·g        v ← β₂·v + (1 − β₂)·g²
  *   θ ← θ − (lr / (1 − β₁ᵗ)) · m / (√v / √(1 − β₂ᵗ) + ε)
  * </pre>
- * Moments are float64 and start at 0 on the first step.
+ * Moments are float64 and start at 0 on the first step. With decay groups
+ * ({@link Optimizer#adamW}) the decay applies to the decayed tensors' ranges only; lr is the
+ * constructor's rate times the step's schedule factor.
  */
 final class Adam extends Optimizer {
 
@@ -23,6 +25,10 @@ final class Adam extends Optimizer {
     private final double beta2;
     private final double eps;
     private final double weightDecay;
+    /** Ends of the parameter tensors (exclusive), in order; null: one group, all decayed. */
+    private int[] groupEnds;
+    /** Whether tensor i (ending at {@code groupEnds[i]}) is decayed. */
+    private boolean[] groupDecayed;
     private double[] m;
     private double[] v;
     private long t;
@@ -35,14 +41,24 @@ final class Adam extends Optimizer {
         this.weightDecay = weightDecay;
     }
 
+    Adam withDecayGroups(int[] ends, boolean[] decayed) {
+        this.groupEnds = ends.clone();
+        this.groupDecayed = decayed.clone();
+        return this;
+    }
+
     @Override
     public long iterations() {
         return t;
     }
 
     @Override
-    void update(float[] theta, double[] grad) {
+    void update(float[] theta, double[] grad, double lrFactor) {
         if (m == null) {
+            if (groupEnds != null && (groupEnds.length == 0 ? 0 : groupEnds[groupEnds.length - 1]) != theta.length) {
+                throw new IllegalArgumentException("parameters have " + theta.length + " values, the decay groups' layout "
+                    + (groupEnds.length == 0 ? 0 : groupEnds[groupEnds.length - 1]));
+            }
             m = new double[theta.length];
             v = new double[theta.length];
         } else if (m.length != theta.length) {
@@ -50,14 +66,28 @@ final class Adam extends Optimizer {
                 + m.length);
         }
         t++;
-        double stepSize = lr / (1 - Math.pow(beta1, t));
+        double rate = lr * lrFactor;
+        double stepSize = rate / (1 - Math.pow(beta1, t));
         double correction2 = Math.sqrt(1 - Math.pow(beta2, t));
-        double decay = 1 - lr * weightDecay;
-        for (int i = 0; i < theta.length; i++) {
+        double decay = 1 - rate * weightDecay;
+        if (groupEnds == null) {
+            update(theta, grad, 0, theta.length, weightDecay > 0, decay, stepSize, correction2);
+            return;
+        }
+        int from = 0;
+        for (int g = 0; g < groupEnds.length; g++) {
+            update(theta, grad, from, groupEnds[g], weightDecay > 0 && groupDecayed[g], decay, stepSize, correction2);
+            from = groupEnds[g];
+        }
+    }
+
+    private void update(float[] theta, double[] grad, int from, int to, boolean decayed, double decay,
+                        double stepSize, double correction2) {
+        for (int i = from; i < to; i++) {
             double g = grad[i];
             m[i] = beta1 * m[i] + (1 - beta1) * g;
             v[i] = beta2 * v[i] + (1 - beta2) * g * g;
-            double p = weightDecay > 0 ? theta[i] * decay : theta[i];
+            double p = decayed ? theta[i] * decay : theta[i];
             theta[i] = (float) (p - stepSize * m[i] / (Math.sqrt(v[i]) / correction2 + eps));
         }
     }

@@ -1,5 +1,6 @@
 package io.sparkattention.nn;
 
+import io.sparkattention.kernel.Heads;
 import io.sparkattention.kernel.AttentionSpec;
 import io.sparkattention.kernel.FlashAttention;
 import io.sparkattention.kernel.LinearKernel;
@@ -54,7 +55,7 @@ public final class AttentionClassifierNetwork implements Serializable {
      * @param numClasses K ≥ 1
      * @param causal     whether token i attends only to tokens j ≤ i
      * @param residual   {@code h = x + a} when true, {@code h = a} when false
-     * @param pooling    how h's rows become one vector
+     * @param pooling    how h's rows become one vector: mean, first or last
      * @throws IllegalArgumentException naming the parameter that is out of range
      */
     public AttentionClassifierNetwork(int embedDim, int numHeads, int numClasses, boolean causal, boolean residual,
@@ -62,9 +63,7 @@ public final class AttentionClassifierNetwork implements Serializable {
         if (embedDim < 1) {
             throw new IllegalArgumentException("embedDim must be >= 1, got " + embedDim);
         }
-        if (numHeads < 1 || embedDim % numHeads != 0) {
-            throw new IllegalArgumentException("numHeads (" + numHeads + ") must divide embedDim (" + embedDim + ")");
-        }
+        Heads.headDim(embedDim, numHeads, "numHeads", "embedDim");
         if (numClasses < 1) {
             throw new IllegalArgumentException("numClasses must be >= 1, got " + numClasses);
         }
@@ -79,6 +78,9 @@ public final class AttentionClassifierNetwork implements Serializable {
         this.causal = causal;
         this.residual = residual;
         this.pooling = Objects.requireNonNull(pooling, "pooling");
+        if (pooling == Pooling.MAX) {
+            throw new IllegalArgumentException("pooling must be mean, first or last for the classifier, got max");
+        }
         this.kernel = new FlashAttention(AttentionSpec.defaults().withCausal(causal));
         int e = embedDim, k = numClasses;
         ParameterTensor inW = new ParameterTensor(IN_PROJ_WEIGHT, 0, 3 * e, e);

@@ -18,10 +18,11 @@ final class GradientDescent extends Optimizer {
     }
 
     @Override
-    void update(float[] theta, double[] grad) {
+    void update(float[] theta, double[] grad, double lrFactor) {
         t++;
+        double rate = lr * lrFactor;
         for (int i = 0; i < theta.length; i++) {
-            theta[i] = (float) (theta[i] - lr * grad[i]);
+            theta[i] = (float) (theta[i] - rate * grad[i]);
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.sparkattention.nn;
 
+import io.sparkattention.kernel.Heads;
 import java.util.SplittableRandom;
 
 /**
@@ -41,9 +42,7 @@ public final class MultiHeadAttentionInit {
             throw new IllegalArgumentException("embed_dim, kdim and vdim must be >= 1, got " + embedDim + ", " + kdim
                 + ", " + vdim);
         }
-        if (numHeads < 1 || embedDim % numHeads != 0) {
-            throw new IllegalArgumentException("numHeads (" + numHeads + ") must divide embed_dim (" + embedDim + ")");
-        }
+        Heads.headDim(embedDim, numHeads, "numHeads", "embed_dim");
         SplittableRandom random = new SplittableRandom(seed);
         boolean packed = kdim == embedDim && vdim == embedDim;
         // xavier_uniform_: fan_in is the input width, fan_out the output rows of the matrix reset.

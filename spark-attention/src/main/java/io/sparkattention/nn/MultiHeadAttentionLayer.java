@@ -4,7 +4,9 @@ import io.sparkattention.kernel.AttentionShape;
 import io.sparkattention.kernel.FlashAttention;
 import io.sparkattention.kernel.LinearKernel;
 import io.sparkattention.kernel.LinearWeight;
+import io.sparkattention.kernel.MatrixView;
 import io.sparkattention.kernel.RowMask;
+import io.sparkattention.kernel.WeightGradient;
 import io.sparkattention.kernel.Workspace;
 
 import java.util.Objects;
@@ -20,8 +22,17 @@ import java.util.Objects;
  * runs its forward pass through this class too ({@link TrainableSelfAttention}), so a model's
  * attention gives the same bits in {@code fit}, {@code transform} and the attention stage.
  *
+ * <p>Self-attention over stacked rows ({@link #selfForward}, {@link #selfBackward}): when the
+ * three input projections share the input (kdim = vdim = E) one GEMM computes the fused
+ * {@code [q | k | v]} (M×(E + 2·Ekv)) of every row at once; the kernel reads each sequence's q, k
+ * and v in place (strided views), takes the direct or the tiled path by length
+ * ({@link io.sparkattention.kernel.AttentionPath}), and writes the context into place; the
+ * backward writes {@code [dq | dk | dv]} into one fused buffer, so the weight gradient and the
+ * input gradient are one product each. This is the path of the attention classifier and the
+ * encoder's self-attention.
+ *
  * <p>Thread-safe: it holds only the immutable weights, kernel and prepared projections; scratch
- * comes from the caller.
+ * comes from the caller ({@link SelfAttentionRecord}, {@link Workspace}).
  */
 public final class MultiHeadAttentionLayer implements SequenceAttention {
 
@@ -32,7 +43,7 @@ public final class MultiHeadAttentionLayer implements SequenceAttention {
     /** The projection kernel; null (the default, and after deserialization) for the JVM's. */
     private final transient LinearKernel linearKernel;
     /** The weights prepared for the projection kernel, built on first use. */
-    private transient volatile Projections projections;
+    private transient volatile LayerProjections projections;
 
     /**
      * @param weights projections (PyTorch layout)
@@ -77,7 +88,7 @@ public final class MultiHeadAttentionLayer implements SequenceAttention {
         checkRows("query", query, queryLength, E);
         checkRows("key", key, keyLength, weights.kdim());
         checkRows("value", value, keyLength, weights.vdim());
-        Projections p = projections();
+        LayerProjections p = projections();
         float[] q = p.q.apply(query, queryLength);
         float[] k = p.k.apply(key, keyLength);
         float[] v = p.v.apply(value, keyLength);
@@ -97,7 +108,7 @@ public final class MultiHeadAttentionLayer implements SequenceAttention {
      * (n×E each; E = kdim = vdim). The first n rows of x are read and of q, k, v written.
      */
     void projectSelf(float[] x, int n, float[] q, float[] k, float[] v) {
-        Projections p = projections();
+        LayerProjections p = projections();
         p.q.apply(x, n, q);
         p.k.apply(x, n, k);
         p.v.apply(x, n, v);
@@ -106,6 +117,168 @@ public final class MultiHeadAttentionLayer implements SequenceAttention {
     /** {@link #finish} into the caller's buffer: its first {@code queryLength} rows are written. */
     void finish(float[] attended, int queryLength, float[] y) {
         projections().out.apply(attended, queryLength, y);
+    }
+
+    /** True when the input projections share the input width (kdim = vdim = E): one fused GEMM for the three. */
+    public boolean fusable() {
+        return weights.kdim() == weights.embedDim() && weights.vdim() == weights.embedDim();
+    }
+
+    /** Values per row of the fused projection: E + 2·Ekv. */
+    public int fusedWidth() {
+        return weights.embedDim() + 2 * weights.numKvHeads() * weights.headDim();
+    }
+
+    /**
+     * Self-attention of sequences stacked in {@code x}: sequence r is rows
+     * {@code [starts[r], starts[r+1])} and attends over its own rows only (the kernel's spec:
+     * scale, causal, window; no other mask).
+     * <pre>
+     *   qkv = x·[Wq; Wk; Wv]ᵀ + [bq; bk; bv]             M × (E + 2·Ekv), one GEMM   kept in rec
+     *   ctx_r = attention(q_r, k_r, v_r) per sequence    M × E, in place            kept, with lse (H×L per sequence)
+     *   y = ctx·Woᵀ + bo                                 M × E
+     * </pre>
+     * Each row's result depends on its own sequence alone (bit for bit when the projection kernel
+     * computes rows independently, {@link LinearWeight#rowsIndependent()}).
+     *
+     * @param x      M×E row-major, M = {@code starts[count]}
+     * @param starts count + 1 row offsets, {@code starts[0] = 0}, non-decreasing
+     * @param rec    this thread's record, kept for {@link #selfBackward}
+     * @param y      at least M×E, its first M rows written; not x
+     * @param probs  null, or (one sequence only) its per-head attention probabilities H×L×L, written
+     * @throws IllegalArgumentException when the layer is not {@link #fusable()} or an argument does not fit
+     */
+    public void selfForward(float[] x, int[] starts, int count, SelfAttentionRecord rec, float[] y, float[] probs) {
+        int M = checkStacked(x, starts, count, rec);
+        int E = weights.embedDim(), F = fusedWidth(), H = weights.numHeads();
+        checkRows("output", y, M, E, true);
+        if (probs != null) {
+            int L = M;
+            if (count != 1 || probs.length != (long) H * L * L) {
+                throw new IllegalArgumentException("probabilities are written for one sequence of H×L×L = " + H + "×"
+                    + L + "×" + L + " values, got " + count + " sequences and " + probs.length + " values");
+            }
+        }
+        rec.ensure(M, E, F, H);
+        projections().qkv.apply(x, M, rec.qkv);
+        for (int r = 0; r < count; r++) {
+            int s = starts[r], L = starts[r + 1] - s;
+            AttentionShape shape = selfShape(L);
+            kernel.forward(shape, fused(rec.qkv, s, 0), fused(rec.qkv, s, E),
+                fused(rec.qkv, s, E + weights.numKvHeads() * weights.headDim()), RowMask.NONE,
+                new MatrixView(rec.context, s * E, E), rec.lse, H * s, rec.workspace);
+            if (probs != null) {
+                kernel.weights(shape, fused(rec.qkv, s, 0), fused(rec.qkv, s, E), RowMask.NONE, rec.lse, H * s, true,
+                    probs, rec.workspace);
+            }
+        }
+        projections().out.apply(rec.context, M, y);
+    }
+
+    /**
+     * The gradients of the last {@link #selfForward} on {@code rec}: parameter gradients added
+     * into {@code grad} at {@code slots}, and the input's gradient written into {@code dx}.
+     * <pre>
+     *   dWo += dyᵀ·ctx,  dbo += Σ dy,  dctx = dy·Wo
+     *   [dq | dk | dv]_r = attention'(dctx_r) per sequence, from the kept lse   M × (E + 2·Ekv), in place
+     *   d[Wq; Wk; Wv] += dqkvᵀ·x (one product when the slots are one block),  db += Σ dqkv
+     *   dx = dqkv·[Wq; Wk; Wv]
+     * </pre>
+     *
+     * @param x     the forward's input
+     * @param dy    M×E, the gradient of the forward's output
+     * @param dx    at least M×E, its first M rows written; or null when nobody needs it
+     * @param grad  the flat gradient, added to
+     * @param slots where each tensor's gradient goes in {@code grad}
+     */
+    public void selfBackward(float[] x, int[] starts, int count, SelfAttentionRecord rec, float[] dy, float[] dx,
+                             float[] grad, GradientSlots slots) {
+        int M = checkStacked(x, starts, count, rec);
+        int E = weights.embedDim(), F = fusedWidth(), H = weights.numHeads(), Ekv = F - E >> 1;
+        checkRows("output gradient", dy, M, E, true);
+        if (dx != null) {
+            checkRows("input gradient", dx, M, E, true);
+        }
+        java.util.Objects.requireNonNull(grad, "grad");
+        java.util.Objects.requireNonNull(slots, "slots");
+        rec.ensureBackward(M, E, F);
+        LayerProjections p = projections();
+        WeightGradient wg = rec.weightGradient(p.kernel);
+        wg.accumulate(M, E, E, dy, rec.context, grad, slots.outWeight());
+        addBiasGradient(dy, M, 0, E, E, grad, slots.outBias());
+        p.outTransposed().apply(dy, M, rec.dContext);
+        for (int r = 0; r < count; r++) {
+            int s = starts[r];
+            kernel.backward(selfShape(starts[r + 1] - s), fused(rec.qkv, s, 0), fused(rec.qkv, s, E),
+                fused(rec.qkv, s, E + Ekv), RowMask.NONE, new MatrixView(rec.context, s * E, E), rec.lse, H * s,
+                new MatrixView(rec.dContext, s * E, E), fused(rec.dqkv, s, 0), fused(rec.dqkv, s, E),
+                fused(rec.dqkv, s, E + Ekv), null, rec.workspace);
+        }
+        if (slots.kWeight() == slots.qWeight() + E * E && slots.vWeight() == slots.kWeight() + Ekv * E) {
+            wg.accumulate(M, E, F, rec.dqkv, x, grad, slots.qWeight());
+        } else {
+            int[] at = {slots.qWeight(), slots.kWeight(), slots.vWeight()};
+            int[] col = {0, E, E + Ekv};
+            int[] width = {E, Ekv, Ekv};
+            for (int part = 0; part < 3; part++) {
+                for (int i = 0; i < M; i++) {
+                    System.arraycopy(rec.dqkv, i * F + col[part], rec.split, i * width[part], width[part]);
+                }
+                wg.accumulate(M, E, width[part], rec.split, x, grad, at[part]);
+            }
+        }
+        addBiasGradient(rec.dqkv, M, 0, E, F, grad, slots.qBias());
+        addBiasGradient(rec.dqkv, M, E, Ekv, F, grad, slots.kBias());
+        addBiasGradient(rec.dqkv, M, E + Ekv, Ekv, F, grad, slots.vBias());
+        if (dx != null) {
+            p.qkvTransposed().apply(rec.dqkv, M, dx);
+        }
+    }
+
+    private AttentionShape selfShape(int L) {
+        return new AttentionShape(L, L, weights.numHeads(), weights.numKvHeads(), weights.headDim(),
+            weights.headDim());
+    }
+
+    /** Columns from {@code col} of the fused buffer's rows from {@code row0}. */
+    private MatrixView fused(float[] buffer, int row0, int col) {
+        int F = fusedWidth();
+        return new MatrixView(buffer, row0 * F + col, F);
+    }
+
+    /** {@code g[off + c] += Σ_i dy[i·ld + col + c]} for c &lt; n; nothing when off &lt; 0 (no bias). */
+    private static void addBiasGradient(float[] dy, int rows, int col, int n, int ld, float[] g, int off) {
+        if (off < 0) {
+            return;
+        }
+        for (int i = 0; i < rows; i++) {
+            for (int c = 0, a = i * ld + col; c < n; c++) {
+                g[off + c] += dy[a + c];
+            }
+        }
+    }
+
+    /** Checks a stacked call's arguments; returns M. */
+    private int checkStacked(float[] x, int[] starts, int count, SelfAttentionRecord rec) {
+        if (!fusable()) {
+            throw new IllegalArgumentException("self-attention needs kdim = vdim = embedDim, got kdim "
+                + weights.kdim() + ", vdim " + weights.vdim() + ", embedDim " + weights.embedDim());
+        }
+        java.util.Objects.requireNonNull(starts, "starts");
+        java.util.Objects.requireNonNull(rec, "record");
+        if (count < 0 || starts.length < count + 1 || starts[0] != 0) {
+            throw new IllegalArgumentException("starts needs count + 1 = " + (count + 1L)
+                + " offsets from 0, got " + starts.length + (starts.length > 0 ? " from " + starts[0] : ""));
+        }
+        for (int r = 0; r < count; r++) {
+            if (starts[r + 1] < starts[r]) {
+                throw new IllegalArgumentException("sequence " + r + " ends at row " + starts[r + 1]
+                    + " before it starts at " + starts[r]);
+            }
+        }
+        int M = starts[count];
+        checkRows("input", x, M, weights.embedDim(), true);
+        return M;
     }
 
     /** The kernel the projections run on. */
@@ -124,35 +297,24 @@ public final class MultiHeadAttentionLayer implements SequenceAttention {
      * The prepared projections. Threads that start together may each prepare them once; they get
      * equal values, and the last one written is kept.
      */
-    private Projections projections() {
-        Projections p = projections;
+    private LayerProjections projections() {
+        LayerProjections p = projections;
         if (p == null) {
-            p = new Projections(weights, linearKernel());
+            p = new LayerProjections(weights, linearKernel());
             projections = p;
         }
         return p;
     }
 
-    /** The four projections, each weight prepared once ({@link LinearWeight#of}). */
-    private static final class Projections {
-        final LinearWeight q;
-        final LinearWeight k;
-        final LinearWeight v;
-        final LinearWeight out;
-
-        Projections(MultiHeadAttentionWeights w, LinearKernel kernel) {
-            int E = w.embedDim();
-            int kvDim = w.numKvHeads() * w.headDim();
-            q = LinearWeight.of(kernel, w.qWeight(), E, E, w.qBias());
-            k = LinearWeight.of(kernel, w.kWeight(), kvDim, w.kdim(), w.kBias());
-            v = LinearWeight.of(kernel, w.vWeight(), kvDim, w.vdim(), w.vBias());
-            out = LinearWeight.of(kernel, w.outWeight(), E, E, w.outBias());
-        }
+    private static void checkRows(String what, float[] x, int rows, int width) {
+        checkRows(what, x, rows, width, false);
     }
 
-    private static void checkRows(String what, float[] x, int rows, int width) {
+    /** x holds rows×width values (at least, when {@code atLeast}). */
+    private static void checkRows(String what, float[] x, int rows, int width, boolean atLeast) {
         Objects.requireNonNull(x, what);
-        if ((long) rows * width != x.length) {
+        long n = (long) rows * width;
+        if (atLeast ? x.length < n : x.length != n) {
             throw new IllegalArgumentException(what + " has " + x.length + " values, expected " + rows + "×" + width);
         }
     }

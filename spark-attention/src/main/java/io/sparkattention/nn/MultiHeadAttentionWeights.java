@@ -1,5 +1,6 @@
 package io.sparkattention.nn;
 
+import io.sparkattention.kernel.Heads;
 import java.io.Serializable;
 import java.util.Objects;
 
@@ -46,12 +47,8 @@ public final class MultiHeadAttentionWeights implements Serializable {
                                      float[] qWeight, float[] kWeight, float[] vWeight,
                                      float[] qBias, float[] kBias, float[] vBias,
                                      float[] outWeight, float[] outBias) {
-        if (embedDim < 1 || numHeads < 1 || embedDim % numHeads != 0) {
-            throw new IllegalArgumentException("numHeads (" + numHeads + ") must divide embedDim (" + embedDim + ")");
-        }
-        if (numKvHeads < 1 || numHeads % numKvHeads != 0) {
-            throw new IllegalArgumentException("numKvHeads (" + numKvHeads + ") must divide numHeads (" + numHeads + ")");
-        }
+        Heads.headDim(embedDim, numHeads, "numHeads", "embedDim");
+        Heads.checkGroups(numHeads, numKvHeads);
         if (kdim < 1 || vdim < 1) {
             throw new IllegalArgumentException("kdim and vdim must be >= 1, got " + kdim + ", " + vdim);
         }

@@ -1,6 +1,7 @@
 package io.sparkattention.nn;
 
 import java.io.Serializable;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -40,6 +41,36 @@ public abstract class Optimizer implements Serializable {
         return adam(lr, Adam.DEFAULT_BETA1, Adam.DEFAULT_BETA2, Adam.DEFAULT_EPS, weightDecay);
     }
 
+    /**
+     * AdamW with Hugging Face's two parameter groups ({@code torch.optim.AdamW} over the decayed
+     * and the undecayed tensors, betas (0.9, 0.999), eps 1e-8): decoupled weight decay
+     * {@code θ ← θ·(1 − lr·weightDecay)} on the tensors of {@code layout} whose
+     * {@link ParameterTensor#decayed()} is true, none on biases and LayerNorm parameters. The
+     * tensors must tile the parameter vector from 0 without gaps, in offset order (a network's
+     * {@code parameters()}).
+     *
+     * @throws IllegalArgumentException naming the hyper-parameter out of range, or the tensor
+     *                                  that leaves a gap or overlaps its predecessor
+     */
+    public static Optimizer adamW(double lr, double weightDecay, List<ParameterTensor> layout) {
+        Objects.requireNonNull(layout, "layout");
+        Adam adam = (Adam) adam(lr, weightDecay);
+        int expected = 0;
+        int[] ends = new int[layout.size()];
+        boolean[] decayed = new boolean[layout.size()];
+        for (int i = 0; i < layout.size(); i++) {
+            ParameterTensor t = Objects.requireNonNull(layout.get(i), "layout tensor");
+            if (t.offset() != expected) {
+                throw new IllegalArgumentException("parameter tensor " + t + " starts at " + t.offset()
+                    + ", expected " + expected + " (the layout must tile the vector in order)");
+            }
+            expected = t.offset() + t.size();
+            ends[i] = expected;
+            decayed[i] = t.decayed();
+        }
+        return adam.withDecayGroups(ends, decayed);
+    }
+
     /** Plain gradient descent, {@code θ ← θ − lr·g} ({@code torch.optim.SGD} without momentum). */
     public static Optimizer gradientDescent(double lr) {
         checkRate(lr);
@@ -54,18 +85,35 @@ public abstract class Optimizer implements Serializable {
      *     first step's)
      */
     public final void step(float[] theta, double[] grad) {
+        step(theta, grad, 1.0);
+    }
+
+    /**
+     * {@link #step(float[], double[])} at {@code lrFactor} times the learning rate given at
+     * construction, for this step only: a schedule's factor ({@link LearningRateSchedule}), as
+     * {@code torch.optim.lr_scheduler.LambdaLR} sets every group's lr. The decoupled decay uses
+     * the scaled rate too. With factor 0 Adam still advances its moments and step count, as
+     * PyTorch does at lr 0.
+     *
+     * @throws IllegalArgumentException when the factor is negative or not finite, or the lengths
+     *                                  differ
+     */
+    public final void step(float[] theta, double[] grad, double lrFactor) {
+        if (!(lrFactor >= 0) || Double.isInfinite(lrFactor)) {
+            throw new IllegalArgumentException("learning-rate factor must be finite and >= 0, got " + lrFactor);
+        }
         Objects.requireNonNull(theta, "parameters");
         Objects.requireNonNull(grad, "gradient");
         if (theta.length != grad.length) {
             throw new IllegalArgumentException("gradient has " + grad.length + " values, parameters " + theta.length);
         }
-        update(theta, grad);
+        update(theta, grad, lrFactor);
     }
 
     /** Steps taken so far. */
     public abstract long iterations();
 
-    abstract void update(float[] theta, double[] grad);
+    abstract void update(float[] theta, double[] grad, double lrFactor);
 
     private static void checkRate(double lr) {
         if (!(lr > 0) || Double.isInfinite(lr)) {

@@ -17,6 +17,14 @@ public final class ParameterTensor implements Serializable {
     private final int size;
 
     ParameterTensor(String name, int offset, int... shape) {
+        if (offset < 0) {
+            throw new IllegalArgumentException("tensor " + name + ": negative offset " + offset);
+        }
+        for (int s : shape) {
+            if (s < 0) {
+                throw new IllegalArgumentException("tensor " + name + ": negative extent in " + Arrays.toString(shape));
+            }
+        }
         this.name = name;
         this.shape = shape.clone();
         this.offset = offset;
@@ -25,6 +33,24 @@ public final class ParameterTensor implements Serializable {
             n *= s;
         }
         this.size = n;
+    }
+
+    /**
+     * A tensor of a flat parameter vector: {@code shape}'s product values from {@code offset}.
+     *
+     * @throws IllegalArgumentException when the offset or an extent is negative
+     */
+    public static ParameterTensor of(String name, int offset, int... shape) {
+        return new ParameterTensor(java.util.Objects.requireNonNull(name, "name"), offset, shape);
+    }
+
+    /**
+     * Whether weight decay applies to this tensor under Hugging Face's grouping (its
+     * {@code Trainer}, and the fine-tuning fixtures): every tensor but biases (names ending in
+     * {@code bias}) and LayerNorm parameters (names containing {@code LayerNorm}).
+     */
+    public boolean decayed() {
+        return !(name.endsWith("bias") || name.contains("LayerNorm"));
     }
 
     /** The PyTorch state_dict name, e.g. {@code attention.in_proj_weight}. */

@@ -1,5 +1,6 @@
 package io.sparkattention.nn;
 
+import io.sparkattention.kernel.Heads;
 import java.io.Serializable;
 
 /**
@@ -54,10 +55,7 @@ public final class RotaryEncoding implements Serializable {
      *     dimension is odd (it has no halves to rotate)
      */
     public static int headDim(int width, int numHeads) {
-        if (numHeads < 1 || width % numHeads != 0) {
-            throw new IllegalArgumentException("numHeads (" + numHeads + ") does not divide the width " + width);
-        }
-        int headDim = width / numHeads;
+        int headDim = Heads.headDim(width, numHeads, "numHeads", "the width");
         if (headDim % 2 != 0) {
             throw new IllegalArgumentException("head_dim " + headDim + " (" + width + "/" + numHeads
                 + ") is odd; rotary encoding rotates pairs of values and needs an even head_dim");

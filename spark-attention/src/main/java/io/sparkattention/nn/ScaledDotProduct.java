@@ -1,5 +1,6 @@
 package io.sparkattention.nn;
 
+import io.sparkattention.kernel.Heads;
 import io.sparkattention.kernel.AttentionShape;
 import io.sparkattention.kernel.FlashAttention;
 import io.sparkattention.kernel.RowMask;
@@ -31,12 +32,10 @@ public final class ScaledDotProduct implements SequenceAttention {
     public ScaledDotProduct(FlashAttention kernel, int numHeads, int numKvHeads,
                             int queryWidth, int keyWidth, int valueWidth) {
         this.kernel = Objects.requireNonNull(kernel, "kernel");
-        if (numHeads < 1 || numKvHeads < 1 || numHeads % numKvHeads != 0) {
-            throw new IllegalArgumentException("numKvHeads (" + numKvHeads + ") must divide numHeads (" + numHeads + ")");
-        }
-        checkDivides("query", queryWidth, numHeads, "numHeads");
-        checkDivides("key", keyWidth, numKvHeads, "numKvHeads");
-        checkDivides("value", valueWidth, numKvHeads, "numKvHeads");
+        Heads.checkGroups(numHeads, numKvHeads);
+        Heads.headDim(queryWidth, numHeads, "numHeads", "the query width");
+        Heads.headDim(keyWidth, numKvHeads, "numKvHeads", "the key width");
+        Heads.headDim(valueWidth, numKvHeads, "numKvHeads", "the value width");
         if (queryWidth / numHeads != keyWidth / numKvHeads) {
             throw new IllegalArgumentException("query head dimension " + queryWidth / numHeads + " (" + queryWidth + "/"
                 + numHeads + ") differs from key head dimension " + keyWidth / numKvHeads + " (" + keyWidth + "/"
@@ -47,12 +46,6 @@ public final class ScaledDotProduct implements SequenceAttention {
         this.queryWidth = queryWidth;
         this.keyWidth = keyWidth;
         this.valueWidth = valueWidth;
-    }
-
-    private static void checkDivides(String what, int width, int heads, String param) {
-        if (width < 1 || width % heads != 0) {
-            throw new IllegalArgumentException(param + " (" + heads + ") must divide the " + what + " width (" + width + ")");
-        }
     }
 
     @Override

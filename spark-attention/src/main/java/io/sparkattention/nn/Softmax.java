@@ -55,7 +55,7 @@ public final class Softmax {
      * @param dz K values, written
      * @return {@code CE(z, label)} (not weighted)
      */
-    static double lossAndGradient(float[] z, int count, int label, double weight, float[] dz) {
+    public static double lossAndGradient(float[] z, int count, int label, double weight, float[] dz) {
         double lse = logSumExp(z, count);
         for (int k = 0; k < count; k++) {
             double p = Math.exp(z[k] - lse);

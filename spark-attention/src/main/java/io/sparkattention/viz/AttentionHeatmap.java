@@ -45,10 +45,12 @@ public final class AttentionHeatmap {
     private final double rangeHi;
     private final boolean average;
     private final int columns;
+    /** The number each head's panel is labelled with; null: 0, 1, … */
+    private final int[] headNumbers;
 
     private AttentionHeatmap(float[] weights, int heads, int queryLength, int keyLength, List<String> queryTokens,
                              List<String> keyTokens, String title, ScaleMode scaleMode, double rangeLo,
-                             double rangeHi, boolean average, int columns) {
+                             double rangeHi, boolean average, int columns, int[] headNumbers) {
         this.weights = weights;
         this.heads = heads;
         this.queryLength = queryLength;
@@ -61,6 +63,7 @@ public final class AttentionHeatmap {
         this.rangeHi = rangeHi;
         this.average = average;
         this.columns = columns;
+        this.headNumbers = headNumbers;
     }
 
     /**
@@ -85,7 +88,7 @@ public final class AttentionHeatmap {
                 + heads + "×" + queryLength + "×" + keyLength + " = " + expected);
         }
         return new AttentionHeatmap(weights.clone(), heads, queryLength, keyLength, null, null, null,
-            ScaleMode.SHARED, Double.NaN, Double.NaN, true, 0);
+            ScaleMode.SHARED, Double.NaN, Double.NaN, true, 0, null);
     }
 
     /**
@@ -111,7 +114,7 @@ public final class AttentionHeatmap {
         Objects.requireNonNull(weights, "weights");
         float[] flat = HeadPlanes.flatten(weights);
         int H = weights.length, L = weights[0].length, S = weights[0][0].length;
-        return new AttentionHeatmap(flat, H, L, S, null, null, null, ScaleMode.SHARED, Double.NaN, Double.NaN, true, 0);
+        return new AttentionHeatmap(flat, H, L, S, null, null, null, ScaleMode.SHARED, Double.NaN, Double.NaN, true, 0, null);
     }
 
     /**
@@ -134,7 +137,7 @@ public final class AttentionHeatmap {
      */
     public AttentionHeatmap queryTokens(List<String> tokens) {
         return new AttentionHeatmap(weights, heads, queryLength, keyLength, checked("query", tokens, queryLength, "L"),
-            keyTokens, title, scaleMode, rangeLo, rangeHi, average, columns);
+            keyTokens, title, scaleMode, rangeLo, rangeHi, average, columns, headNumbers);
     }
 
     /**
@@ -146,7 +149,7 @@ public final class AttentionHeatmap {
      */
     public AttentionHeatmap keyTokens(List<String> tokens) {
         return new AttentionHeatmap(weights, heads, queryLength, keyLength, queryTokens,
-            checked("key", tokens, keyLength, "S"), title, scaleMode, rangeLo, rangeHi, average, columns);
+            checked("key", tokens, keyLength, "S"), title, scaleMode, rangeLo, rangeHi, average, columns, headNumbers);
     }
 
     /**
@@ -157,7 +160,7 @@ public final class AttentionHeatmap {
      */
     public AttentionHeatmap title(String newTitle) {
         return new AttentionHeatmap(weights, heads, queryLength, keyLength, queryTokens, keyTokens, newTitle,
-            scaleMode, rangeLo, rangeHi, average, columns);
+            scaleMode, rangeLo, rangeHi, average, columns, headNumbers);
     }
 
     /**
@@ -168,7 +171,7 @@ public final class AttentionHeatmap {
      */
     public AttentionHeatmap scale(ScaleMode mode) {
         return new AttentionHeatmap(weights, heads, queryLength, keyLength, queryTokens, keyTokens, title,
-            Objects.requireNonNull(mode, "mode"), rangeLo, rangeHi, average, columns);
+            Objects.requireNonNull(mode, "mode"), rangeLo, rangeHi, average, columns, headNumbers);
     }
 
     /**
@@ -185,7 +188,7 @@ public final class AttentionHeatmap {
             throw new IllegalArgumentException("colour range must be finite with lo < hi, got [" + lo + ", " + hi + "]");
         }
         return new AttentionHeatmap(weights, heads, queryLength, keyLength, queryTokens, keyTokens, title, scaleMode,
-            lo, hi, average, columns);
+            lo, hi, average, columns, headNumbers);
     }
 
     /**
@@ -196,7 +199,23 @@ public final class AttentionHeatmap {
      */
     public AttentionHeatmap average(boolean show) {
         return new AttentionHeatmap(weights, heads, queryLength, keyLength, queryTokens, keyTokens, title, scaleMode,
-            rangeLo, rangeHi, show, columns);
+            rangeLo, rangeHi, show, columns, headNumbers);
+    }
+
+    /**
+     * Labels the head panels with these numbers ("Head 2", "Head 5", …), e.g. a model's heads
+     * chosen out of more (default: 0, 1, …).
+     *
+     * @param numbers one per head, in the weights' order
+     * @return a copy with these labels
+     * @throws IllegalArgumentException if there is not one number per head
+     */
+    public AttentionHeatmap headNumbers(int... numbers) {
+        if (numbers.length != heads) {
+            throw new IllegalArgumentException(numbers.length + " head numbers for " + heads + " heads");
+        }
+        return new AttentionHeatmap(weights, heads, queryLength, keyLength, queryTokens, keyTokens, title, scaleMode,
+            rangeLo, rangeHi, average, columns, numbers.clone());
     }
 
     /**
@@ -211,7 +230,7 @@ public final class AttentionHeatmap {
             throw new IllegalArgumentException("columns must be >= 1, got " + perRow);
         }
         return new AttentionHeatmap(weights, heads, queryLength, keyLength, queryTokens, keyTokens, title, scaleMode,
-            rangeLo, rangeHi, average, perRow);
+            rangeLo, rangeHi, average, perRow, headNumbers);
     }
 
     /**
@@ -237,7 +256,7 @@ public final class AttentionHeatmap {
             }
         }
         return new AttentionHeatmap(copy, heads, queryLength, keyLength, queryTokens, keyTokens, title, scaleMode,
-            rangeLo, rangeHi, average, columns);
+            rangeLo, rangeHi, average, columns, headNumbers);
     }
 
     /**
@@ -349,7 +368,7 @@ public final class AttentionHeatmap {
                 shared != null ? shared : scaleOf(weights, 0, plane)));
         } else {
             for (int h = 0; h < heads; h++) {
-                panels.add(new Panel("Head " + h, weights, h * plane, queryLength, keyLength,
+                panels.add(new Panel("Head " + (headNumbers == null ? h : headNumbers[h]), weights, h * plane, queryLength, keyLength,
                     shared != null ? shared : scaleOf(weights, h * plane, (h + 1) * plane)));
             }
             if (average) {

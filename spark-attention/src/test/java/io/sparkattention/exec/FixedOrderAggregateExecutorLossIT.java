@@ -18,16 +18,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@link FixedOrderAggregate} on a two-executor cluster with groups of several partitions: an
- * executor JVM killed (SIGKILL) while the groups' tasks run loses running groups and cached
- * partitions; the retried groups recompute them, and the sum keeps the fault-free bits, which are
- * those of the sequential loop over the groups.
+ * executor JVM killed (SIGKILL) while the partitions' tasks run loses running tasks, finished
+ * partitions' results and cached partitions; Spark re-runs them, and the sum keeps the fault-free
+ * bits, which are those of the sequential loop over the partitions and groups.
  */
 class FixedOrderAggregateExecutorLossIT {
 
     private static final int PARTITIONS = 12;
     private static final int MAX_GROUPS = 3;
     private static final int VALUES = 50;
-    /** Each partition's fold waits this long, so a group's task (4 partitions) outlives the kill. */
+    /** Each partition's fold waits this long, so the partitions' tasks (6 per executor) outlive the kill. */
     private static final long FOLD_MILLIS = 150;
 
     private final SparkSession spark = ClusterTestSession.get();
@@ -79,20 +79,29 @@ class FixedOrderAggregateExecutorLossIT {
         }, Double::sum);
     }
 
-    /** Groups of ceil(P / MAX_GROUPS) consecutive partitions, each summed from 0 in order, added in order. */
+    /**
+     * Each partition summed from 0 in order; groups of ceil(P / MAX_GROUPS) consecutive partitions'
+     * sums added in order from the first's; the groups added in order from 0.
+     */
     private static double sequential(List<List<Double>> partitions) {
         int size = FixedOrderAggregate.groupSize(partitions.size(), MAX_GROUPS);
         double total = 0;
         for (int first = 0; first < partitions.size(); first += size) {
-            double group = 0;
-            for (int p = first; p < Math.min(partitions.size(), first + size); p++) {
-                for (double v : partitions.get(p)) {
-                    group += v;
-                }
+            double group = partitionSum(partitions.get(first));
+            for (int p = first + 1; p < Math.min(partitions.size(), first + size); p++) {
+                group += partitionSum(partitions.get(p));
             }
             total += group;
         }
         return total;
+    }
+
+    private static double partitionSum(List<Double> values) {
+        double s = 0;
+        for (double v : values) {
+            s += v;
+        }
+        return s;
     }
 
     /** Signs and magnitudes (1e-8…1e8) from a seed: any other order of addition gives other bits. */

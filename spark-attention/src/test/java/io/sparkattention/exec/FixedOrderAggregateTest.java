@@ -25,9 +25,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * {@link FixedOrderAggregate}: groups of consecutive partitions folded in index order on the
- * executors, the groups combined in order on the driver; the same bits as a sequential loop in
- * that order, whatever order the tasks finish in; one task and one driver-side result per group.
+ * {@link FixedOrderAggregate}: one task per partition, the partitions' results combined in index
+ * order within groups of consecutive partitions, the groups combined in order on the driver; the
+ * same bits as a sequential loop in that order, whatever order the tasks finish in; one task per
+ * partition and one driver-side result per group.
  */
 class FixedOrderAggregateTest {
 
@@ -54,14 +55,18 @@ class FixedOrderAggregateTest {
     }
 
     @Test
-    @DisplayName("every partition is folded once with its own index, in increasing order within its group, and the "
-        + "groups reach the driver in order (empty partitions included)")
+    @DisplayName("every partition is folded once from a new accumulator with its own index, combined in increasing "
+        + "order within its group, and the groups reach the driver in order (empty partitions included)")
     void foldOrder() {
         JavaRDD<Integer> rows = sc.parallelize(List.of(1, 2, 3), 10);
         String order = FixedOrderAggregate.aggregate(rows, 4, () -> "",
-            (acc, partition, it) -> acc + (acc.isEmpty() ? "" : ",") + partition,
-            (total, group) -> total + "|" + group);
-        assertEquals("|0,1,2|3,4,5|6,7,8|9", order, "groups of ceil(10 / 4) = 3 partitions");
+            (acc, partition, it) -> acc + "<" + partition + ">",
+            (total, next) -> total + (total.isEmpty() || total.endsWith("|") ? "" : ",") + next + (next.contains(",")
+                || next.equals("<9>") ? "|" : ""));
+        assertEquals("<0>,<1>,<2>|<3>,<4>,<5>|<6>,<7>,<8>|<9>|", order, "groups of ceil(10 / 4) = 3 partitions");
+        String direct = FixedOrderAggregate.aggregate(rows, 10, () -> "", (acc, partition, it) -> acc + partition,
+            (total, next) -> total + "+" + next);
+        assertEquals("+0+1+2+3+4+5+6+7+8+9", direct, "P <= maxGroups: the driver combines the partitions in order");
     }
 
     @Test
@@ -105,8 +110,10 @@ class FixedOrderAggregateTest {
                 sc.sc().removeSparkListener(backward);
             }
             sc.sc().listenerBus().waitUntilEmpty();
-            assertEquals(MAX_GROUPS, forward.finished.size(), "one task per group: " + forward.finished);
-            assertNotEquals(forward.finished, backward.finished, "the groups finished in different orders");
+            assertEquals(PARTITIONS + MAX_GROUPS, forward.finished.size(), "one task per partition and per group: "
+                + forward.finished);
+            assertNotEquals(forward.partitionOrder(), backward.partitionOrder(),
+                "the partitions finished in different orders");
             assertBitsEqual(early, late);
             assertTrue(forward.stageName.startsWith("aggregate at FixedOrderAggregateTest.java:"),
                 "the job is named after the caller: " + forward.stageName);
@@ -126,16 +133,14 @@ class FixedOrderAggregateTest {
     }
 
     /**
-     * Σ of the rows' vectors. {@code delay} staggers the groups: +1 makes group g sleep g·40 ms before
-     * folding its first partition (the first group finishes first), −1 makes it sleep (G − 1 − g)·40 ms.
+     * Σ of the rows' vectors. {@code delay} staggers the partitions: +1 makes partition p sleep p·10 ms
+     * before folding (the first partition finishes first), −1 makes it sleep (P − 1 − p)·10 ms.
      */
     private static double[] sum(JavaRDD<double[]> rows, int maxGroups, int delay) {
-        int size = FixedOrderAggregate.groupSize(rows.getNumPartitions(), maxGroups);
-        int groups = FixedOrderAggregate.groupCount(rows.getNumPartitions(), size);
+        int partitions = rows.getNumPartitions();
         return FixedOrderAggregate.aggregate(rows, maxGroups, () -> new double[WIDTH], (acc, partition, it) -> {
-            if (delay != 0 && partition % size == 0) {
-                int g = partition / size;
-                Thread.sleep(40L * (delay > 0 ? g : groups - 1 - g));
+            if (delay != 0) {
+                Thread.sleep(10L * (delay > 0 ? partition : partitions - 1 - partition));
             }
             return add(acc, it);
         }, FixedOrderAggregateTest::addInto);
@@ -155,13 +160,16 @@ class FixedOrderAggregateTest {
         return total;
     }
 
-    /** The reference: groups of {@code size} consecutive partitions, each summed in order from 0, then added in order. */
+    /**
+     * The reference: each partition summed in order from 0; groups of {@code size} consecutive
+     * partitions' sums added in order from the first's; the groups added in order from 0.
+     */
     private static double[] sequential(List<List<double[]>> partitions, int size) {
         double[] total = new double[WIDTH];
         for (int first = 0; first < partitions.size(); first += size) {
-            double[] group = new double[WIDTH];
-            for (int p = first; p < Math.min(partitions.size(), first + size); p++) {
-                add(group, partitions.get(p).iterator());
+            double[] group = add(new double[WIDTH], partitions.get(first).iterator());
+            for (int p = first + 1; p < Math.min(partitions.size(), first + size); p++) {
+                addInto(group, add(new double[WIDTH], partitions.get(p).iterator()));
             }
             addInto(total, group);
         }
@@ -192,9 +200,9 @@ class FixedOrderAggregateTest {
             .allMatch(i -> Double.doubleToRawLongBits(a[i]) == Double.doubleToRawLongBits(b[i]));
     }
 
-    /** The order in which a job's tasks (by partition of the group stage) finish, and the stage's name. */
+    /** The order in which a job's tasks finish (stage, partition), and the last stage's name. */
     private static final class TaskOrder extends SparkListener {
-        final List<Integer> finished = new CopyOnWriteArrayList<>();
+        final List<int[]> finished = new CopyOnWriteArrayList<>();
         volatile String stageName = "";
 
         @Override
@@ -204,12 +212,18 @@ class FixedOrderAggregateTest {
 
         @Override
         public void onTaskEnd(SparkListenerTaskEnd event) {
-            finished.add(event.taskInfo().index());
+            finished.add(new int[] {event.stageId(), event.taskInfo().index()});
+        }
+
+        /** The partitions' tasks (the job's first stage), in the order they finished. */
+        List<Integer> partitionOrder() {
+            int first = finished.stream().mapToInt(t -> t[0]).min().orElse(-1);
+            return finished.stream().filter(t -> t[0] == first).map(t -> t[1]).collect(Collectors.toList());
         }
 
         @Override
         public String toString() {
-            return finished.stream().map(String::valueOf).collect(Collectors.joining(","));
+            return finished.stream().map(t -> t[0] + "." + t[1]).collect(Collectors.joining(","));
         }
     }
 }

@@ -47,7 +47,7 @@ class StateDictFuzzTest {
                     Refusals.assertNamesSource(ex, SOURCE);
                 } catch (IllegalArgumentException ex) {
                     Refusals.assertExplained(ex);
-                    assertTrue(ex.getMessage().startsWith("numHeads (" + heads + ") does not divide embed_dim"),
+                    assertTrue(ex.getMessage().startsWith("numHeads (" + heads + ") must divide embed_dim"),
                         ex.getMessage());
                 }
             }

@@ -53,7 +53,11 @@ class DirectAttentionTest {
             if (vector) {
                 DirectAttention.selfAttention(qkv, L, H, d, scale, ctx, probs, ws);
             } else {
-                DirectAttention.scalar(qkv, 0, L, H, d, scale, ctx, 0, probs, ws);
+                int e = E;
+                DirectAttention.forward(new ScalarDirectAttention(), AttentionSpec.defaults().withScale(scale),
+                    AttentionShape.self(L, H, d), new MatrixView(qkv, 0, 3 * e), new MatrixView(qkv, e, 3 * e),
+                    new MatrixView(qkv, 2 * e, 3 * e), RowMask.NONE, new MatrixView(ctx, 0, e), null, 0, probs, true,
+                    ws);
             }
             for (int i = 0; i < ctx.length; i++) {
                 assertTrue(Math.abs(ctx[i] - exactCtx[i]) <= 1e-5 * (1 + Math.abs(exactCtx[i])),

@@ -197,7 +197,7 @@ class FlashAttentionBackwardTest {
      * sum, which cancels to almost nothing where large logits make a row nearly one-hot (there no
      * float32 computation, PyTorch's included, gets 1e-5 of the sum). No NaN.
      */
-    private static void assertWithinTerms(String what, double[] ref, double[] terms, float[] got) {
+    static void assertWithinTerms(String what, double[] ref, double[] terms, float[] got) {
         double diff2 = 0, terms2 = 0;
         for (int i = 0; i < ref.length; i++) {
             assertTrue(!Float.isNaN(got[i]), what + ": NaN at " + i);
@@ -348,7 +348,7 @@ class FlashAttentionBackwardTest {
             RandomTensors rnd = new RandomTensors(n);
             float[] q = rnd.normal(shape.querySize(), 1), k = rnd.normal(shape.keySize(), 1);
             float[] v = rnd.normal(shape.valueSize(), 1), dOut = rnd.normal(shape.outputSize(), 1);
-            FlashAttention kernel = new FlashAttention(spec);
+            FlashAttention kernel = new FlashAttention(spec).withPath(AttentionPath.TILED);
             float[] out = new float[shape.outputSize()], lse = new float[n];
             kernel.forward(shape, q, k, v, RowMask.NONE, out, lse, new Workspace());
             kernel.backward(shape, q, k, v, RowMask.NONE, out, lse, dOut, new float[q.length], new float[k.length],

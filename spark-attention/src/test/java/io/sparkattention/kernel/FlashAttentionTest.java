@@ -431,7 +431,7 @@ class FlashAttentionTest {
             Workspace ws = new Workspace();
             AttentionShape shape = AttentionShape.self(n, 1, 16);
             float[] x = new RandomTensors(n).normal(shape.querySize(), 1);
-            FlashAttention kernel = new FlashAttention(spec);
+            FlashAttention kernel = new FlashAttention(spec).withPath(AttentionPath.TILED);
             kernel.forward(shape, x, x, x, RowMask.NONE, new float[shape.outputSize()], null, ws);
             long expected = spec.withBlocks(Math.min(32, n), 48).scratchFloats(16, 16);
             assertEquals(expected, ws.floats(), "n = " + n);

@@ -212,7 +212,7 @@ public class MultiHeadAttentionTest {
         assertTrue(missing.getMessage().contains("/no/such/weights.safetensors"), missing.getMessage());
         e = assertThrows(IllegalArgumentException.class,
             () -> MultiHeadAttentionModel.fromSafeTensors(path, 3, "state_dict."));
-        assertTrue(e.getMessage().startsWith("numHeads (3) does not divide embed_dim E (16)"), e.getMessage());
+        assertTrue(e.getMessage().startsWith("numHeads (3) must divide embed_dim E (16)"), e.getMessage());
     }
 
     @Test

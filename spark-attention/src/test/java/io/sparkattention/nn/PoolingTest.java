@@ -41,16 +41,30 @@ class PoolingTest {
     }
 
     @Test
-    @DisplayName("parse accepts mean, first and last in any case and names the parameter otherwise")
+    @DisplayName("parse accepts mean, first (cls), last and max in any case and names the accepted values otherwise")
     void parse() {
         assertEquals(Pooling.MEAN, Pooling.parse("mean"));
         assertEquals(Pooling.FIRST, Pooling.parse(" First "));
+        assertEquals(Pooling.FIRST, Pooling.parse("CLS"));
         assertEquals(Pooling.LAST, Pooling.parse("LAST"));
+        assertEquals(Pooling.MAX, Pooling.parse("max"));
         for (Pooling p : Pooling.values()) {
             assertEquals(p, Pooling.parse(p.paramValue()));
         }
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Pooling.parse("max"));
-        assertTrue(e.getMessage().contains("pooling") && e.getMessage().contains("max"), e.getMessage());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Pooling.parse("median"));
+        assertTrue(e.getMessage().contains("pooling") && e.getMessage().contains("median"), e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> Pooling.parse(null));
+    }
+
+    @Test
+    @DisplayName("max pools column-wise and has no backward; the classifier refuses it")
+    void max() {
+        float[] out = new float[2];
+        Pooling.MAX.pool(H, 3, 2, out);
+        float[] expected = {Math.max(H[0], Math.max(H[2], H[4])), Math.max(H[1], Math.max(H[3], H[5]))};
+        assertArrayEquals(expected, out);
+        assertThrows(UnsupportedOperationException.class, () -> Pooling.MAX.backward(out, 3, 2, new float[6]));
+        assertThrows(IllegalArgumentException.class,
+            () -> new AttentionClassifierNetwork(4, 1, 2, false, true, Pooling.MAX));
     }
 }

@@ -102,7 +102,7 @@ class RotaryEncodingTest {
         assertEquals("head_dim 3 (12/4) is odd; rotary encoding rotates pairs of values and needs an even head_dim",
             e.getMessage());
         e = assertThrows(IllegalArgumentException.class, () -> rope.rotate(new float[12], 1, 12, 5, 0));
-        assertEquals("numHeads (5) does not divide the width 12", e.getMessage());
+        assertEquals("numHeads (5) must divide the width (12)", e.getMessage());
         assertEquals(0, rope.rotate(new float[0], 0, 0, 4, 0).length, "no rows: nothing to check");
     }
 

@@ -20,6 +20,8 @@ public final class SparkTestSession {
                 .appName("spark-attention tests")
                 .config("spark.ui.enabled", "false")
                 .config("spark.sql.shuffle.partitions", "4")
+                // As the command line's sessions: running tasks report their accumulators every 2 s.
+                .config("spark.executor.heartbeatInterval", "2s")
                 .config("spark.driver.bindAddress", "127.0.0.1")
                 .getOrCreate();
             session.sparkContext().setLogLevel("WARN");

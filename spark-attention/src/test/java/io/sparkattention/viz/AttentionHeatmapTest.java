@@ -310,6 +310,17 @@ class AttentionHeatmapTest {
         return n;
     }
 
+    @Test
+    void headPanelsCarryTheHeadNumbersGiven() {
+        AttentionHeatmap heatmap = AttentionHeatmap.of(new float[3 * 2 * 2], 3, 2, 2);
+        assertEquals(List.of("Head 0", "Head 1", "Head 2", "Average"),
+            heatmap.layout().panels.stream().map(p -> p.title).collect(Collectors.toList()));
+        assertEquals(List.of("Head 2", "Head 5", "Head 4"), heatmap.average(false).headNumbers(2, 5, 4).title("t")
+            .layout().panels.stream().map(p -> p.title).collect(Collectors.toList()));
+        assertTrue(heatmap.headNumbers(2, 5, 4).toSvg().contains("Head 5"));
+        assertThrows(IllegalArgumentException.class, () -> heatmap.headNumbers(1, 2));
+    }
+
     private static String xml(String s) {
         return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
     }

@@ -2,9 +2,10 @@ package io.sparkattention.examples.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sparkattention.examples.cli.BadInputException;
+import io.sparkattention.examples.cli.OutputFile;
 import io.sparkattention.examples.cli.SparkSessions;
 import io.sparkattention.io.BundledModels;
-import io.sparkattention.nn.BertEncoder;
+import io.sparkattention.bert.BertEncoder;
 import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParseResult;
@@ -40,6 +41,9 @@ final class EncoderBenchOptions {
      */
     static final int DEFAULT_PARTITIONS = 8;
 
+    /** The peers of an encoder run. */
+    private static final List<String> PEERS = List.of("ort", "torch");
+
     @Option(names = "--encoder", description = {"Time all-MiniLM-L6-v2 (the bundled ONNX file) on --texts of the demo's "
         + "Austen passages, evenly spaced through the corpus and tokenized by the bundled tokenizer (their real lengths, "
         + "[CLS] and [SEP] included), or with --seq-len on N sequences of each fixed length: the library's raw encoder "
@@ -50,7 +54,9 @@ final class EncoderBenchOptions {
         + "sentence embedding (mean over its tokens, L2-normalised); the lines carry the embeddings' checksum. "
         + "tokens_per_s and sentences_per_s count the texts' own tokens over the median time; gflops counts 8·L·E² + "
         + "4·L·E·I + 4·L²·E per layer and text. The encoder's line gets throughput_vs_ort (ONNX Runtime sorted32's "
-        + "median time over its own) and throughput_vs_ort_inorder8. With --spark, the BertEncoderModel stage over the "
+        + "median time over its own) and throughput_vs_ort_inorder8. With --peer torch, PyTorch 2.7.1 (libtorch through DJL, "
+        + "--threads intra-op threads; mode \"torch_encoder\") runs the same weights sorted in batches of 32 with an "
+        + "attention mask, and the encoder's line gets throughput_vs_torch; --peer ort,torch runs both. With --spark, the BertEncoderModel stage over the "
         + "same texts' ids, cached in --partitions partitions (default " + DEFAULT_PARTITIONS + "; mode "
         + "\"spark_encoder\", --master), and, with the lab's compare-kernel flag, the raw encoder on the local master's cores "
         + "in the same run (throughput_vs_raw_encoder on the stage's line). "
@@ -89,10 +95,10 @@ final class EncoderBenchOptions {
         positive("--texts", texts);
         positive("--threads", bench.threads);
         positive("--repeat", bench.repeat);
-        boolean ort = ortPeer(bench.peers);
+        boolean ort = peer(bench.peers, "ort"), torch = peer(bench.peers, "torch");
         SparkBenchOptions sparkOptions = bench.sparkOptions;
         if (sparkOptions.spark) {
-            checkSpark(parsed, sparkOptions, ort);
+            checkSpark(parsed, sparkOptions, ort || torch);
         } else if (sparkOptions.partitions != null || sparkOptions.compareKernel || sparkOptions.master != null) {
             throw new BadInputException("--partitions, --compare-kernel and --master need --spark");
         }
@@ -109,15 +115,17 @@ final class EncoderBenchOptions {
             }
         }
         if (writeIds != null) {
-            writeIds(inputs, Paths.get(writeIds));
+            writeIds(inputs, writeIds);
             return 0;
         }
+        TorchRuntime torchRuntime = torch ? TorchPeers.runtime(bench.threads) : null;
         BertEncoder encoder = bundledEncoder();
         if (sparkOptions.spark) {
             return runSpark(bench, encoder, inputs);
         }
         for (EncoderTexts input : inputs) {
-            for (BenchResult result : EncoderBenchmark.run(input, encoder, ort, bench.threads, bench.repeat)) {
+            for (BenchResult result : EncoderBenchmark.run(input, encoder, ort, torchRuntime, bench.threads,
+                bench.repeat)) {
                 System.out.println(result.toJson());
             }
             System.out.flush();
@@ -182,41 +190,36 @@ final class EncoderBenchOptions {
     }
 
     /** The texts' ids as JSON lines, every length's after the other's; written whole or not at all. */
-    private static void writeIds(List<EncoderTexts> inputs, Path file) {
-        if (Files.exists(file)) {
-            throw new BadInputException("--write-ids " + file + ": exists; give a new name");
-        }
+    private static void writeIds(List<EncoderTexts> inputs, String file) {
         ObjectMapper json = new ObjectMapper();
-        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-        try (BufferedWriter out = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
-            for (EncoderTexts input : inputs) {
-                for (int[] ids : input.ids()) {
-                    out.write(json.writeValueAsString(Map.of("input_ids", ids)));
-                    out.newLine();
+        try {
+            OutputFile.writeJsonLines("bench", "--write-ids", file, "input_ids", staged -> {
+                try (BufferedWriter out = Files.newBufferedWriter(staged, StandardCharsets.UTF_8)) {
+                    for (EncoderTexts input : inputs) {
+                        for (int[] ids : input.ids()) {
+                            out.write(json.writeValueAsString(Map.of("input_ids", ids)));
+                            out.newLine();
+                        }
+                    }
                 }
-            }
-            out.close();
-            Files.move(tmp, file);
+            });
         } catch (IOException e) {
-            try {
-                Files.deleteIfExists(tmp);
-            } catch (IOException ignored) {
-                // the write's error is the one reported
-            }
             throw new UncheckedIOException("--write-ids " + file + ": " + e.getMessage(), e);
         }
     }
 
-    /** Whether {@code --peer} asks for ONNX Runtime, the one peer of an encoder run. */
-    private static boolean ortPeer(List<String> peers) {
-        boolean ort = false;
+    /** Whether {@code --peer} names {@code name}; refuses a peer the encoder mode does not know. */
+    static boolean peer(List<String> peers, String name) {
+        boolean named = false;
         for (String peer : peers) {
-            if (!"ort".equals(peer.trim().toLowerCase(Locale.ROOT))) {
-                throw new BadInputException("--peer: unknown peer \"" + peer + "\" for --encoder, expected ort");
+            String p = peer.trim().toLowerCase(Locale.ROOT);
+            if (!PEERS.contains(p)) {
+                throw new BadInputException("--peer: unknown peer \"" + peer + "\" for --encoder, expected ort, torch "
+                    + "or ort,torch");
             }
-            ort = true;
+            named |= p.equals(name);
         }
-        return ort;
+        return named;
     }
 
     private static void positive(String option, int value) {

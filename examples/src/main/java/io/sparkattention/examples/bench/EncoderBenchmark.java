@@ -1,6 +1,6 @@
 package io.sparkattention.examples.bench;
 
-import io.sparkattention.nn.BertEncoder;
+import io.sparkattention.bert.BertEncoder;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -11,7 +11,9 @@ import java.util.List;
  * the texts unpadded on T threads; ONNX Runtime runs the bundled ONNX file with T intra-op threads
  * twice, sorted in batches of 32 and in input order in batches of 8 ({@link EncoderBatching}). The
  * raw encoder's line carries {@code throughput_vs_ort} (ONNX Runtime sorted32's median time over
- * its own) and {@code throughput_vs_ort_inorder8}; every later line carries
+ * its own) and {@code throughput_vs_ort_inorder8}. PyTorch ({@link TorchEncoderTrial}) runs the same
+ * weights sorted in batches of 32, and the raw encoder's line then carries
+ * {@code throughput_vs_torch}. Every later line carries
  * {@code max_abs_diff_vs_first}, the largest difference of a sentence embedding's component from
  * the first contender's, which checks that they compute the same thing.
  */
@@ -25,10 +27,11 @@ public final class EncoderBenchmark {
      *
      * @param encoder the raw encoder, or null to time ONNX Runtime alone
      * @param ort     whether ONNX Runtime runs (both batchings)
-     * @return the raw encoder's line, then ONNX Runtime's sorted32 and inorder8
+     * @param torch   PyTorch's runtime, or null when it does not run
+     * @return the raw encoder's line, then ONNX Runtime's sorted32 and inorder8, then PyTorch's
      */
-    public static List<BenchResult> run(EncoderTexts texts, BertEncoder encoder, boolean ort, int threads,
-                                        int repeat) {
+    public static List<BenchResult> run(EncoderTexts texts, BertEncoder encoder, boolean ort, TorchRuntime torch,
+                                        int threads, int repeat) {
         List<Trial> trials = new ArrayList<>();
         List<SentenceEmbeddings> outputs = new ArrayList<>();
         OrtEncoder session = null;
@@ -46,6 +49,16 @@ public final class EncoderBenchmark {
                     outputs.add(peer.embeddings());
                 }
             }
+            int torchLine = -1;
+            if (torch != null) {
+                if (encoder == null) {
+                    throw new IllegalArgumentException("PyTorch runs the raw encoder's weights: give the encoder");
+                }
+                TorchEncoderTrial peer = new TorchEncoderTrial(torch, TorchPeers.tensors(encoder), texts);
+                torchLine = trials.size();
+                trials.add(peer);
+                outputs.add(peer.embeddings());
+            }
             List<BenchResult> results = Interleaved.time(trials, repeat);
             for (int i = 1; i < results.size(); i++) {
                 results.get(i).with("max_abs_diff_vs_first", outputs.get(0).maxAbsDiff(outputs.get(i)));
@@ -54,6 +67,9 @@ public final class EncoderBenchmark {
                 BenchResult raw = results.get(0);
                 raw.with("throughput_vs_ort", SparkLayerBenchmark.ratio(results.get(1), raw));
                 raw.with("throughput_vs_ort_inorder8", SparkLayerBenchmark.ratio(results.get(2), raw));
+            }
+            if (torch != null) {
+                results.get(0).with("throughput_vs_torch", SparkLayerBenchmark.ratio(results.get(torchLine), results.get(0)));
             }
             return results;
         } finally {

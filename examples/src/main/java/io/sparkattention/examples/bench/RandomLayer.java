@@ -1,5 +1,6 @@
 package io.sparkattention.examples.bench;
 
+import io.sparkattention.kernel.Heads;
 import io.sparkattention.nn.MultiHeadAttentionWeights;
 
 import java.util.SplittableRandom;
@@ -26,9 +27,7 @@ public final class RandomLayer {
      * @throws IllegalArgumentException when {@code numHeads} does not divide {@code embedDim}
      */
     public static MultiHeadAttentionWeights weights(int embedDim, int numHeads) {
-        if (embedDim < 1 || numHeads < 1 || embedDim % numHeads != 0) {
-            throw new IllegalArgumentException("numHeads (" + numHeads + ") must divide embedDim (" + embedDim + ")");
-        }
+        Heads.headDim(embedDim, numHeads, "numHeads", "embedDim");
         SplittableRandom random = new SplittableRandom(WEIGHTS_SEED);
         double bound = 1 / Math.sqrt(embedDim);
         int square = Math.multiplyExact(embedDim, embedDim);

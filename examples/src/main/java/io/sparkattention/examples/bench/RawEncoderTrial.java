@@ -1,9 +1,9 @@
 package io.sparkattention.examples.bench;
 
 import io.sparkattention.kernel.Blas;
+import io.sparkattention.bert.BertConfig;
+import io.sparkattention.bert.BertEncoder;
 import io.sparkattention.ml.feature.EncoderBatches;
-import io.sparkattention.nn.BertConfig;
-import io.sparkattention.nn.BertEncoder;
 
 import java.util.List;
 import java.util.concurrent.ForkJoinPool;

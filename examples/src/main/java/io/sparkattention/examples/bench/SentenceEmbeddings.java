@@ -1,6 +1,6 @@
 package io.sparkattention.examples.bench;
 
-import io.sparkattention.nn.SentencePooling;
+import io.sparkattention.nn.Pooling;
 
 import java.util.Arrays;
 
@@ -19,14 +19,14 @@ final class SentenceEmbeddings {
     }
 
     /**
-     * Pools text {@code text}'s states ({@link SentencePooling}, mean, normalised): {@code length}
+     * Pools text {@code text}'s states ({@link Pooling}, mean, normalised): {@code length}
      * rows of {@code hidden} values starting at {@code offset} of {@code states}. Threads may pool
      * different texts at once.
      */
     void pool(int text, float[] states, int offset, int length, int hidden) {
         float[] own = offset == 0 && states.length == length * hidden ? states
             : Arrays.copyOfRange(states, offset, offset + length * hidden);
-        embeddings[text] = SentencePooling.pool(own, length, hidden, SentencePooling.Mode.MEAN, true);
+        embeddings[text] = Pooling.MEAN.embed(own, length, hidden, true);
     }
 
     /** The sum of every embedding's components, texts in order (NaN while a text has none). */

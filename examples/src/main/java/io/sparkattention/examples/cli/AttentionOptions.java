@@ -1,14 +1,12 @@
 package io.sparkattention.examples.cli;
 
 import io.sparkattention.ml.SequenceLayoutParams;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.util.List;
 
 /**
- * The options {@code apply} and {@code sdpa} share: input, output, columns, masking, weights,
- * execution. {@link #validate} checks every value before Spark starts.
+ * The options {@code apply} and {@code sdpa} share: columns, masking, weights, execution. {@link #validate} checks every value before Spark starts.
  */
 final class AttentionOptions {
 
@@ -22,18 +20,6 @@ final class AttentionOptions {
     static final String OUTPUT_COL = "attn_output";
     /** Default weights column (with --need-weights). */
     static final String WEIGHTS_COL = "attn_weights";
-
-    @Option(names = "--input", required = true, paramLabel = "IN",
-        description = InputFiles.INPUT_HELP + ". Columns: query; optional key, value, "
-            + "key_length, attn_mask (boolean L×S, true = may attend), attn_bias (L×S or H×L×S).")
-    String input;
-
-    /** {@code --output}: every input column plus attn_output (and attn_weights). */
-    @Mixin
-    OutputOptions output;
-
-    @Mixin
-    OutputFormatOption outputFormat;
 
     @Option(names = "--output-layout", defaultValue = "auto", paramLabel = "LAYOUT",
         description = "Layout of the output column: nested (L arrays of W numbers), flat (one array of L·W numbers per "
@@ -80,19 +66,8 @@ final class AttentionOptions {
     @Option(names = "--block-size", paramLabel = "N", description = "Kernel tile size, >= 1 (default: the kernel's).")
     Integer blockSize;
 
-    @Mixin
-    MasterOption master;
-
-    @Option(names = "--verbose", description = "Keep Spark's own log output on stderr.")
-    boolean verbose;
-
     private int windowLeft = -1;
     private int windowRight = -1;
-
-    /** The output format, checked: {@code json} or {@code parquet}. */
-    String format() {
-        return outputFormat.of(output.path());
-    }
 
     /** The stage's causal alignment param value. */
     String alignment() {
@@ -109,11 +84,6 @@ final class AttentionOptions {
         return weightsCol != null ? weightsCol : needWeights || perHeadWeights ? WEIGHTS_COL : null;
     }
 
-    /** What the output is, for the output-safety rule. */
-    OutputKind outputKind() {
-        return TableOutput.kind(output.path(), format(), outputColumn());
-    }
-
     int windowLeft() {
         return windowLeft;
     }
@@ -124,7 +94,6 @@ final class AttentionOptions {
 
     /** Checks what can be checked before Spark starts. */
     void validate() {
-        format();
         alignment();
         strategy = Choices.check("--strategy", strategy, STRATEGIES);
         outputLayout = Choices.check("--output-layout", outputLayout, LAYOUTS);

@@ -3,15 +3,15 @@ package io.sparkattention.examples.cli;
 import io.sparkattention.io.BundledModels;
 import io.sparkattention.ml.feature.BertEncoderModel;
 import io.sparkattention.ml.feature.HuggingFaceTokenizer;
-import io.sparkattention.nn.SentencePooling;
+import io.sparkattention.nn.Pooling;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.api.java.UDF1;
 import org.apache.spark.sql.expressions.UserDefinedFunction;
-import org.apache.spark.util.LongAccumulator;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.functions;
 import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.util.LongAccumulator;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -22,7 +22,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.Callable;
 
 /**
  * {@code spark-attention embed}: texts to sentence embeddings with a pretrained BERT-family
@@ -31,29 +30,22 @@ import java.util.concurrent.Callable;
  * {@link BertEncoderModel}). Every model and tokenizer file is read and checked before Spark starts.
  */
 @Command(name = "embed", mixinStandardHelpOptions = true,
-    description = {"Embeds every text of a JSON lines or Parquet input with a pretrained BERT-family encoder "
+    description = {"Embeds every text of a JSON lines, CSV or Parquet input with a pretrained BERT-family encoder "
         + "(default: all-MiniLM-L6-v2, bundled): Hugging Face's tokenizer, then the encoder, then pooling. Output: "
         + "every input column plus input_ids, embedding (JSON lines: an array of numbers; Parquet: an MLlib vector) "
-        + "and, with --states, last_hidden_state (L×E). A last line on stdout says how many texts were truncated.",
+        + "and, with --states, last_hidden_state (L×E), rows in input order. stdout: a progress line every "
+        + RowProgress.INTERVAL_SECONDS + " s (texts done of the total, texts per second, time left), and a last line "
+        + "saying how many texts were embedded and how many truncated.",
         "Exit codes: 0 success; 2 bad input (one line on stderr naming the column, row, file or parameter; no output "
             + "left behind); 1 internal error."})
-final class EmbedCommand implements Callable<Integer> {
+final class EmbedCommand extends TableOutputCommand {
 
     /** The columns the command adds. */
     static final String IDS = "input_ids";
     static final String EMBEDDING = "embedding";
     static final String STATES = "last_hidden_state";
-
-    @Option(names = "--input", required = true, paramLabel = "IN",
-        description = InputFiles.INPUT_HELP + ", with a string column of texts (see --text-col).")
-    String input;
-
-    /** {@code --output}: every input column plus input_ids, embedding (and last_hidden_state). */
-    @Mixin
-    OutputOptions output;
-
-    @Mixin
-    OutputFormatOption outputFormat;
+    /** The shortest --max-length: [CLS] and [SEP] are two of its tokens. */
+    static final int MIN_MAX_LENGTH = 2;
 
     @Option(names = "--text-col", defaultValue = "text", paramLabel = "COL",
         description = "The column of texts (default ${DEFAULT-VALUE}).")
@@ -61,7 +53,7 @@ final class EmbedCommand implements Callable<Integer> {
 
     @Option(names = "--model", paramLabel = "NAME",
         description = "A bundled model: " + BundledModels.ALL_MINILM_L6_V2 + " (the default when neither --onnx nor "
-            + "--safetensors is given).")
+            + "--safetensors is given), or a directory fine-tune wrote: its fine-tuned encoder (and tokenizer).")
     String model;
 
     @Option(names = "--onnx", paramLabel = "M.onnx",
@@ -74,7 +66,7 @@ final class EmbedCommand implements Callable<Integer> {
 
     @Option(names = "--prefix", defaultValue = "", paramLabel = "P",
         description = "Name prefix of the model in the safetensors file, e.g. bert. (default: none).")
-    String prefix;
+    String modelPrefix;
 
     @Option(names = "--tokenizer", paramLabel = "T.json",
         description = "The model's Hugging Face tokenizer.json (with --onnx or --safetensors).")
@@ -100,99 +92,105 @@ final class EmbedCommand implements Callable<Integer> {
     @Option(names = "--states", description = "Also write last_hidden_state, the encoder's L×E output.")
     boolean states;
 
-    @Mixin
-    MasterOption master;
+    @Option(names = "--output-col-prefix", defaultValue = "", paramLabel = "P",
+        description = "Prefix of the added columns' names, e.g. minilm_ for minilm_input_ids, minilm_embedding "
+            + "(default: none): embeds an earlier output again.")
+    String prefix;
 
-    @Option(names = "--verbose", description = "Keep Spark's own log output on stderr.")
-    boolean verbose;
+    @Mixin
+    HandleInvalidOption handleInvalid;
+
+    /** The fine-tune output --model names, or null for a bundled model. */
+    private FineTunedModel fineTuned;
+    private HuggingFaceTokenizer tokenize;
+    private BertEncoderModel encode;
+    private LongAccumulator cut;
 
     @Override
-    public Integer call() throws Exception {
-        String format = outputFormat.of(output.path());
-        Map<String, String> files = modelFiles();
-        Outputs outputs = output.plan(TableOutput.kind(output.path(), format, EMBEDDING)).input("--input", input);
-        files.forEach(outputs::input);
-        try (Outputs out = outputs.check()) {
-            files.forEach(AttentionRun::checkFileExists);
-            boolean json = InputFiles.inspect(input);
-            try (QuietLogs quiet = QuietLogs.unless(verbose)) {
-                HuggingFaceTokenizer tokenize = tokenizerStage();
-                BertEncoderModel encode = encoderStage();
-                int positions = encode.encoder().config().maxPositions();
-                if (maxLength > positions) {
-                    throw new BadInputException("--max-length " + maxLength + " is longer than the model's "
-                        + positions + " positions");
-                }
-                SparkSession spark = master.start("embed", out);
-                EmbedProgress progress = new EmbedProgress(System.out);
-                spark.sparkContext().addSparkListener(progress);
-                InputTable table = null;
-                long[] counts;
-                try {
-                    table = InputTable.read(spark, input, json, Map.of());
-                    if (table.isEmpty()) {
-                        TableOutput.writeEmpty(spark, out.main(), format);
-                        counts = new long[2];
-                    } else {
-                        counts = embed(spark, table, tokenize, encode, out.main(), format);
-                    }
-                } catch (Exception e) {
-                    // SparkException is a checked exception that Scala code throws undeclared.
-                    BadInputException record = BadRecords.describe(e, table);
-                    Exception failure = record != null ? record : AttentionRun.readFailure(e, input);
-                    throw table == null ? failure : table.records(failure);
-                } finally {
-                    spark.sparkContext().removeSparkListener(progress);
-                }
-                out.publish();
-                report(counts[0], counts[1]);
-                return 0;
+    void validateOptions() {
+        modelFiles();
+        handleInvalid.get();
+    }
+
+    @Override
+    Outputs outputs() {
+        Outputs outputs = output.plan(kind(column(EMBEDDING)));
+        modelFiles().forEach(outputs::input);
+        return outputs;
+    }
+
+    /** Reads the tokenizer and the encoder, and checks --max-length against the model's positions. */
+    @Override
+    void prepare() {
+        modelFiles().forEach((option, path) -> {
+            if (!option.equals("--model")) {
+                AttentionCommand.checkFileExists(option, path);
             }
+        });
+        fineTuned = FineTunedModel.isDirectory(model) ? FineTunedModel.read(model) : null;
+        tokenize = tokenizerStage();
+        encode = encoderStage();
+        int positions = encode.encoder().config().maxPositions();
+        if (maxLength > positions) {
+            throw new BadInputException("--max-length " + maxLength + " is longer than the model's " + positions
+                + " positions");
         }
     }
 
+    @Override
+    Map<String, ColumnKind> columns(SparkSession spark) {
+        return Map.of();
+    }
+
     /**
-     * Tokenizes, encodes and writes the rows, counting the texts and the truncated ones as they are
-     * written (no second pass).
-     *
-     * @return the texts written and how many of them were truncated
+     * Tokenizes, encodes and writes the rows, counting the truncated texts as they are written
+     * (no second pass).
      */
-    private long[] embed(SparkSession spark, InputTable table, HuggingFaceTokenizer tokenize, BertEncoderModel encode,
-                         StagedOutput target, String format) throws IOException, InterruptedException {
+    @Override
+    void run(Run run) throws IOException {
+        InputTable table = run.table;
         checkColumns(table);
         String truncated = table.rowIndexColumn + "_truncated";
-        tokenize.setInputCol(textCol).setOutputCol(IDS).setTruncatedCol(truncated).setMaxLength(maxLength)
-            .setRowIdCol(table.rowIndexColumn);
-        encode.setInputCol(IDS).setOutputCol(EMBEDDING).setStatesCol(states ? STATES : "").setPooling(pooling)
-            .setNormalize(!noNormalize).setRowIdCol(table.rowIndexColumn);
-        // Counted by accumulators in a filter that keeps every row: an Observation would start the
+        String ids = column(IDS), embedding = column(EMBEDDING);
+        String mode = handleInvalid.get();
+        tokenize.setInputCol(textCol).setOutputCol(ids).setTruncatedCol(truncated).setMaxLength(maxLength)
+            .setRowIdCol(table.rowIndexColumn).setHandleInvalid(mode);
+        encode.setInputCol(ids).setOutputCol(embedding).setStatesCol(states ? column(STATES) : "").setPooling(pooling)
+            .setNormalize(!noNormalize).setRowIdCol(table.rowIndexColumn).setHandleInvalid(mode);
+        // Counted by an accumulator in a filter that keeps every row: an Observation would start the
         // session's ObservationManager, which makes the SparkSession unserializable for MLlib
         // models that keep it in their training summary (a binary LogisticRegressionModel). A task
-        // that Spark retries counts its rows again, so the counts are a report, not a result.
-        LongAccumulator texts = spark.sparkContext().longAccumulator("embed: texts");
-        LongAccumulator cut = spark.sparkContext().longAccumulator("embed: truncated");
+        // that Spark retries counts its rows again, so the count is a report, not a result.
+        LongAccumulator truncations = run.spark.sparkContext().longAccumulator("embed: truncated");
         UserDefinedFunction counted = functions.udf((UDF1<Boolean, Boolean>) isCut -> {
-            texts.add(1);
             if (Boolean.TRUE.equals(isCut)) {
-                cut.add(1);
+                truncations.add(1);
             }
             return true;
         }, DataTypes.BooleanType).asNondeterministic();
         Dataset<Row> rows = encode.transform(tokenize.transform(table.rows))
             .filter(counted.apply(functions.col(truncated)))
             .drop(truncated, table.rowIndexColumn);
-        if (format.equals("json")) {
-            rows = rows.withColumn(EMBEDDING,
-                org.apache.spark.ml.functions.vector_to_array(functions.col(EMBEDDING), "float32"));
+        if (format().equals("json")) {
+            // A row kept with --handle-invalid keep has a null embedding, which vector_to_array refuses.
+            rows = rows.withColumn(embedding, functions.when(functions.col(embedding).isNotNull(),
+                org.apache.spark.ml.functions.vector_to_array(functions.col(embedding), "float32")));
         }
-        TableOutput.write(spark, rows, target, format);
-        return new long[] {texts.value(), cut.value()};
+        cut = truncations;
+        write(run, rows);
     }
 
-    private void report(long texts, long truncated) {
-        System.out.printf(Locale.ROOT, "embed: %,d texts embedded into %s; %,d truncated at %d tokens%n", texts,
-            output.path(), truncated, maxLength);
+    /** The closing line: texts embedded, and how many were truncated. */
+    @Override
+    void finish() {
+        System.out.printf(Locale.ROOT, "embed: %,d texts embedded into %s; %,d truncated at %d tokens%n", written,
+            output.path(), cut == null ? 0 : cut.value(), maxLength);
         System.out.flush();
+    }
+
+    /** An added column's name, with --output-col-prefix. */
+    private String column(String name) {
+        return prefix + name;
     }
 
     /**
@@ -210,8 +208,9 @@ final class EmbedCommand implements Callable<Integer> {
         if (file != null && tokenizer == null) {
             throw new BadInputException(file + " needs --tokenizer (the model's tokenizer.json)");
         }
-        if (file == null && tokenizer != null) {
-            throw new BadInputException("--tokenizer goes with --onnx or --safetensors; the bundled model has its own");
+        if (file == null && tokenizer != null && !FineTunedModel.isDirectory(model)) {
+            throw new BadInputException("--tokenizer goes with --onnx, --safetensors or a fine-tuned --model DIR; the "
+                + "bundled model has its own");
         }
         if (safetensors != null && numHeads == null) {
             throw new BadInputException("--safetensors needs --num-heads (no tensor shows the heads)");
@@ -222,18 +221,30 @@ final class EmbedCommand implements Callable<Integer> {
         if (numHeads != null && numHeads < 1) {
             throw new BadInputException("--num-heads must be >= 1, got " + numHeads);
         }
-        if (maxLength < 1) {
-            throw new BadInputException("--max-length must be >= 1, got " + maxLength);
+        if (maxLength < MIN_MAX_LENGTH) {
+            throw new BadInputException("--max-length must be >= " + MIN_MAX_LENGTH + " ([CLS] and [SEP] count), got "
+                + maxLength);
         }
+        Pooling chosen;
         try {
-            pooling = SentencePooling.Mode.parse(pooling).paramValue();
+            chosen = Pooling.parse(pooling);
         } catch (IllegalArgumentException e) {
+            chosen = Pooling.LAST;
+        }
+        if (chosen == Pooling.LAST) {
             throw new BadInputException("--pooling must be mean, cls or max, got '" + pooling + "'");
+        }
+        pooling = chosen == Pooling.FIRST ? "cls" : chosen.paramValue();
+        if (!prefix.isEmpty() && !prefix.matches("[A-Za-z0-9_]+")) {
+            throw new BadInputException("--output-col-prefix: letters, digits and _ only, got '" + prefix + "'");
         }
         if (textCol.isBlank()) {
             throw new BadInputException("--text-col: the column name is empty");
         }
         Map<String, String> files = new LinkedHashMap<>();
+        if (FineTunedModel.isDirectory(model)) {
+            files.put("--model", model);
+        }
         if (onnx != null) {
             files.put("--onnx", onnx);
         }
@@ -248,6 +259,13 @@ final class EmbedCommand implements Callable<Integer> {
 
     private HuggingFaceTokenizer tokenizerStage() {
         try {
+            if (fineTuned != null && tokenizer == null) {
+                if (fineTuned.tokenizer == null) {
+                    throw new BadInputException("--model " + model + " was fine-tuned on token ids (--ids-col) and "
+                        + "holds no tokenizer: give its tokenizer.json with --tokenizer");
+                }
+                return fineTuned.tokenizer;
+            }
             return tokenizer != null ? HuggingFaceTokenizer.fromPath(tokenizer)
                 : HuggingFaceTokenizer.pretrained(bundledName());
         } catch (UncheckedIOException | IllegalArgumentException | IllegalStateException e) {
@@ -262,7 +280,10 @@ final class EmbedCommand implements Callable<Integer> {
                 return BertEncoderModel.fromOnnx(onnx, numHeads == null ? 0 : numHeads);
             }
             if (safetensors != null) {
-                return BertEncoderModel.fromSafeTensors(safetensors, prefix, numHeads);
+                return BertEncoderModel.fromSafeTensors(safetensors, modelPrefix, numHeads);
+            }
+            if (fineTuned != null) {
+                return fineTuned.encoder;
             }
             return BertEncoderModel.pretrained(bundledName());
         } catch (UncheckedIOException e) {
@@ -289,9 +310,10 @@ final class EmbedCommand implements Callable<Integer> {
                 + type.simpleString() + ", not strings");
         }
         for (String added : states ? List.of(IDS, EMBEDDING, STATES) : List.of(IDS, EMBEDDING)) {
-            if (table.has(added)) {
-                throw new BadInputException("--input " + table.path + " already has a column " + added
-                    + " (an earlier output?); embed adds " + added);
+            if (table.has(column(added))) {
+                throw new BadInputException("--input " + table.path + " already has a column " + column(added)
+                    + " (an earlier output?); embed adds " + column(added) + ": name the added columns with "
+                    + "--output-col-prefix, e.g. --output-col-prefix e2_");
             }
         }
     }

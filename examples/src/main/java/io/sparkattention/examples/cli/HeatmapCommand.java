@@ -13,7 +13,6 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
@@ -152,8 +151,7 @@ final class HeatmapCommand implements Callable<Integer> {
         // Everything is checked before the first file is written.
         String passage = html != null ? passage(data, keys, where) : null;
         Path png = out.main().localPath();
-        heatmap.writePng(png);
-        Files.write(png, PngMark.mark(Files.readAllBytes(png)));
+        PngMark.write(heatmap.toImage(), png);
         if (html != null) {
             heatmap.writeHtml(out.get("--html").localPath(), passage);
         }

@@ -18,24 +18,38 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The format of an {@code --input}, found from its files before Spark starts: JSON lines (plain,
- * or compressed with a codec Spark reads: gzip, bzip2, deflate, LZ4, Snappy) or Parquet. A
- * directory holds files of one format; its hidden files and those starting with {@code _} (Spark's
- * {@code _SUCCESS}) are not data. The first JSON file's first line must open a JSON object: a
- * JSON array or a pretty-printed document is named as such, not left to Spark's
+ * The one discovery of every command's {@code --input}, before Spark starts: its data files and
+ * their format. A file's format is its extension's, after a compression codec's that Hadoop reads
+ * without its native library (gzip, bzip2, deflate, LZ4, Snappy): JSON lines, CSV with a header,
+ * or Parquet; {@code --input-format} names it for files whose names do not. A directory holds files
+ * of one format, read in the order of their paths; its subdirectories are Hive partitions
+ * ({@code bucket=0/...}, the value kept as a column); its hidden files and those starting with
+ * {@code _} (Spark's {@code _SUCCESS}) are not data. The first JSON file's first line must open a
+ * JSON object: a JSON array or a pretty-printed document is named as such, not left to Spark's
  * {@code _corrupt_record}.
  */
-final class InputFiles {
+public final class InputFiles {
+
+    /** The input formats. */
+    public enum Format {
+        JSON, CSV, PARQUET;
+
+        /** The name {@code --input-format} takes. */
+        public String option() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
 
     /** The JSON lines extensions, before a codec's. */
     private static final List<String> JSON_EXTENSIONS = List.of(".json", ".jsonl", ".ndjson");
     /** Codecs whose Hadoop implementation needs Hadoop's native library, which Spark does not ship. */
     private static final List<String> NATIVE_ONLY = List.of(".zst");
     /** The input formats, in the words of messages and {@code --input}'s help. */
-    static final String KNOWN = "JSON lines (.json, .jsonl, .ndjson, optionally compressed: .gz, .bz2, "
-        + ".deflate, .lz4, .snappy) or Parquet (.parquet)";
-    /** {@code --input}'s help, before what the command reads from it. */
-    static final String INPUT_HELP = KNOWN + " file, or a directory of files of one format";
+    static final String KNOWN = "JSON lines (.json, .jsonl, .ndjson), CSV with a header (.csv), each optionally "
+        + "compressed (.gz, .bz2, .deflate, .lz4, .snappy), or Parquet (.parquet)";
+    /** {@code --input}'s help. */
+    static final String INPUT_HELP = KNOWN + " file, or a directory of files of one format (subdirectories: Hive "
+        + "partitions such as bucket=0/, kept as columns), read in the order of their paths";
 
     private InputFiles() {
     }
@@ -43,72 +57,103 @@ final class InputFiles {
     /**
      * Finds the input's format.
      *
-     * @param path the input as given
-     * @return true for JSON lines, false for Parquet
+     * @param path  the input as given
+     * @param asked the format {@code --input-format} names, null to take it from the file names
      * @throws BadInputException naming the input (and the file) and what is wrong
      */
-    static boolean inspect(String path) {
+    static Format inspect(String path, Format asked) {
         Configuration conf = new Configuration();
         try {
             Path p = new Path(path);
             FileSystem fs = p.getFileSystem(conf);
-            FileStatus status;
-            try {
-                status = fs.getFileStatus(p);
-            } catch (FileNotFoundException e) {
-                throw new BadInputException("--input " + path + ": no such file or directory");
-            }
+            FileStatus status = status(path, fs);
             List<Path> files = dataFiles(path, fs, status);
             CompressionCodecFactory codecs = new CompressionCodecFactory(conf);
-            String prefix = status.isDirectory() ? "--input " + path + ": " : "--input ";
-            List<String> json = new ArrayList<>();
-            List<String> parquet = new ArrayList<>();
+            Format found = null;
+            Path first = null;
             for (Path f : files) {
-                String name = f.getName();
-                String lower = name.toLowerCase(Locale.ROOT);
-                if (NATIVE_ONLY.stream().anyMatch(lower::endsWith)) {
-                    throw new BadInputException(prefix + name + ": this compression needs Hadoop's native library, "
-                        + "which this command does not have; decompress it first, or use gzip");
+                Format format = asked != null ? asked : format(f, codecs);
+                if (found != null && format != found) {
+                    throw new BadInputException("--input " + path + ": mixed formats: " + shown(first) + " is "
+                        + found.option() + ", " + shown(f) + " is " + format.option() + "; put the files of each "
+                        + "format in a directory of their own");
                 }
-                if (isJson(name, codecs)) {
-                    json.add(name);
-                } else if (lower.endsWith(".parquet")) {
-                    parquet.add(name);
-                } else {
-                    throw new BadInputException(prefix + name + " is neither " + KNOWN);
-                }
+                found = format;
+                first = first == null ? f : first;
             }
-            if (!json.isEmpty() && !parquet.isEmpty()) {
-                throw new BadInputException("--input " + path + ": mixed formats: " + json.get(0) + " is JSON lines, "
-                    + parquet.get(0) + " is Parquet; put the files of each format in a directory of their own");
+            if (found == Format.JSON) {
+                checkFirstLine("--input " + shown(files.get(0)), fs, files.get(0), codecs);
             }
-            if (!json.isEmpty()) {
-                checkFirstLine(prefix + (status.isDirectory() ? files.get(0).getName() : path), fs, files.get(0), codecs);
-            }
-            return !json.isEmpty();
+            return found;
         } catch (IOException e) {
             throw new BadInputException("--input " + path + ": " + e.getMessage(), e);
         }
     }
 
-    /** The input's data files: the file itself, or a directory's in name order. */
+    /**
+     * The data files of an input in reading order (the order of their paths).
+     *
+     * @throws BadInputException when it is missing, holds no data file, or a file's name says no format
+     */
+    public static List<Path> dataFiles(String path) {
+        Configuration conf = new Configuration();
+        try {
+            Path p = new Path(path);
+            FileSystem fs = p.getFileSystem(conf);
+            List<Path> files = dataFiles(path, fs, status(path, fs));
+            CompressionCodecFactory codecs = new CompressionCodecFactory(conf);
+            files.forEach(f -> format(f, codecs));
+            return files;
+        } catch (IOException e) {
+            throw new BadInputException("--input " + path + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The format a data file's name says, after a codec's extension. */
+    public static Format format(Path file, CompressionCodecFactory codecs) {
+        String name = file.getName();
+        String lower = name.toLowerCase(Locale.ROOT);
+        if (NATIVE_ONLY.stream().anyMatch(lower::endsWith)) {
+            throw new BadInputException("--input " + shown(file) + ": this compression needs Hadoop's native library, "
+                + "which this command does not have; decompress it first, or use gzip");
+        }
+        if (lower.endsWith(".parquet")) {
+            return Format.PARQUET;
+        }
+        CompressionCodec codec = codecs.getCodec(new Path(name));
+        String base = codec == null ? lower
+            : CompressionCodecFactory.removeSuffix(lower, codec.getDefaultExtension().toLowerCase(Locale.ROOT));
+        if (JSON_EXTENSIONS.stream().anyMatch(base::endsWith)) {
+            return Format.JSON;
+        }
+        if (base.endsWith(".csv")) {
+            return Format.CSV;
+        }
+        throw new BadInputException("--input " + shown(file) + " is neither JSON lines nor CSV nor Parquet: expected "
+            + KNOWN + ", or --input-format json|csv|parquet");
+    }
+
+    private static FileStatus status(String path, FileSystem fs) throws IOException {
+        try {
+            return fs.getFileStatus(new Path(path));
+        } catch (FileNotFoundException e) {
+            throw new BadInputException("--input " + path + ": no such file or directory");
+        }
+    }
+
+    /** A file's full path for messages: a local path as the file system names it, any other as its URI. */
+    static String shown(Path file) {
+        return "file".equals(file.toUri().getScheme()) ? file.toUri().getPath() : file.toString();
+    }
+
+    /** The input's data files: the file itself, or a directory's (through its Hive partitions) by path. */
     static List<Path> dataFiles(String path, FileSystem fs, FileStatus status) throws IOException {
         List<Path> files = new ArrayList<>();
         if (!status.isDirectory()) {
             files.add(status.getPath());
             return files;
         }
-        for (FileStatus f : fs.listStatus(status.getPath())) {
-            String name = f.getPath().getName();
-            if (name.startsWith("_") || name.startsWith(".")) {
-                continue;
-            }
-            if (!f.isFile()) {
-                throw new BadInputException("--input " + path + ": " + name + " is a directory; give a directory of "
-                    + "data files (partitioned directories are not read)");
-            }
-            files.add(f.getPath());
-        }
+        collect(path, fs, status.getPath(), files);
         if (files.isEmpty()) {
             throw new BadInputException("--input " + path + ": the directory has no data files");
         }
@@ -116,15 +161,21 @@ final class InputFiles {
         return files;
     }
 
-    /** A JSON lines name, after the extension of a compression codec Hadoop has, if any. */
-    private static boolean isJson(String name, CompressionCodecFactory codecs) {
-        String n = name;
-        CompressionCodec codec = codecs.getCodec(new Path(name));
-        if (codec != null) {
-            n = CompressionCodecFactory.removeSuffix(name, codec.getDefaultExtension());
+    private static void collect(String input, FileSystem fs, Path dir, List<Path> into) throws IOException {
+        for (FileStatus f : fs.listStatus(dir)) {
+            String name = f.getPath().getName();
+            if (name.startsWith("_") || name.startsWith(".")) {
+                continue;
+            }
+            if (f.isFile()) {
+                into.add(f.getPath());
+            } else if (name.indexOf('=') > 0) {
+                collect(input, fs, f.getPath(), into);
+            } else {
+                throw new BadInputException("--input " + input + ": " + shown(f.getPath()) + " is a directory that is "
+                    + "not a Hive partition (name=value); give a directory of data files or of partitions");
+            }
         }
-        String lower = n.toLowerCase(Locale.ROOT);
-        return JSON_EXTENSIONS.stream().anyMatch(lower::endsWith);
     }
 
     /** The first non-blank line opens a JSON object. */

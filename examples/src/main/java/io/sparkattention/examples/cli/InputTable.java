@@ -1,14 +1,10 @@
 package io.sparkattention.examples.cli;
 
-import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.functions;
-import org.apache.spark.sql.catalyst.InternalRow;
-import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
-import org.apache.spark.sql.catalyst.expressions.JoinedRow;
 import org.apache.spark.sql.types.ArrayType;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
@@ -18,7 +14,6 @@ import org.apache.spark.sql.types.StructType;
 
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -44,8 +39,10 @@ final class InputTable {
     final String path;
     final Dataset<Row> rows;
     final String rowIndexColumn;
-    /** The input's rows before the index is appended: the partitions row ids count in. */
-    private final JavaRDD<InternalRow> source;
+    /** Rows in the input. */
+    final long total;
+    /** Partitions the rows are split into ({@link RowSplit}). */
+    final int partitions;
     /** The input as read, before the index: where a record's file is found. */
     private final Dataset<Row> read;
     /** The JSON lines files (null for Parquet): where a failed read's record is looked up. */
@@ -53,12 +50,14 @@ final class InputTable {
     /** The columns the command knows, and their kinds. */
     final Map<String, ColumnKind> known;
 
-    private InputTable(String path, Dataset<Row> rows, String rowIndexColumn, JavaRDD<InternalRow> source,
-                       Dataset<Row> read, JsonLines jsonLines, Map<String, ColumnKind> known) {
+    private InputTable(String path, Dataset<Row> rows, String rowIndexColumn, long total, int partitions,
+                       Dataset<Row> read,
+                       JsonLines jsonLines, Map<String, ColumnKind> known) {
         this.path = path;
         this.rows = rows;
         this.rowIndexColumn = rowIndexColumn;
-        this.source = source;
+        this.total = total;
+        this.partitions = partitions;
         this.read = read;
         this.jsonLines = jsonLines;
         this.known = known;
@@ -81,15 +80,18 @@ final class InputTable {
      *
      * @param known the columns the command knows, by name, and their kinds
      */
-    static InputTable read(SparkSession spark, String path, boolean json, Map<String, ColumnKind> known) {
+    static InputTable read(SparkSession spark, String path, InputFiles.Format format, Map<String, ColumnKind> known,
+                           Integer partitions) {
         Dataset<Row> df;
         JsonLines lines = null;
-        if (json) {
+        if (format == InputFiles.Format.JSON) {
             lines = JsonLines.of(path);
             StructType schema = DeclaredSchema.of(spark, lines, known);
             // FAILFAST: a malformed line is an error, not a row of nulls.
             df = schema.isEmpty() ? spark.emptyDataFrame()
                 : spark.read().option("mode", "FAILFAST").schema(schema).json(path);
+        } else if (format == InputFiles.Format.CSV) {
+            df = spark.read().option("header", true).option("mode", "FAILFAST").csv(path);
         } else {
             df = spark.read().parquet(path);
             StructType widened = widenIntegerMatrices(df.schema(), matrices(known));
@@ -106,8 +108,19 @@ final class InputTable {
         while (List.of(df.columns()).contains(index)) {
             index = "_" + index;
         }
-        JavaRDD<InternalRow> source = df.queryExecution().toRdd().toJavaRDD();
-        return new InputTable(path, withRowIndex(spark, source, df.schema(), index), index, source, df, lines, known);
+        RowSplit split;
+        try {
+            split = RowSplit.of(spark, df, index, partitions);
+        } catch (Exception e) {
+            // The split's count is the first job over the input: a record Spark cannot read fails it.
+            // SparkException is a checked exception that Scala code throws undeclared.
+            BadInputException record = BadRecords.describe(e, new InputTable(path, df, index, 0, 1, df, lines, known));
+            if (record != null) {
+                throw record;
+            }
+            throw e;
+        }
+        return new InputTable(path, split.rows, index, split.total, split.partitions, df, lines, known);
     }
 
     /** The known columns that hold matrices (of numbers). */
@@ -153,35 +166,6 @@ final class InputTable {
     }
 
     /**
-     * Appends each row's id: its input partition's index above {@link #LOCAL_BITS}, its position
-     * in the partition below. Numbering costs no job (numbering rows 0, 1, ... across partitions
-     * would count every partition first, a pass over the input); {@link #records} turns an id
-     * in a message into the row's position in the input. Catalyst rows are indexed directly, not
-     * converted to {@code Row}s and back, which would box every float of every matrix.
-     */
-    private static Dataset<Row> withRowIndex(SparkSession spark, JavaRDD<InternalRow> source, StructType schema,
-                                             String column) {
-        JavaRDD<InternalRow> indexed = source.mapPartitionsWithIndex((partition, rows) -> {
-            long base = (long) partition << LOCAL_BITS;
-            return new Iterator<InternalRow>() {
-                private long next = base;
-
-                @Override
-                public boolean hasNext() {
-                    return rows.hasNext();
-                }
-
-                @Override
-                public InternalRow next() {
-                    return new JoinedRow(rows.next().copy(), new GenericInternalRow(new Object[] {next++}));
-                }
-            };
-        }, true);
-        return ((org.apache.spark.sql.classic.SparkSession) spark).internalCreateDataFrame(indexed.rdd(),
-            schema.add(column, DataTypes.LongType, false), false);
-    }
-
-    /**
      * The error with its message's records named where the user finds them (see
      * {@link #records(String, long)}) and the command's row index column taken out of column
      * lists; {@code e} itself when its message names none. Rows are named as the attention stages name them: by the command's
@@ -221,20 +205,28 @@ final class InputTable {
         StringBuilder out = new StringBuilder();
         List<Run> runs = null;
         while (m.find()) {
-            long partition, local;
+            long n;
+            long split = -1;
             try {
-                long id = Long.parseLong(m.group(1));
-                partition = m.group(2) != null ? Long.parseLong(m.group(2)) : id >>> LOCAL_BITS;
-                local = m.group(2) != null ? id : id & ((1L << LOCAL_BITS) - 1);
-                local -= partition == 0 ? firstRow : 0;
+                n = Long.parseLong(m.group(1));
+                if (m.group(2) != null) {
+                    // A stage without a row id names the row in its partition of the split: runs of consecutive rows.
+                    long p = Long.parseLong(m.group(2));
+                    n += (p * total + partitions - 1) / partitions;
+                } else if (firstRow > 0) {
+                    n -= firstRow;
+                } else {
+                    split = n >>> LOCAL_BITS;
+                    n &= (1L << LOCAL_BITS) - 1;
+                }
             } catch (NumberFormatException e) {
                 continue;
             }
             if (runs == null) {
                 runs = runs();
             }
-            String where = runs == null ? "row " + local + (partition == 0 ? "" : " of input partition " + partition)
-                : where(runs, (int) partition, local);
+            String where = runs == null ? "row " + n + (split <= 0 ? "" : " of input split " + split)
+                : split >= 0 ? where(runs, (int) split, n) : whereAt(runs, n);
             boolean named = message.startsWith("--input ");
             m.appendReplacement(out, Matcher.quoteReplacement((named || m.start() > 0 ? "" : "--input " + path + ": ")
                 + where + ":"));
@@ -243,74 +235,106 @@ final class InputTable {
         return out.toString();
     }
 
-    /** Consecutive rows of one input partition read from one file. */
+    /** Consecutive rows of one input split read from one file block. */
     private static final class Run implements java.io.Serializable {
         private static final long serialVersionUID = 1L;
-        final int partition;
+        final int split;
         final String file;
+        final long start;
         final long rows;
+        /** The place of the run's first row in the input's order. */
+        long place;
 
-        Run(int partition, String file, long rows) {
-            this.partition = partition;
+        Run(int split, String file, long start, long rows) {
+            this.split = split;
             this.file = file;
+            this.start = start;
             this.rows = rows;
         }
     }
 
-    /** The input's rows as runs of one file, in partition order; null when they cannot be listed. */
+    /**
+     * The input's rows as runs of one file block, in the order Spark reads them, with their place
+     * in the input's order; null when they cannot be listed.
+     */
     private List<Run> runs() {
+        List<Run> runs;
         try {
-            return read.select(functions.input_file_name()).javaRDD().mapPartitionsWithIndex((p, rows) -> {
-                List<Run> found = new ArrayList<>();
-                String file = null;
-                long n = 0;
-                while (rows.hasNext()) {
-                    String f = rows.next().getString(0);
-                    if (!f.equals(file) && n > 0) {
-                        found.add(new Run(p, file, n));
-                        n = 0;
+            runs = read.select(functions.input_file_name(), functions.input_file_block_start()).javaRDD()
+                .mapPartitionsWithIndex((p, rows) -> {
+                    List<Run> found = new ArrayList<>();
+                    String file = null;
+                    long start = -1, n = 0;
+                    while (rows.hasNext()) {
+                        Row r = rows.next();
+                        if (n > 0 && (!r.getString(0).equals(file) || r.getLong(1) != start)) {
+                            found.add(new Run(p, file, start, n));
+                            n = 0;
+                        }
+                        file = r.getString(0);
+                        start = r.getLong(1);
+                        n++;
                     }
-                    file = f;
-                    n++;
-                }
-                if (n > 0) {
-                    found.add(new Run(p, file, n));
-                }
-                return found.iterator();
-            }, true).collect();
+                    if (n > 0) {
+                        found.add(new Run(p, file, start, n));
+                    }
+                    return found.iterator();
+                }, true).collect();
         } catch (Exception e) {
             // SparkException is checked, and thrown by Scala code undeclared.
             return null;
         }
+        List<Run> sorted = inOrder(runs);
+        long place = 0;
+        for (Run r : sorted) {
+            r.place = place;
+            place += r.rows;
+        }
+        return runs;
     }
 
-    /**
-     * Where row {@code local} of input partition {@code partition} is (for a position in the whole
-     * input, partition 0): its line, or its row from 0.
-     */
-    private String where(List<Run> runs, int partition, long local) {
-        long position = 0, inFile = 0;
+    private static List<Run> inOrder(List<Run> runs) {
+        List<Run> sorted = new ArrayList<>(runs);
+        sorted.sort(java.util.Comparator.<Run, String>comparing(r -> r.file).thenComparingLong(r -> r.start));
+        return sorted;
+    }
+
+    /** Where row {@code local} of input split {@code split} (a row id) is. */
+    private String where(List<Run> runs, int split, long local) {
         long left = local;
         for (Run run : runs) {
-            if (run.partition < partition) {
-                position += run.rows;
+            if (run.split != split) {
                 continue;
             }
-            // A stage that counts rows across partitions names row N of partition 0: N runs on past it.
             if (left < run.rows) {
-                position += left;
-                for (Run r : runs) {
-                    if (r == run) {
-                        break;
-                    }
-                    inFile += r.file.equals(run.file) ? r.rows : 0;
-                }
-                return jsonLines == null ? "row " + position : line(run.file, inFile + left, position);
+                return describe(runs, run, left);
             }
             left -= run.rows;
-            position += run.rows;
         }
-        return "row " + (position + left);
+        // A stage that counts rows from 0 across the input names them as ids of split 0.
+        return split == 0 ? whereAt(runs, local) : "row " + local + " of input split " + split;
+    }
+
+    /** Where the row at {@code place} of the input's order is. */
+    private String whereAt(List<Run> runs, long place) {
+        for (Run run : inOrder(runs)) {
+            if (place < run.place + run.rows) {
+                return describe(runs, run, place - run.place);
+            }
+        }
+        return "row " + place;
+    }
+
+    /** Row {@code k} of a run: its line of a JSON lines file, or its place in the input from 0. */
+    private String describe(List<Run> runs, Run run, long k) {
+        if (jsonLines == null) {
+            return "row " + (run.place + k);
+        }
+        long inFile = k;
+        for (Run r : runs) {
+            inFile += r.file.equals(run.file) && r.start < run.start ? r.rows : 0;
+        }
+        return line(run.file, inFile, run.place + k);
     }
 
     /** The line of record {@code index} (from 0) of a JSON lines file, or the row's position when not found. */

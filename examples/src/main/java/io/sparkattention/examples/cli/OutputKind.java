@@ -86,11 +86,16 @@ final class OutputKind {
 
     /** A safetensors state_dict exported by this tool ({@code train --export-pytorch}). */
     static OutputKind stateDict() {
+        return stateDict(STATE_DICT_FORMAT);
+    }
+
+    /** A safetensors file exported by this tool whose {@code __metadata__} "format" is {@code format}. */
+    static OutputKind stateDict(String format) {
         return new OutputKind(false, file -> {
             try {
-                return STATE_DICT_FORMAT.equals(SafeTensors.read(file).metadata().get("format")) ? null
+                return format.equals(SafeTensors.read(file).metadata().get("format")) ? null
                     : "it is not a state_dict exported by spark-attention (its __metadata__ has no \"format\": \""
-                        + STATE_DICT_FORMAT + "\")";
+                        + format + "\")";
             } catch (IOException e) {
                 return "it is not a safetensors file exported by spark-attention (" + e.getMessage() + ")";
             }

@@ -1,8 +1,13 @@
 package io.sparkattention.examples.cli;
 
+import javax.imageio.ImageIO;
+import java.awt.image.BufferedImage;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.zip.CRC32;
 
@@ -21,6 +26,21 @@ final class PngMark {
     private static final byte[] TEXT = "Software\0spark-attention".getBytes(StandardCharsets.ISO_8859_1);
 
     private PngMark() {
+    }
+
+    /**
+     * Writes a picture as a marked PNG, in one write: encoded in memory, the mark inserted, then
+     * the file written.
+     *
+     * @param image the picture
+     * @param file  where it goes (a staged output: {@link StagedOutput#localPath})
+     */
+    static void write(BufferedImage image, Path file) throws IOException {
+        ByteArrayOutputStream png = new ByteArrayOutputStream();
+        if (!ImageIO.write(image, "png", png)) {
+            throw new IOException("no PNG writer for this image type");
+        }
+        Files.write(file, mark(png.toByteArray()));
     }
 
     /**

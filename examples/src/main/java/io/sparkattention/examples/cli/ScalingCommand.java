@@ -11,7 +11,6 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -132,8 +131,7 @@ final class ScalingCommand implements Callable<Integer> {
             String subtitle = String.format(Locale.ROOT, "one head, d = %d, float32, single thread, BLAS %s, "
                 + "each point in its own JVM with -Xmx%s", headDim, blas == null ? "?" : blas, heap);
             Path plot = out.main().localPath();
-            new ScalingChart(points, subtitle).writePng(plot);
-            Files.write(plot, PngMark.mark(Files.readAllBytes(plot)));
+            PngMark.write(new ScalingChart(points, subtitle).render(), plot);
             out.publish();
             if (!jsonOnly) {
                 System.err.println("scaling: wrote " + output.output);

@@ -2,11 +2,9 @@ package io.sparkattention.examples.cli;
 
 import io.sparkattention.ml.ScaledDotProductAttention;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.util.Map;
-import java.util.concurrent.Callable;
 
 /**
  * {@code spark-attention sdpa}: scaled dot-product attention over every row, the query, key and
@@ -16,9 +14,12 @@ import java.util.concurrent.Callable;
     description = {"Scaled dot-product attention softmax(scale·Q·Kᵀ + bias + mask)·V over every row: query L×d, key "
         + "S×d, value S×dv (key and value default to the query). With --num-heads H the last dimension is split "
         + "into H heads.",
+        "Input columns: query; optional key, value, key_length, attn_mask (boolean L×S, true = may attend), "
+            + "attn_bias (L×S or H×L×S). Output: every input column plus attn_output (and attn_weights), rows in "
+            + "input order; progress lines and a closing line on stdout.",
         "Exit codes: 0 success; 2 bad input (one line on stderr naming the column, row, file or parameter; no output "
             + "left behind); 1 internal error."})
-final class SdpaCommand implements Callable<Integer> {
+final class SdpaCommand extends AttentionCommand<ScaledDotProductAttention> {
 
     @Option(names = "--num-heads", defaultValue = "1", paramLabel = "H",
         description = "Heads to split the last dimension into (default ${DEFAULT-VALUE}).")
@@ -32,11 +33,8 @@ final class SdpaCommand implements Callable<Integer> {
     @Option(names = "--scale", paramLabel = "X", description = "Score scale (default 1/sqrt(head_dim)).")
     Double scale;
 
-    @Mixin
-    AttentionOptions options;
-
     @Override
-    public Integer call() throws Exception {
+    void validateStage() {
         if (numHeads < 1) {
             throw new BadInputException("--num-heads must be >= 1, got " + numHeads);
         }
@@ -47,12 +45,19 @@ final class SdpaCommand implements Callable<Integer> {
         if (scale != null && (scale.isNaN() || scale.isInfinite())) {
             throw new BadInputException("--scale must be a finite number, got " + scale);
         }
-        return AttentionRun.run("sdpa", options, Map.of(), () -> {
-            ScaledDotProductAttention sdpa = new ScaledDotProductAttention().setNumHeads(numHeads);
-            if (numKvHeads != null) {
-                sdpa.setNumKvHeads(numKvHeads);
-            }
-            return scale == null ? sdpa : sdpa.setScale(scale);
-        });
+    }
+
+    @Override
+    Map<String, String> otherInputs() {
+        return Map.of();
+    }
+
+    @Override
+    ScaledDotProductAttention stage() {
+        ScaledDotProductAttention sdpa = new ScaledDotProductAttention().setNumHeads(numHeads);
+        if (numKvHeads != null) {
+            sdpa.setNumKvHeads(numKvHeads);
+        }
+        return scale == null ? sdpa : sdpa.setScale(scale);
     }
 }

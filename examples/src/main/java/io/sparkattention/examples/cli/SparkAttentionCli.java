@@ -13,7 +13,8 @@ import picocli.CommandLine.Command;
 @Command(name = "spark-attention", mixinStandardHelpOptions = true, version = "spark-attention 0.1.0",
     description = "Transformer attention over Apache Spark DataFrames.",
     subcommands = {DemoCommand.class, ApplyCommand.class, SdpaCommand.class, EmbedCommand.class, BenchCommand.class,
-        HeatmapCommand.class, ScalingCommand.class, TrainCommand.class, PredictCommand.class})
+        DescribeCommand.class,
+        HeatmapCommand.class, ScalingCommand.class, TrainCommand.class, FineTuneCommand.class, PredictCommand.class})
 public final class SparkAttentionCli implements Runnable {
 
     @CommandLine.Spec

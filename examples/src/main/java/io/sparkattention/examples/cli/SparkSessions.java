@@ -20,6 +20,12 @@ public final class SparkSessions {
 
     /** Master used when none is given. */
     public static final String DEFAULT_MASTER = "local[*]";
+    /**
+     * How often executors report to the driver, unless set: their heartbeats carry the row counts
+     * of running tasks that progress lines show ({@link RowProgress}); Spark's default is 10 s.
+     */
+    static final String HEARTBEAT_INTERVAL = "2s";
+    private static final String HEARTBEAT = "spark.executor.heartbeatInterval";
 
     private SparkSessions() {
     }
@@ -42,6 +48,9 @@ public final class SparkSessions {
             if (System.getProperty(key) == null) {
                 builder.config(key, defaults.getProperty(key).trim());
             }
+        }
+        if (System.getProperty(HEARTBEAT) == null && defaults.getProperty(HEARTBEAT) == null) {
+            builder.config(HEARTBEAT, HEARTBEAT_INTERVAL);
         }
         String chosen = masterFor(master);
         builder.master(chosen);

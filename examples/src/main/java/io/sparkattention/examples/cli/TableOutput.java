@@ -51,8 +51,18 @@ final class TableOutput {
 
     /** Writes the rows into the staged output. */
     static void write(SparkSession spark, Dataset<Row> rows, StagedOutput out, String format) throws IOException {
+        write(spark, rows, out, format, null);
+    }
+
+    /**
+     * Writes the rows into the staged output, a directory of Hive partitions by {@code partitionBy}
+     * when not null.
+     */
+    static void write(SparkSession spark, Dataset<Row> rows, StagedOutput out, String format, String partitionBy)
+        throws IOException {
         if (!singleFile(out.given, format)) {
-            rows.write().format(format).save(out.uri());
+            var writer = rows.write().format(format);
+            (partitionBy == null ? writer : writer.partitionBy(partitionBy)).save(out.uri());
             return;
         }
         String parts = out.scratch("parts");

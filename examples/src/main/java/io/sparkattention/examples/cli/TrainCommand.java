@@ -8,13 +8,12 @@ import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.NumericType;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
+import java.io.IOException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
 
 /**
  * {@code spark-attention train}: fits the attention classifier ({@link AttentionClassifier}) on a
@@ -29,6 +28,8 @@ import java.util.concurrent.Callable;
         + "Linear(E, K). K is --num-classes, else the label column's metadata, else the initial weights' class count, "
         + "else the largest label + 1, which must then be below 1000. Loss: the weighted mean "
         + "cross-entropy Σw·CE/Σw.",
+        "Input: one row per sequence, the features column L×E (rows may differ in L) and a numeric label (a class "
+            + "index 0, 1, ...).",
         "stdout: one JSON line per step and nothing else, {\"iteration\": i, \"loss\": ...} for i = 0 ... N, each "
             + "printed when it is known: the full-batch loss (every row, also with --mini-batch-fraction < 1) at "
             + "the weights before step i, and for the last line the loss after the final step. N = --max-iter, "
@@ -38,7 +39,7 @@ import java.util.concurrent.Callable;
             + "NaN or Infinity, as Python's json module reads them. Logs go to stderr.",
         "Exit codes: 0 success; 2 bad input (one line on stderr naming the column, row, file or parameter; nothing "
             + "left at --output or --export-pytorch); 1 internal error."})
-final class TrainCommand implements Callable<Integer> {
+final class TrainCommand extends TableCommand {
 
     /** Values of --pooling. */
     static final List<String> POOLINGS = List.of("mean", "first", "last");
@@ -55,18 +56,9 @@ final class TrainCommand implements Callable<Integer> {
     /** The value of --key-length-col that uses no column. */
     static final String NO_KEY_LENGTH = "none";
 
-    @Option(names = "--input", required = true, paramLabel = "IN",
-        description = InputFiles.INPUT_HELP + ". One row per sequence: the features "
-            + "column L×E (rows may differ in L) and a numeric label (a class index 0, 1, ...).")
-    String input;
-
     @Option(names = "--num-heads", required = true, paramLabel = "H",
         description = "Attention heads; must divide the embedding width E.")
     int numHeads;
-
-    /** {@code --output}: the directory of the fitted model. */
-    @Mixin
-    OutputOptions output;
 
     @Option(names = "--features-col", defaultValue = "query", paramLabel = "COL",
         description = "Features column, L×E per row (default ${DEFAULT-VALUE}).")
@@ -150,56 +142,60 @@ final class TrainCommand implements Callable<Integer> {
         description = "Also write the trained state_dict for load_state_dict in PyTorch (checked like --output).")
     String exportPyTorch;
 
-    @Mixin
-    MasterOption master;
-
-    @Option(names = "--verbose", description = "Keep Spark's and the trainer's log output on stderr.")
-    boolean verbose;
-
-    /** The input once read: where a record that fails to read is looked up. */
-    private InputTable table;
+    /** The step lines on stdout, once training starts. */
+    private StepLines lines;
 
     @Override
-    public Integer call() throws Exception {
-        validate();
-        try (Outputs out = output.plan(OutputKind.directory()).add("--export-pytorch", exportPyTorch,
-                OutputKind.stateDict()).localOnly().input("--input", input).input("--initial-weights", initialWeights)
-                .check();
-             QuietLogs quiet = QuietLogs.unless(verbose)) {
-            boolean json = InputFiles.inspect(input);
-            // After QuietLogs: the check builds the network, whose kernels log their implementation choice.
-            InitialWeights.check(initialWeights, numHeads);
-            SparkSession spark = master.start("train", out);
-            Dataset<Row> rows = trainingRows(spark, json);
-            AttentionClassifier stage = stage();
-            StepLines lines = new StepLines(System.out);
-            stage.setTrainingListener(lines::step);
-            AttentionClassificationModel model;
-            double accuracy;
-            try {
-                model = stage.fit(rows);
-                accuracy = model.summary().accuracy();
-            } catch (IllegalArgumentException e) {
-                lines.stop();
-                throw rethrow(table.records(new BadInputException(optionNames(e.getMessage()), e),
-                    FIRST_TRAINING_ROW));
-            } catch (Exception e) {
-                lines.stop();
-                BadInputException record = BadRecords.describe(e, table);
-                throw record != null ? record
-                    : rethrow(table.records(AttentionRun.readFailure(e, input), FIRST_TRAINING_ROW));
-            }
-            lines.finish(accuracy);
-            model.write().save(out.main().uri());
-            if (exportPyTorch != null) {
-                model.exportPyTorch(out.get("--export-pytorch").uri());
-            }
-            out.publish();
-            return 0;
+    Outputs outputs() {
+        return output.plan(OutputKind.directory()).add("--export-pytorch", exportPyTorch, OutputKind.stateDict())
+            .localOnly().input("--initial-weights", initialWeights);
+    }
+
+    /** Checks the initial weights (with logs quieted: building the network logs the kernels' choice). */
+    @Override
+    void prepare() {
+        InitialWeights.check(initialWeights, numHeads);
+    }
+
+    @Override
+    Map<String, ColumnKind> columns(SparkSession spark) {
+        return knownColumns();
+    }
+
+    @Override
+    void run(Run run) throws IOException {
+        Dataset<Row> rows = trainingRows(run.table);
+        AttentionClassifier stage = stage();
+        lines = new StepLines(System.out);
+        stage.setTrainingListener(lines::step);
+        AttentionClassificationModel model = stage.fit(rows);
+        double accuracy = model.summary().accuracy();
+        lines.finish(accuracy);
+        model.write().save(run.out.main().uri());
+        if (exportPyTorch != null) {
+            model.exportPyTorch(run.out.get("--export-pytorch").uri());
         }
     }
 
+    /** The stage's errors name its params and the row by its position from 1: as options, and by file and line. */
+    @Override
+    Exception failure(Exception e, InputTable table) {
+        if (lines != null) {
+            lines.stop();
+        }
+        if (table != null && e instanceof IllegalArgumentException && !(e instanceof BadInputException)) {
+            return table.records(new BadInputException(optionNames(e.getMessage()), e), FIRST_TRAINING_ROW);
+        }
+        BadInputException record = BadRecords.describe(e, table);
+        if (record != null) {
+            return record;
+        }
+        Exception failure = readFailure(e, in.input);
+        return table == null ? failure : table.records(failure, FIRST_TRAINING_ROW);
+    }
+
     /** Checks every option that needs no file or Spark. */
+    @Override
     void validate() {
         if (numHeads < 1) {
             throw new BadInputException("--num-heads must be >= 1, got " + numHeads);
@@ -241,15 +237,8 @@ final class TrainCommand implements Callable<Integer> {
     }
 
     /** The input's rows, every column the command needs present (named by its option when missing). */
-    private Dataset<Row> trainingRows(SparkSession spark, boolean json) {
-        try {
-            table = InputTable.read(spark, input, json, knownColumns());
-        } catch (Exception e) {
-            throw rethrow(AttentionRun.readFailure(e, input));
-        }
-        if (table.isEmpty()) {
-            throw new BadInputException("--input " + input + " has no rows: train needs at least one");
-        }
+    private Dataset<Row> trainingRows(InputTable table) {
+        String input = in.input;
         require(table, featuresCol, "--features-col");
         require(table, labelCol, "--label-col");
         DataType labelType = table.rows.schema().apply(labelCol).dataType();
@@ -269,7 +258,7 @@ final class TrainCommand implements Callable<Integer> {
                 + "is given: --key-length-col " + KEY_LENGTH + " ignores each row's tokens past its length, "
                 + "--key-length-col " + NO_KEY_LENGTH + " treats every token as valid");
         }
-        // Rows keep their input partitions and order, so the stage's "row N" is the record's position in the input.
+        // The split keeps the input's order, so the stage's "row N" is the record's position in the input.
         return table.rows.drop(table.rowIndexColumn);
     }
 
@@ -290,7 +279,7 @@ final class TrainCommand implements Callable<Integer> {
 
     private void require(InputTable table, String column, String option) {
         if (!table.has(column)) {
-            throw new BadInputException("--input " + input + " has no column " + column + " (" + option
+            throw new BadInputException("--input " + in.input + " has no column " + column + " (" + option
                 + "); its columns: " + table.columnList());
         }
     }
@@ -301,10 +290,6 @@ final class TrainCommand implements Callable<Integer> {
         return m.replace("initialWeightsPath: ", "--initial-weights: ").replace("numHeads (", "--num-heads (")
             .replace("set numClasses", "set --num-classes")
             .replace(" (handleInvalid=keep lets it propagate)", "");
-    }
-
-    private static RuntimeException rethrow(Exception e) {
-        return e instanceof RuntimeException ? (RuntimeException) e : new IllegalStateException(e);
     }
 
     /** The estimator with every option. */

@@ -1,6 +1,10 @@
 package io.sparkattention.examples.viz;
 
 import io.sparkattention.examples.cli.BadInputException;
+import io.sparkattention.examples.cli.InputFiles;
+import io.sparkattention.examples.cli.InputFiles.Format;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.io.compress.CompressionCodecFactory;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.sql.DataFrameReader;
 import org.apache.spark.sql.Row;
@@ -9,29 +13,25 @@ import org.apache.spark.sql.types.StructType;
 import scala.Tuple2;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.function.Function;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 /**
- * Row N of a command-line input (the contract's {@code --input IN}: a JSON-lines file
- * ({@code .json}, {@code .jsonl}), a Parquet file, or a directory of either), in file order.
+ * Row N of a command-line input (the contract's {@code --input IN}, found as every command finds
+ * it: {@link InputFiles}), in file order.
  *
- * <p>File order is deterministic: a directory's data files are taken in name order (Spark names
- * its part files by partition number, so this is the order the DataFrame was written in), and each
- * file's rows in the order they are stored. Spark itself does not promise this order when it reads
+ * <p>File order is deterministic: a directory's data files are taken in the order of their paths
+ * (Spark names its part files by partition number, so this is the order the DataFrame was written
+ * in), and each file's rows in the order they are stored. Spark itself does not promise this order when it reads
  * several files at once (it packs the largest splits first), so each file is read on its own.
  */
 public final class InputRows {
 
-    /** The two input formats of the command-line contract. */
-    enum Format { JSON, PARQUET }
+    /** Hadoop's compression codecs, by which a file's name says its format. */
+    private static final CompressionCodecFactory CODECS = new CompressionCodecFactory(new Configuration());
 
     private InputRows() {
     }
@@ -75,69 +75,31 @@ public final class InputRows {
     }
 
     /**
-     * The data files of {@code input} in reading order; all of one format.
+     * The data files of {@code input} in reading order, as every command discovers them
+     * ({@link InputFiles}): the order of their paths, through Hive partitions.
      *
-     * @param input a file or a directory
-     * @return the files, in name order for a directory
-     * @throws BadInputException when there are none, or the formats are mixed or unknown
+     * @param input a local file or directory
+     * @return the files
+     * @throws BadInputException when there are none, or a file's name says no format
      */
     public static List<Path> dataFiles(Path input) {
-        if (!Files.exists(input)) {
-            throw new BadInputException(input + ": no such file or directory");
+        List<Path> files = new ArrayList<>();
+        for (org.apache.hadoop.fs.Path f : InputFiles.dataFiles(input.toString())) {
+            files.add(Paths.get(f.toUri()));
         }
-        if (Files.isRegularFile(input)) {
-            if (format(input) == null) {
-                throw new BadInputException(input + ": unknown input format (expected .json, .jsonl or .ndjson for "
-                    + "JSON lines, optionally .gz, .bz2, .deflate, .lz4 or .snappy, .parquet, or a directory of them)");
+        Format first = format(files.get(0));
+        for (Path f : files) {
+            if (format(f) != first) {
+                throw new BadInputException("--input " + input + ": mixed formats: " + files.get(0) + " is "
+                    + first.option() + ", " + f + " is " + format(f).option() + "; give one format per directory");
             }
-            return List.of(input);
         }
-        List<Path> files;
-        try (Stream<Path> listing = Files.list(input)) {
-            files = listing.filter(Files::isRegularFile)
-                .filter(p -> !hidden(p) && format(p) != null)
-                .sorted()
-                .collect(Collectors.toList());
-        } catch (NoSuchFileException e) {
-            throw new BadInputException(input + ": no such file or directory", e);
-        } catch (IOException e) {
-            throw new BadInputException(input + ": cannot list the directory: " + e.getMessage(), e);
-        }
-        if (files.isEmpty()) {
-            throw new BadInputException(input + ": no .json, .jsonl or .parquet files in the directory");
-        }
-        if (files.stream().map(InputRows::format).distinct().count() > 1) {
-            throw new BadInputException(input + ": mixes JSON-lines and Parquet files; give one format per directory");
-        }
-        return new ArrayList<>(files);
+        return files;
     }
 
-    /** Extensions of the compression codecs Spark reads JSON lines in without Hadoop's native library. */
-    private static final List<String> COMPRESSED = List.of(".gz", ".bz2", ".deflate", ".lz4", ".snappy");
-
-    /** The format an input file's name says, or null. */
+    /** The format a local input file's name says. */
     static Format format(Path file) {
-        String name = file.getFileName().toString().toLowerCase(Locale.ROOT);
-        if (name.endsWith(".parquet")) {
-            return Format.PARQUET;
-        }
-        // Spark reads JSON lines compressed with these codecs transparently (part-*.json.gz when it writes them).
-        for (String codec : COMPRESSED) {
-            if (name.endsWith(codec)) {
-                name = name.substring(0, name.length() - codec.length());
-                break;
-            }
-        }
-        if (name.endsWith(".json") || name.endsWith(".jsonl") || name.endsWith(".ndjson")) {
-            return Format.JSON;
-        }
-        return null;
-    }
-
-    /** Spark's markers (_SUCCESS, _committed_*) and checksums (.part-*.crc) are not data. */
-    private static boolean hidden(Path file) {
-        String name = file.getFileName().toString();
-        return name.startsWith("_") || name.startsWith(".");
+        return InputFiles.format(new org.apache.hadoop.fs.Path(file.toUri()), CODECS);
     }
 
     /** One file's rows, in storage order. */
@@ -146,6 +108,9 @@ public final class InputRows {
         try {
             if (format(file) == Format.PARQUET) {
                 return spark.read().parquet(path).javaRDD();
+            }
+            if (format(file) == Format.CSV) {
+                return spark.read().option("header", true).option("mode", "FAILFAST").csv(path).javaRDD();
             }
             // FAILFAST: a malformed line is an error naming the file, not a row of nulls.
             DataFrameReader reader = spark.read().option("mode", "FAILFAST");

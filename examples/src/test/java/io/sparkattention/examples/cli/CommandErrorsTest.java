@@ -162,7 +162,7 @@ class CommandErrorsTest {
         List<String> args = List.of("apply", "--weights", WEIGHTS, "--prefix", "state_dict.", "--num-heads", "5",
             "--input", input("{\"query\":" + row16(1) + "}").toString(), "--output", dir.resolve("out.jsonl").toString(),
             "--master", Cli.MASTER);
-        assertBadInput(Cli.run(args.toArray(new String[0])), "numHeads (5) does not divide embed_dim E (16)");
+        assertBadInput(Cli.run(args.toArray(new String[0])), "numHeads (5) must divide embed_dim E (16)");
         Path in = dir.resolve("in.jsonl");
         assertBadInput(Cli.run("sdpa", "--num-heads", "3", "--input", in.toString(), "--output",
             dir.resolve("out.jsonl").toString(), "--master", Cli.MASTER), "numHeads (3) must divide the query width (16)");

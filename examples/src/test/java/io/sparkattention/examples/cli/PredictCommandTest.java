@@ -96,12 +96,13 @@ class PredictCommandTest {
         assertEquals(fixture.rows, written.count());
     }
 
-    @Test
-    @DisplayName("a PipelineModel from text (tokens → embedding → positions → classifier → names): predicted_book, no intermediate columns")
-    void pipelineFromText() throws IOException {
+    private static final String[] TEXTS = {"the cat sat on the mat", "a dog ran in the park", "the cat ate the fish",
+        "a dog barked at the mailman", "cats like warm milk", "dogs like long walks"};
+
+    /** The demo's kind of pipeline, fitted on {@link #TEXTS}: text → tokens → embeddings → x → classifier → names. */
+    private static PipelineModel textPipeline() {
         SparkSession spark = SparkSession.active();
-        String[] texts = {"the cat sat on the mat", "a dog ran in the park", "the cat ate the fish",
-            "a dog barked at the mailman", "cats like warm milk", "dogs like long walks"};
+        String[] texts = TEXTS;
         List<Row> rows = new ArrayList<>();
         for (int i = 0; i < texts.length; i++) {
             rows.add(RowFactory.create(texts[i], i % 2 == 0 ? "Cats" : "Dogs"));
@@ -109,7 +110,7 @@ class PredictCommandTest {
         Dataset<Row> passages = spark.createDataFrame(rows, new StructType().add("text", DataTypes.StringType)
             .add("book", DataTypes.StringType));
         StringIndexerModel labels = new StringIndexer().setInputCol("book").setOutputCol("label").fit(passages);
-        PipelineModel pipeline = new Pipeline().setStages(new PipelineStage[] {
+        return new Pipeline().setStages(new PipelineStage[] {
             new RegexTokenizer().setInputCol("text").setOutputCol("tokens").setPattern("\\W+"),
             new TokenEmbedding().setInputCol("tokens").setOutputCol("embeddings").setVectorSize(8).setMinCount(1)
                 .setSeed(1),
@@ -117,6 +118,65 @@ class PredictCommandTest {
             new AttentionClassifier().setFeaturesCol("x").setLabelCol("label").setNumHeads(2).setMaxIter(3),
             new IndexToString().setInputCol("prediction").setOutputCol("predicted_book")
                 .setLabels(labels.labelsArray()[0])}).fit(labels.transform(passages));
+    }
+
+    @Test
+    @DisplayName("an empty text through a saved pipeline: error names the text column and its line, skip leaves the "
+        + "row out, keep gives it null predictions; a closing line on stdout")
+    void emptyTextFollowsHandleInvalid() throws IOException {
+        Path model = tmp.resolve("pipeline");
+        textPipeline().write().save(model.toUri().toString());
+        Path input = tmp.resolve("passages.jsonl");
+        Cli.writeJsonLines(input, List.of("{\"id\": 0, \"text\": \"the cat sat\"}", "{\"id\": 1, \"text\": \"a dog\"}",
+            "{\"id\": 2, \"text\": \"\"}", "{\"id\": 3, \"text\": \"cats\"}"));
+        Map<String, String> before = Trees.snapshot(tmp);
+        assertRefused(before, predict(model, input), "--input " + input + ": line 3:", "column text",
+            "--handle-invalid");
+        assertFalse(Cli.run(predict(model, input)).stderr.contains("column x"), "no internal column named");
+
+        Path skipped = tmp.resolve("skip.jsonl");
+        CommandLineRun run = CommandLineRun.of("predict", "--model", model.toString(), "--input", input.toString(),
+            "--output", skipped.toString(), "--master", Cli.MASTER, "--handle-invalid", "skip");
+        assertEquals(0, run.exitCode, run.err);
+        assertEquals(List.of(0, 1, 3), ids(Cli.readJsonLines(skipped)));
+        assertTrue(run.out.contains("predict: 3 rows written to " + skipped), run.out);
+
+        Path kept = tmp.resolve("keep.jsonl");
+        run = CommandLineRun.of("predict", "--model", model.toString(), "--input", input.toString(),
+            "--output", kept.toString(), "--master", Cli.MASTER, "--handle-invalid", "keep");
+        assertEquals(0, run.exitCode, run.err);
+        List<JsonNode> lines = Cli.readJsonLines(kept);
+        assertEquals(List.of(0, 1, 2, 3), ids(lines));
+        assertFalse(lines.get(2).hasNonNull("prediction"), lines.get(2).toString());
+        assertFalse(lines.get(2).hasNonNull("predicted_book"), lines.get(2).toString());
+        List<JsonNode> skippedLines = Cli.readJsonLines(skipped);
+        assertEquals(skippedLines.get(2).get("prediction"), lines.get(3).get("prediction"), "other rows as with skip");
+        assertEquals(skippedLines.get(0).get("probability"), lines.get(0).get("probability"));
+
+        run = CommandLineRun.of("describe", model.toString(), "--master", Cli.MASTER);
+        assertEquals(0, run.exitCode, run.err);
+        JsonNode stages = Cli.JSON.readTree(run.out).get("stages");
+        assertEquals(5, stages.size());
+        assertEquals("RegexTokenizer", stages.get(0).get("class").asText());
+        assertEquals("text", stages.get(0).get("params").get("inputCol").asText());
+        assertEquals("AttentionClassificationModel", stages.get(3).get("class").asText());
+        assertEquals(2, stages.get(3).get("classes").asInt());
+        assertEquals(8, stages.get(3).get("features").asInt());
+        assertEquals(2, stages.get(3).get("params").get("numHeads").asInt());
+    }
+
+    private static List<Integer> ids(List<JsonNode> lines) {
+        List<Integer> ids = new ArrayList<>();
+        lines.forEach(l -> ids.add(l.get("id").asInt()));
+        return ids;
+    }
+
+    @Test
+    @DisplayName("a PipelineModel from text (tokens → embedding → positions → classifier → names): predicted_book, no intermediate columns")
+    void pipelineFromText() throws IOException {
+        SparkSession spark = SparkSession.active();
+        String[] texts = TEXTS;
+        PipelineModel pipeline = textPipeline();
         Path model = tmp.resolve("pipeline");
         pipeline.write().save(model.toUri().toString());
 

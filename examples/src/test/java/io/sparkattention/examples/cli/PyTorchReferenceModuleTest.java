@@ -65,8 +65,11 @@ class PyTorchReferenceModuleTest {
     }
 
     private static void assumePython() {
-        assumeTrue(python != null, "skipped: no python3 with torch (tried " + String.join(", ", PYTHONS)
-            + "; apt-get install python3-torch)");
+        String why = "no python3 with torch (tried " + String.join(", ", PYTHONS) + "; apt-get install python3-torch)";
+        if (python == null) {
+            System.out.println("SKIPPED PyTorchReferenceModuleTest: " + why);
+        }
+        assumeTrue(python != null, "skipped: " + why);
     }
 
     @Test

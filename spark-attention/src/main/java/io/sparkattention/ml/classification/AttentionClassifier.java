@@ -9,10 +9,6 @@ import io.sparkattention.nn.Pooling;
 import io.sparkattention.sparkinternal.ParamsMetadata;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.api.java.JavaSparkContext;
-import org.apache.spark.ml.attribute.Attribute;
-import org.apache.spark.ml.attribute.Attribute$;
-import org.apache.spark.ml.attribute.BinaryAttribute;
-import org.apache.spark.ml.attribute.NominalAttribute;
 import org.apache.spark.ml.classification.ProbabilisticClassifier;
 import org.apache.spark.ml.linalg.Matrix;
 import org.apache.spark.ml.param.IntParam;
@@ -174,7 +170,7 @@ public final class AttentionClassifier
         JavaSparkContext sc = JavaSparkContext.fromSparkContext(dataset.sparkSession().sparkContext());
         InitialWeights initial = getInitialWeightsPath().isEmpty() ? null
             : InitialWeights.read(getInitialWeightsPath(), sc.hadoopConfiguration());
-        ClassCount classes = ClassCount.of(getNumClasses(), declaredClasses(dataset.schema()),
+        ClassCount classes = ClassCount.of(getNumClasses(), ClassCount.declared(dataset.schema(), getLabelCol()),
             initial != null ? initial.numClasses : -1, getInitialWeightsPath());
         LOG.info("AttentionClassifier fit: {}", ClassifierSchema.keyLengthNote(this, dataset.schema()));
         try (TrainingData data = TrainingData.decode(dataset, getFeaturesCol(), getLabelCol(), getWeightCol(),
@@ -193,18 +189,6 @@ public final class AttentionClassifier
                 new ParamMap());
             return model.withTrainingSummary(dataset, history);
         }
-    }
-
-    /** The class count the label column's ML attribute declares, or -1. */
-    private int declaredClasses(StructType schema) {
-        Attribute attribute = Attribute$.MODULE$.fromStructField(schema.apply(getLabelCol()));
-        if (attribute instanceof BinaryAttribute) {
-            return 2;
-        }
-        if (attribute instanceof NominalAttribute && ((NominalAttribute) attribute).getNumValues().isDefined()) {
-            return (Integer) ((NominalAttribute) attribute).getNumValues().get();
-        }
-        return -1;
     }
 
     @Override

@@ -18,7 +18,7 @@ import java.util.Arrays;
  * {@code totalIterations + 1} entries ({@code maxIter + 1} without early stopping). A
  * {@link TrainingListener} hears the full-batch loss at every step, whatever the fraction.
  */
-public final class AttentionClassifierSummary extends AttentionClassificationSummary {
+public class AttentionClassifierSummary extends AttentionClassificationSummary {
 
     private static final long serialVersionUID = 1L;
 

@@ -1,6 +1,11 @@
 package io.sparkattention.ml.classification;
 
 import io.sparkattention.io.ClassifierStateDict;
+import org.apache.spark.ml.attribute.Attribute;
+import org.apache.spark.ml.attribute.Attribute$;
+import org.apache.spark.ml.attribute.BinaryAttribute;
+import org.apache.spark.ml.attribute.NominalAttribute;
+import org.apache.spark.sql.types.StructType;
 
 import java.io.Serializable;
 
@@ -70,6 +75,18 @@ final class ClassCount implements Serializable {
                 + " classes, but " + count.source + " declares " + count.limit);
         }
         return count;
+    }
+
+    /** The class count the label column's ML attribute declares (MLlib's {@code Classifier.getNumClasses}), or -1. */
+    static int declared(StructType schema, String labelCol) {
+        Attribute attribute = Attribute$.MODULE$.fromStructField(schema.apply(labelCol));
+        if (attribute instanceof BinaryAttribute) {
+            return 2;
+        }
+        if (attribute instanceof NominalAttribute && ((NominalAttribute) attribute).getNumValues().isDefined()) {
+            return (Integer) ((NominalAttribute) attribute).getNumValues().get();
+        }
+        return -1;
     }
 
     private void agree(int other, String otherSource) {

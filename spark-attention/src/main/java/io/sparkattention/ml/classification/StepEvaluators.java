@@ -7,10 +7,9 @@ import org.apache.spark.util.TaskCompletionListener;
 
 /**
  * The evaluator a task uses for one step: made once per task and parameter vector (its
- * projections prepared, its scratch sized) and reused by every partition the task folds (a
- * {@link io.sparkattention.exec.FixedOrderAggregate} group task folds many). A step over P
- * partitions in G groups then prepares the weights G times, not P times (10–15 ms each at
- * E = 768), so spreading a step's rows over many partitions costs little.
+ * projections prepared, its scratch sized) and reused by every row of the task's partition. Each
+ * partition of a {@link io.sparkattention.exec.FixedOrderAggregate} step is its own task, so a
+ * step over P partitions prepares the weights P times (10–15 ms each at E = 768).
  *
  * <p>The key is the parameter array's identity: an executor holds one deserialized copy of a
  * step's broadcast, shared by its tasks, and every step broadcasts a new array. An evaluator's

@@ -13,10 +13,11 @@ import java.util.SplittableRandom;
 
 /**
  * One Spark job over the cached training rows at one point of the parameters (broadcast once per
- * step), summed by {@link FixedOrderAggregate}: each group of consecutive partitions adds its rows
- * into one {@link StepSums} in partition order, and the driver adds the groups in group order, so
- * the bits depend on the data and the partitioning alone and the driver holds at most
- * {@link #maxGroups} gradient vectors whatever the partition count. With {@code fraction < 1} a
+ * step), summed by {@link FixedOrderAggregate}: each partition's task adds its rows into one
+ * {@link StepSums}, groups of consecutive partitions add theirs in partition order, and the driver
+ * adds the groups in group order, so the bits depend on the data and the partitioning alone, every
+ * partition is a task, and the driver holds at most {@link #maxGroups} gradient vectors whatever
+ * the partition count. With {@code fraction < 1} a
  * partition keeps each row with that probability, drawn from a generator seeded by (seed, step,
  * partition index) alone, so a re-run task (after a failure or an executor loss) samples the same
  * rows and the step's result does not depend on scheduling.

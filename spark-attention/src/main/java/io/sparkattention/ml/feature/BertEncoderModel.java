@@ -10,9 +10,9 @@ import io.sparkattention.ml.StageData;
 import io.sparkattention.ml.StageParamSet;
 import io.sparkattention.ml.StageParams;
 import io.sparkattention.ml.StageSchema;
-import io.sparkattention.nn.BertConfig;
-import io.sparkattention.nn.BertEncoder;
-import io.sparkattention.nn.SentencePooling;
+import io.sparkattention.bert.BertConfig;
+import io.sparkattention.bert.BertEncoder;
+import io.sparkattention.nn.Pooling;
 import io.sparkattention.rows.SequenceLayout;
 import io.sparkattention.sparkinternal.InternalFrames;
 import org.apache.hadoop.fs.FSDataInputStream;
@@ -232,7 +232,7 @@ public final class BertEncoderModel extends Model<BertEncoderModel>
             throw new IllegalArgumentException("attentionLayer " + getAttentionLayer() + " is outside [0, "
                 + config.layers() + "): the model has " + config.layers() + " layers");
         }
-        return new EncoderRows.Outputs(!getOutputCol().isEmpty(), SentencePooling.Mode.parse(getPooling()),
+        return new EncoderRows.Outputs(!getOutputCol().isEmpty(), Pooling.parse(getPooling()),
             getNormalize(), !getStatesCol().isEmpty(), "flat".equals(getStatesLayout()),
             attention ? getAttentionLayer() : -1);
     }

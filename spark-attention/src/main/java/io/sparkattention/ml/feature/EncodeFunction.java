@@ -1,8 +1,8 @@
 package io.sparkattention.ml.feature;
 
 import io.sparkattention.exec.RowFunction;
-import io.sparkattention.nn.BertConfig;
-import io.sparkattention.nn.BertEncoder;
+import io.sparkattention.bert.BertConfig;
+import io.sparkattention.bert.BertEncoder;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 

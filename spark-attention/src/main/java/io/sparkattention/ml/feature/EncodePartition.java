@@ -1,7 +1,7 @@
 package io.sparkattention.ml.feature;
 
-import io.sparkattention.nn.BertConfig;
-import io.sparkattention.nn.BertEncoder;
+import io.sparkattention.bert.BertConfig;
+import io.sparkattention.bert.BertEncoder;
 import io.sparkattention.rows.RowDataException;
 import org.apache.spark.api.java.function.Function2;
 import org.apache.spark.broadcast.Broadcast;

@@ -1,7 +1,7 @@
 package io.sparkattention.ml.feature;
 
-import io.sparkattention.nn.BertConfig;
-import io.sparkattention.nn.SentencePooling;
+import io.sparkattention.bert.BertConfig;
+import io.sparkattention.nn.Pooling;
 import io.sparkattention.rows.FlatSequence;
 import io.sparkattention.rows.MatrixType;
 import io.sparkattention.rows.NestedArrays;
@@ -35,7 +35,7 @@ final class EncoderRows implements Serializable {
     static final String ATTENTION = "attention";
 
     /** What is computed besides the forward pass. */
-    record Outputs(boolean embedding, SentencePooling.Mode pooling, boolean normalize, boolean states,
+    record Outputs(boolean embedding, Pooling pooling, boolean normalize, boolean states,
                    boolean flatStates, int attentionLayer) implements Serializable {
         /** Whether the attention of a layer is asked for. */
         boolean attention() {
@@ -127,8 +127,7 @@ final class EncoderRows implements Serializable {
     Object[] encode(float[] states, int length, BertConfig config, float[] attention) {
         Object embedding = null;
         if (outputs.embedding()) {
-            float[] pooled = SentencePooling.pool(states, length, config.hidden(), outputs.pooling(),
-                outputs.normalize());
+            float[] pooled = outputs.pooling().embed(states, length, config.hidden(), outputs.normalize());
             double[] values = new double[pooled.length];
             for (int i = 0; i < values.length; i++) {
                 values[i] = pooled[i];

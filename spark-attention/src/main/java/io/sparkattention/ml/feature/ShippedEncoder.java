@@ -1,6 +1,6 @@
 package io.sparkattention.ml.feature;
 
-import io.sparkattention.nn.BertEncoder;
+import io.sparkattention.bert.BertEncoder;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;

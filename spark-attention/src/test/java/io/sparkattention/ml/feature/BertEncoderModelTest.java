@@ -1,7 +1,7 @@
 package io.sparkattention.ml.feature;
 
-import io.sparkattention.nn.BertEncoder;
-import io.sparkattention.nn.SentencePooling;
+import io.sparkattention.bert.BertEncoder;
+import io.sparkattention.nn.Pooling;
 import io.sparkattention.rows.MatrixType;
 import io.sparkattention.rows.SequenceLayout;
 import io.sparkattention.testing.Matrices;
@@ -165,8 +165,7 @@ class BertEncoderModelTest {
                 stageStates[i] = got.get(i);
             }
             assertArrayEquals(states, stageStates, "row " + id);
-            float[] pooled = SentencePooling.pool(states, sequences.get(id).length, 32, SentencePooling.Mode.MEAN,
-                true);
+            float[] pooled = Pooling.MEAN.embed(states, sequences.get(id).length, 32, true);
             double[] embedding = ((Vector) single.get(id).getAs("embedding")).toArray();
             for (int i = 0; i < pooled.length; i++) {
                 assertEquals(pooled[i], (float) embedding[i], "row " + id);

@@ -2,8 +2,8 @@ package io.sparkattention.ml.feature;
 
 import io.sparkattention.io.BundledModels;
 import io.sparkattention.kernel.LinearWeight;
-import io.sparkattention.nn.BertEncoder;
-import io.sparkattention.nn.SentencePooling;
+import io.sparkattention.bert.BertEncoder;
+import io.sparkattention.nn.Pooling;
 import io.sparkattention.testing.SparkTestSession;
 import org.apache.spark.ml.linalg.Vector;
 import org.apache.spark.sql.Dataset;
@@ -109,7 +109,7 @@ class EncoderBatchesTest {
                     }
                     float[] alone = encoder.forward(ids);
                     assertArrayEquals(alone, floats(row.getList(3)), what);
-                    float[] pooled = SentencePooling.pool(alone, ids.length, 32, SentencePooling.Mode.MEAN, true);
+                    float[] pooled = Pooling.MEAN.embed(alone, ids.length, 32, true);
                     double[] embedding = ((Vector) row.get(2)).toArray();
                     assertEquals(pooled.length, embedding.length, what);
                     for (int j = 0; j < pooled.length; j++) {

@@ -1,8 +1,8 @@
 package io.sparkattention.ml.feature;
 
-import io.sparkattention.nn.BertConfig;
-import io.sparkattention.nn.BertEncoder;
-import io.sparkattention.nn.BertWeights;
+import io.sparkattention.bert.BertConfig;
+import io.sparkattention.bert.BertEncoder;
+import io.sparkattention.bert.BertWeights;
 import io.sparkattention.testing.RandomTensors;
 
 import java.util.LinkedHashMap;

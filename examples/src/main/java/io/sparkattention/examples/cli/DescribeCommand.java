@@ -1,0 +1,114 @@
+package io.sparkattention.examples.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.sparkattention.io.BundledModels;
+import io.sparkattention.ml.feature.BertEncoderModel;
+import io.sparkattention.ml.feature.HuggingFaceTokenizer;
+import io.sparkattention.bert.BertConfig;
+import org.apache.spark.ml.Transformer;
+import org.apache.spark.ml.classification.ClassificationModel;
+import org.apache.spark.ml.param.ParamPair;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Parameters;
+
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code spark-attention describe MODEL}: a bundled encoder's or a saved model's configuration as
+ * one JSON object on stdout.
+ */
+@Command(name = "describe", mixinStandardHelpOptions = true,
+    description = {"Prints a model's configuration as one JSON object on stdout: for a bundled encoder (e.g. "
+        + BundledModels.ALL_MINILM_L6_V2 + ") its layers, hidden width, heads, vocabulary, positions, pooling and the "
+        + "tokenizer's default max_length; for a saved model directory (train's --output, the demo's model/, any "
+        + "saved PipelineModel) each stage's class and set params, with the encoder's configuration, the "
+        + "tokenizer's max_length and a classifier's classes and feature width.",
+        "Exit codes: 0 success; 2 bad input (one line on stderr); 1 internal error."})
+final class DescribeCommand implements Callable<Integer> {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @Parameters(index = "0", paramLabel = "MODEL", description = "A bundled model's name or a saved model directory.")
+    String model;
+
+    @Mixin
+    MasterOption master;
+
+    @Mixin
+    VerboseOption verbose;
+
+    @Override
+    public Integer call() throws Exception {
+        ObjectNode out;
+        try (QuietLogs quiet = verbose.quietLogs()) {
+            if (Files.isDirectory(Paths.get(model)) || model.contains("://")) {
+                SavedModel saved = SavedModel.read(model);
+                saved.checkLoadable();
+                master.start("describe");
+                Transformer loaded = saved.load(model);
+                out = JSON.createObjectNode().put("model", model);
+                ArrayNode stages = out.putArray("stages");
+                for (Transformer stage : ModelRows.stages(loaded)) {
+                    stages.add(stage(stage));
+                }
+            } else {
+                out = bundled(model.strip().toLowerCase(Locale.ROOT));
+            }
+        }
+        System.out.println(JSON.writeValueAsString(out));
+        System.out.flush();
+        return 0;
+    }
+
+    private static ObjectNode bundled(String name) {
+        HuggingFaceTokenizer tokenizer;
+        BertEncoderModel encoder;
+        try {
+            tokenizer = HuggingFaceTokenizer.pretrained(name);
+            encoder = BertEncoderModel.pretrained(name);
+        } catch (IllegalArgumentException e) {
+            throw new BadInputException("MODEL " + name + ": neither a directory nor a bundled model (bundled: "
+                + BundledModels.ALL_MINILM_L6_V2 + ")", e);
+        }
+        ObjectNode out = JSON.createObjectNode().put("model", name).put("class", "BertEncoderModel");
+        encoder(out, encoder);
+        out.putObject("tokenizer").put("max_length", tokenizer.getMaxLength());
+        return out;
+    }
+
+    /** One stage: its class, the params set on it, and what its kind adds. */
+    private static ObjectNode stage(Transformer stage) {
+        ObjectNode out = JSON.createObjectNode().put("class", stage.getClass().getSimpleName());
+        ObjectNode params = out.putObject("params");
+        for (ParamPair<?> p : scala.jdk.javaapi.CollectionConverters.asJava(stage.extractParamMap().toSeq())) {
+            Object v = p.value();
+            if (v instanceof Number || v instanceof Boolean || v instanceof String) {
+                params.set(p.param().name(), JSON.valueToTree(v));
+            }
+        }
+        if (stage instanceof BertEncoderModel) {
+            encoder(out, (BertEncoderModel) stage);
+        }
+        if (stage instanceof HuggingFaceTokenizer) {
+            out.putObject("tokenizer").put("max_length", ((HuggingFaceTokenizer) stage).getMaxLength());
+        }
+        if (stage instanceof ClassificationModel) {
+            ClassificationModel<?, ?> c = (ClassificationModel<?, ?>) stage;
+            out.put("classes", c.numClasses()).put("features", c.numFeatures());
+        }
+        return out;
+    }
+
+    private static void encoder(ObjectNode out, BertEncoderModel encoder) {
+        BertConfig c = encoder.encoder().config();
+        out.put("layers", c.layers()).put("hidden", c.hidden()).put("heads", c.heads())
+            .put("intermediate", c.intermediate()).put("vocabulary", c.vocabSize()).put("positions", c.maxPositions())
+            .put("pooling", encoder.getPooling()).put("normalize", encoder.getNormalize());
+    }
+}

@@ -1,0 +1,292 @@
+package io.sparkattention.examples.cli;
+
+import io.sparkattention.io.BundledModels;
+import io.sparkattention.ml.feature.BertEncoderModel;
+import io.sparkattention.ml.classification.BertClassificationModel;
+import io.sparkattention.ml.classification.BertClassifier;
+import io.sparkattention.ml.feature.HuggingFaceTokenizer;
+import org.apache.spark.ml.Pipeline;
+import org.apache.spark.ml.PipelineModel;
+import org.apache.spark.ml.PipelineStage;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.NumericType;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code spark-attention fine-tune}: fine-tunes a pretrained BERT encoder with a classifier head
+ * ({@link BertClassifier}) on labelled texts or token ids, prints one JSON line per step as
+ * {@code train} does, and saves what {@code predict --model} applies to new texts: a
+ * {@code PipelineModel} of the tokenizer and the fine-tuned classifier (with {@code --text-col}),
+ * or the classifier alone (with {@code --ids-col}). Every option and model file is checked before
+ * Spark starts; every row before the first step.
+ */
+@Command(name = "fine-tune", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {"Fine-tunes a pretrained BERT-family encoder (default: all-MiniLM-L6-v2, bundled) with a linear "
+        + "head on its pooled output, as Hugging Face's Trainer does: AdamW with no decay on biases and LayerNorm "
+        + "weights, linear warmup and decay, global gradient-norm clipping, dropout. --trainable-layers N trains "
+        + "the top N layers and the head (0: the head only; -1, the default: everything); the frozen layers run "
+        + "once per row. Loss: the weighted mean cross-entropy.",
+        "Input: one row per text (--text-col, tokenized here) or per sequence of token ids (--ids-col, [CLS] ... "
+            + "[SEP] in place), and a numeric label (the class index 0, 1, ...).",
+        "stdout: one JSON line per step and nothing else, {\"iteration\": i, \"loss\": ...} for i = 0 ... N: the "
+            + "loss over step i's sample (dropout on) before the step, and for the last line the loss over every row "
+            + "at the final weights (no dropout), which also carries \"training_accuracy\". Logs go to stderr.",
+        "Output: the model directory, for predict --model and embed --model.",
+        "Exit codes: 0 success; 2 bad input (one line on stderr naming the column, row, file or parameter; nothing "
+            + "left at --output or --export-pytorch); 1 internal error."})
+final class FineTuneCommand extends TableCommand {
+
+    /** Values of --pooling and --solver. */
+    static final List<String> POOLINGS = List.of("mean", "cls");
+    static final List<String> SOLVERS = List.of("adamw", "adam");
+    /** The tokenized ids' column with --text-col. */
+    static final String IDS = "input_ids";
+
+    @Option(names = "--model", paramLabel = "NAME",
+        description = "A bundled encoder: " + BundledModels.ALL_MINILM_L6_V2 + " (the default when neither --onnx nor "
+            + "--safetensors is given).")
+    String model;
+
+    @Option(names = "--onnx", paramLabel = "M.onnx", description = "A BERT-family encoder as ONNX.")
+    String onnx;
+
+    @Option(names = "--safetensors", paramLabel = "M.safetensors",
+        description = "A Hugging Face BertModel as safetensors; needs --num-heads.")
+    String safetensors;
+
+    @Option(names = "--prefix", defaultValue = "", paramLabel = "P",
+        description = "Name prefix of the encoder in the safetensors file, e.g. bert. (default: none).")
+    String prefix;
+
+    @Option(names = "--num-heads", paramLabel = "H",
+        description = "Attention heads: required with --safetensors; with --onnx, checked against the graph's.")
+    Integer numHeads;
+
+    @Option(names = "--text-col", paramLabel = "COL",
+        description = "The column of texts, tokenized with the model's tokenizer (default text, unless --ids-col).")
+    String textCol;
+
+    @Option(names = "--tokenizer", paramLabel = "T.json",
+        description = "The model's Hugging Face tokenizer.json: with --text-col and --onnx or --safetensors.")
+    String tokenizer;
+
+    @Option(names = "--max-length", defaultValue = "256", paramLabel = "N",
+        description = "Longest text in tokens with --text-col, [CLS] and [SEP] included (default ${DEFAULT-VALUE}).")
+    int maxLength;
+
+    @Option(names = "--ids-col", paramLabel = "COL",
+        description = "A column of token ids, read as they are ([CLS] ... [SEP] in place), instead of --text-col.")
+    String idsCol;
+
+    @Option(names = "--label-col", defaultValue = "label", paramLabel = "COL",
+        description = "Label column: the class index, an integer >= 0 (default ${DEFAULT-VALUE}).")
+    String labelCol;
+
+    @Option(names = "--weight-col", paramLabel = "COL", description = "Row weight column (finite, >= 0).")
+    String weightCol;
+
+    @Option(names = "--num-classes", defaultValue = "0", paramLabel = "K",
+        description = "Number of classes, >= 2 (default 0: from the initial weights or the largest label + 1).")
+    int numClasses;
+
+    @Option(names = "--trainable-layers", defaultValue = "-1", paramLabel = "N",
+        description = "The top N layers train with the head; 0: the head only; -1: everything, the embeddings too "
+            + "(default ${DEFAULT-VALUE}).")
+    int trainableLayers;
+
+    @Option(names = "--pooling", defaultValue = "mean", paramLabel = "P",
+        description = "mean (over every token) or cls (the first token) (default ${DEFAULT-VALUE}).")
+    String pooling;
+
+    @Option(names = "--solver", defaultValue = "adamw", paramLabel = "S",
+        description = "adamw or adam (default ${DEFAULT-VALUE}).")
+    String solver;
+
+    @Option(names = "--step-size", defaultValue = "5e-5", paramLabel = "LR",
+        description = "Peak learning rate, > 0 (default ${DEFAULT-VALUE}).")
+    double stepSize;
+
+    @Option(names = "--weight-decay", defaultValue = "0", paramLabel = "WD",
+        description = "AdamW's decoupled weight decay, >= 0 (default ${DEFAULT-VALUE}).")
+    double weightDecay;
+
+    @Option(names = "--warmup-steps", defaultValue = "0", paramLabel = "W",
+        description = "Linear warmup steps from lr 0, then linear decay to 0 (default ${DEFAULT-VALUE}).")
+    int warmupSteps;
+
+    @Option(names = "--max-grad-norm", defaultValue = "1", paramLabel = "C",
+        description = "Clip the global gradient norm to C; 0: no clipping (default ${DEFAULT-VALUE}).")
+    double maxGradNorm;
+
+    @Option(names = "--dropout", defaultValue = "0.1", paramLabel = "P",
+        description = "Dropout probability in the trainable layers and before the head, in [0, 1) "
+            + "(default ${DEFAULT-VALUE}).")
+    double dropout;
+
+    @Option(names = "--max-iter", defaultValue = "100", paramLabel = "T",
+        description = "Optimiser steps, >= 0 (default ${DEFAULT-VALUE}).")
+    int maxIter;
+
+    @Option(names = "--mini-batch-fraction", defaultValue = "1", paramLabel = "F",
+        description = "Fraction of rows each step samples, in (0, 1], by (--seed, step, row) (default "
+            + "${DEFAULT-VALUE}).")
+    double miniBatchFraction;
+
+    @Option(names = "--seed", paramLabel = "S", description = "Seed of the head, the sampling and the dropout masks.")
+    Long seed;
+
+    @Option(names = "--tol", defaultValue = "0", paramLabel = "X",
+        description = "Stop early, >= 0: before step i >= 10, when the step losses improved by less than X, "
+            + "relative, over the last 10 steps (default ${DEFAULT-VALUE}: run --max-iter steps).")
+    double tol;
+
+    @Option(names = "--initial-weights", paramLabel = "HEAD.safetensors",
+        description = "Start the head from classifier.weight [K, E] and classifier.bias [K] in this file.")
+    String initialWeights;
+
+    @Option(names = "--export-pytorch", paramLabel = "OUT.safetensors",
+        description = "Also write every tensor of the fine-tuned encoder in Hugging Face BertModel names (no prefix) "
+            + "plus classifier.weight and classifier.bias (checked like --output).")
+    String exportPyTorch;
+
+    private BertEncoderModel encoder;
+    private HuggingFaceTokenizer tokenize;
+    private StepLines lines;
+
+    @Override
+    void validate() {
+        FineTuneOptions.check(this);
+    }
+
+    @Override
+    Outputs outputs() {
+        Outputs outputs = output.plan(OutputKind.directory())
+            .add("--export-pytorch", exportPyTorch, OutputKind.stateDict(BertClassificationModel.EXPORT_FORMAT)).localOnly();
+        modelFiles().forEach(outputs::input);
+        return outputs;
+    }
+
+    /** The model, tokenizer and head files the options name, by option. */
+    Map<String, String> modelFiles() {
+        Map<String, String> files = new LinkedHashMap<>();
+        if (onnx != null) {
+            files.put("--onnx", onnx);
+        }
+        if (safetensors != null) {
+            files.put("--safetensors", safetensors);
+        }
+        if (tokenizer != null) {
+            files.put("--tokenizer", tokenizer);
+        }
+        if (initialWeights != null) {
+            files.put("--initial-weights", initialWeights);
+        }
+        return files;
+    }
+
+    /** Reads the encoder (and the tokenizer with --text-col) and checks --max-length against its positions. */
+    @Override
+    void prepare() {
+        modelFiles().forEach(AttentionCommand::checkFileExists);
+        try {
+            encoder = onnx != null ? BertEncoderModel.fromOnnx(onnx, numHeads == null ? 0 : numHeads)
+                : safetensors != null ? BertEncoderModel.fromSafeTensors(safetensors, prefix, numHeads)
+                : BertEncoderModel.pretrained(model != null ? model : BundledModels.ALL_MINILM_L6_V2);
+        } catch (RuntimeException e) {
+            String option = onnx != null ? "--onnx " + onnx : safetensors != null ? "--safetensors " + safetensors
+                : "--model " + model;
+            throw new BadInputException(option + ": " + ErrorReporting.oneLine(e.getMessage()), e);
+        }
+        if (idsCol == null) {
+            tokenize = tokenizer != null ? HuggingFaceTokenizer.fromPath(tokenizer)
+                : HuggingFaceTokenizer.pretrained(model != null ? model : BundledModels.ALL_MINILM_L6_V2);
+            int positions = encoder.encoder().config().maxPositions();
+            if (maxLength > positions) {
+                throw new BadInputException("--max-length " + maxLength + " is longer than the model's " + positions
+                    + " positions");
+            }
+        }
+    }
+
+    @Override
+    Map<String, ColumnKind> columns(SparkSession spark) {
+        Map<String, ColumnKind> known = new HashMap<>();
+        known.put(labelCol, ColumnKind.NUMBER);
+        if (weightCol != null) {
+            known.put(weightCol, ColumnKind.NUMBER);
+        }
+        return known;
+    }
+
+    @Override
+    void run(Run run) throws IOException {
+        InputTable table = run.table;
+        require(table, labelCol, "--label-col");
+        DataType labelType = table.rows.schema().apply(labelCol).dataType();
+        if (!(labelType instanceof NumericType)) {
+            throw new BadInputException("--input " + in.input + ": column " + labelCol + " (--label-col) holds "
+                + labelType.simpleString() + " values; expected a number, the class index 0, 1, ...");
+        }
+        if (weightCol != null) {
+            require(table, weightCol, "--weight-col");
+        }
+        require(table, idsCol != null ? idsCol : textCol, idsCol != null ? "--ids-col" : "--text-col");
+        // The split keeps the input's order, so the stage's "row N" is the record's position in the input.
+        Dataset<Row> rows = table.rows.drop(table.rowIndexColumn);
+        BertClassifier stage = FineTuneOptions.stage(this, encoder)
+            .setNumPartitions(rows.rdd().getNumPartitions());
+        lines = new StepLines(System.out);
+        stage.setTrainingListener(lines::step);
+        BertClassificationModel fitted;
+        if (idsCol != null) {
+            fitted = stage.setFeaturesCol(idsCol).fit(rows);
+            lines.finish(fitted.summary().accuracy());
+            fitted.write().save(run.out.main().uri());
+        } else {
+            tokenize.setInputCol(textCol).setOutputCol(IDS).setMaxLength(maxLength);
+            PipelineModel pipeline = new Pipeline().setStages(new PipelineStage[] {tokenize,
+                stage.setFeaturesCol(IDS)}).fit(rows);
+            fitted = (BertClassificationModel) pipeline.stages()[1];
+            lines.finish(fitted.summary().accuracy());
+            pipeline.write().save(run.out.main().uri());
+        }
+        if (exportPyTorch != null) {
+            fitted.exportPyTorch(run.out.get("--export-pytorch").uri());
+        }
+    }
+
+    /** The stage's errors name its params and the row by its position from 1: as options, and by file and line. */
+    @Override
+    Exception failure(Exception e, InputTable table) {
+        if (lines != null) {
+            lines.stop();
+        }
+        if (table != null && e instanceof IllegalArgumentException && !(e instanceof BadInputException)) {
+            return table.records(new BadInputException(FineTuneOptions.optionNames(e.getMessage()), e),
+                TrainCommand.FIRST_TRAINING_ROW);
+        }
+        BadInputException record = BadRecords.describe(e, table);
+        if (record != null) {
+            return record;
+        }
+        Exception failure = readFailure(e, in.input);
+        return table == null ? failure : table.records(failure, TrainCommand.FIRST_TRAINING_ROW);
+    }
+
+    private void require(InputTable table, String column, String option) {
+        if (!table.has(column)) {
+            throw new BadInputException("--input " + in.input + " has no column " + column + " (" + option
+                + "); its columns: " + table.columnList());
+        }
+    }
+}

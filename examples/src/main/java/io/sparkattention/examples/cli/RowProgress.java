@@ -1,0 +1,146 @@
+package io.sparkattention.examples.cli;
+
+import org.apache.spark.SparkContext;
+import org.apache.spark.scheduler.AccumulableInfo;
+import org.apache.spark.scheduler.SparkListener;
+import org.apache.spark.scheduler.SparkListenerExecutorMetricsUpdate;
+import org.apache.spark.scheduler.SparkListenerTaskEnd;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.api.java.UDF0;
+import org.apache.spark.sql.expressions.UserDefinedFunction;
+import org.apache.spark.sql.functions;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.util.LongAccumulator;
+import scala.Tuple4;
+import scala.jdk.javaapi.CollectionConverters;
+
+import java.io.PrintStream;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A table command's progress while it writes: every {@link #INTERVAL_SECONDS} a line with the
+ * rows written of the input's total, rows per second and the time left. Rows are counted as they
+ * leave the command's last stage, by an accumulator whose values in running tasks reach the
+ * driver with the executors' heartbeats ({@link SparkSessions#HEARTBEAT_INTERVAL}), so a long task
+ * moves the count too. A task that Spark retries counts its rows again while it runs; its count
+ * is dropped when it fails.
+ */
+final class RowProgress extends SparkListener implements AutoCloseable {
+
+    /** Seconds between two progress lines. */
+    static final long INTERVAL_SECONDS = 5;
+
+    private final SparkContext sc;
+    private final String command;
+    private final long total;
+    private final PrintStream out;
+    private final LongAccumulator rows;
+    private final long start = System.nanoTime();
+    /** Rows of the tasks that ended successfully. */
+    private long finished;
+    /** Rows so far of each running task, by task id, as its last heartbeat reported them. */
+    private final Map<Long, Long> running = new HashMap<>();
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "progress");
+        t.setDaemon(true);
+        return t;
+    });
+
+    private RowProgress(SparkContext sc, String command, long total, PrintStream out) {
+        this.sc = sc;
+        this.command = command;
+        this.total = total;
+        this.out = out;
+        this.rows = sc.longAccumulator(command + ": rows written");
+    }
+
+    /** Starts reporting the progress of {@code command} over {@code total} rows on {@code out}. */
+    static RowProgress start(SparkContext sc, String command, long total, PrintStream out) {
+        return start(sc, command, total, out, INTERVAL_SECONDS);
+    }
+
+    /** {@link #start(SparkContext, String, long, PrintStream)} with a line every {@code seconds}. */
+    static RowProgress start(SparkContext sc, String command, long total, PrintStream out, long seconds) {
+        RowProgress progress = new RowProgress(sc, command, total, out);
+        sc.addSparkListener(progress);
+        progress.timer.scheduleAtFixedRate(progress::print, seconds, seconds, TimeUnit.SECONDS);
+        return progress;
+    }
+
+    /** The rows, counted as they pass (the filter keeps every row). */
+    Dataset<Row> counting(Dataset<Row> in) {
+        LongAccumulator acc = rows;
+        UserDefinedFunction count = functions.udf((UDF0<Boolean>) () -> {
+            acc.add(1);
+            return true;
+        }, DataTypes.BooleanType).asNondeterministic();
+        return in.filter(count.apply());
+    }
+
+    /** Rows written by the tasks that succeeded: the final count once the write is done. */
+    long written() {
+        return rows.value();
+    }
+
+    @Override
+    public synchronized void onExecutorMetricsUpdate(SparkListenerExecutorMetricsUpdate update) {
+        for (Tuple4<Object, Object, Object, scala.collection.immutable.Seq<AccumulableInfo>> task
+            : CollectionConverters.asJava(update.accumUpdates())) {
+            Long value = valueOf(task._4());
+            if (value != null) {
+                running.put((Long) task._1(), value);
+            }
+        }
+    }
+
+    @Override
+    public synchronized void onTaskEnd(SparkListenerTaskEnd end) {
+        running.remove(end.taskInfo().taskId());
+        if (end.taskInfo().successful()) {
+            Long value = valueOf(end.taskInfo().accumulables());
+            finished += value == null ? 0 : value;
+        }
+    }
+
+    /** This run's count among a task's accumulator updates, or null. */
+    private Long valueOf(scala.collection.Seq<AccumulableInfo> infos) {
+        for (AccumulableInfo info : CollectionConverters.asJava(infos)) {
+            if (info.id() == rows.id() && info.update().isDefined()) {
+                return ((Number) info.update().get()).longValue();
+            }
+        }
+        return null;
+    }
+
+    /** Rows done: those of the tasks that ended, and those the running ones reported. */
+    synchronized long done() {
+        long n = finished;
+        for (long r : running.values()) {
+            n += r;
+        }
+        return Math.min(n, total);
+    }
+
+    /** One progress line: rows done of the total, rows per second, time left. */
+    void print() {
+        long done = done();
+        double seconds = (System.nanoTime() - start) / 1e9;
+        double rate = done / seconds;
+        String left = done == 0 ? "unknown" : String.format(Locale.ROOT, "%.0f s", (total - done) / rate);
+        out.printf(Locale.ROOT, "%s: %,d of %,d rows (%.1f%%), %.1f rows/s, %s left%n", command, done, total,
+            total == 0 ? 100.0 : 100.0 * done / total, rate, left);
+        out.flush();
+    }
+
+    @Override
+    public void close() {
+        timer.shutdownNow();
+        sc.removeSparkListener(this);
+    }
+}

@@ -1,0 +1,56 @@
+package io.sparkattention.examples.bench.torch;
+
+import ai.djl.engine.Engine;
+import ai.djl.ndarray.NDManager;
+import io.sparkattention.examples.bench.TorchRuntime;
+
+/**
+ * {@link TorchRuntime} on libtorch through DJL's PyTorch engine, started once (DJL reads its
+ * intra-op thread count, {@code ai.djl.pytorch.num_threads}, when the engine starts). Loaded by
+ * the command line's {@code TorchPeers} through {@link java.util.ServiceLoader}.
+ */
+public final class DjlTorchRuntime implements TorchRuntime {
+
+    private final Engine engine;
+    private final int threads;
+
+    /** Starts DJL's PyTorch engine (unpacking libtorch into DJL's cache on the first start). */
+    public DjlTorchRuntime() {
+        Thread thread = Thread.currentThread();
+        ClassLoader previous = thread.getContextClassLoader();
+        // DJL looks its engines and libtorch's native jar up through the context class loader.
+        thread.setContextClassLoader(DjlTorchRuntime.class.getClassLoader());
+        try {
+            this.engine = Engine.getEngine("PyTorch");
+        } finally {
+            thread.setContextClassLoader(previous);
+        }
+        String given = System.getProperty("ai.djl.pytorch.num_threads");
+        this.threads = given == null ? Runtime.getRuntime().availableProcessors() : Integer.parseInt(given.trim());
+    }
+
+    @Override
+    public String version() {
+        return "pytorch " + engine.getVersion() + " (djl " + Engine.getDjlVersion() + ")";
+    }
+
+    @Override
+    public int threads() {
+        return threads;
+    }
+
+    @Override
+    public Encoder encoder(BertTensors weights) {
+        return new DjlEncoder(engine.newBaseManager(), weights);
+    }
+
+    @Override
+    public FineTuner fineTuner(BertTensors weights, FineTuneSpec spec) {
+        return new DjlFineTuner(engine, weights, spec, ai.djl.ndarray.types.DataType.FLOAT32);
+    }
+
+    /** A fresh manager of this engine (for tests). */
+    NDManager newManager() {
+        return engine.newBaseManager();
+    }
+}

@@ -1,0 +1,103 @@
+package io.sparkattention.bert;
+
+/**
+ * Dropout masks from a counter-based generator: whether element e of site s is kept for row r at
+ * step t of a run seeded σ is a pure function of (σ, t, r, s, e), so a mask does not depend on
+ * the partition, thread, order or retry that computes it, and the backward pass regenerates
+ * exactly the forward's mask instead of storing it.
+ *
+ * <p>The draw is SplitMix64's finaliser (Steele, Lea and Flood, "Fast splittable pseudorandom
+ * number generators", 2014) applied twice: once to mix (σ, t, r, s) into a site key, once to
+ * {@code key + e·γ} (γ the golden-ratio increment); its top 53 bits are a uniform u in [0, 1), and
+ * the element is kept when {@code u ≥ p} (probability 1 − p). Kept values are scaled by
+ * {@code 1/(1 − p)} (inverted dropout), so inference needs no rescaling.
+ *
+ * <p>Sites ({@link #site}): {@link #EMBEDDINGS} (the embeddings' output, L×E), per layer n the
+ * attention probabilities (H×L×L, element {@code (h·L + i)·L + j}), the attention output and the
+ * feed-forward output before their residuals (L×E each), and {@link #POOLED} (the pooled E-vector
+ * before the head). Elements are row-major indices within the site's tensor.
+ */
+public final class DropoutMask {
+
+    /** The embeddings' output. */
+    public static final int EMBEDDINGS = 0;
+    /** The pooled vector before the head. */
+    public static final int POOLED = Integer.MAX_VALUE;
+    /** Kind of a layer's site: the attention probabilities. */
+    public static final int ATTENTION_PROBS = 0;
+    /** Kind of a layer's site: the attention output projection, before its residual. */
+    public static final int ATTENTION_OUTPUT = 1;
+    /** Kind of a layer's site: the feed-forward output projection, before its residual. */
+    public static final int FEED_FORWARD_OUTPUT = 2;
+
+    private static final long GOLDEN_GAMMA = 0x9e3779b97f4a7c15L;
+    private static final double TO_UNIT = 0x1.0p-53;
+
+    private final long key;
+    private final double p;
+    private final float scale;
+
+    private DropoutMask(long key, double p) {
+        this.key = key;
+        this.p = p;
+        this.scale = (float) (1.0 / (1.0 - p));
+    }
+
+    /** Site of kind {@code kind} ({@link #ATTENTION_PROBS}, …) in layer {@code layer}: {@code 1 + 3·layer + kind}. */
+    public static int site(int layer, int kind) {
+        return 1 + 3 * layer + kind;
+    }
+
+    /**
+     * The mask of one (seed, step, row, site) at drop probability p.
+     *
+     * @throws IllegalArgumentException when p is not in [0, 1)
+     */
+    public static DropoutMask of(long seed, long step, long rowKey, int site, double p) {
+        if (!(p >= 0 && p < 1)) {
+            throw new IllegalArgumentException("dropout p must be in [0, 1), got " + p);
+        }
+        long k = mix(seed + GOLDEN_GAMMA);
+        k = mix(k ^ (step + GOLDEN_GAMMA));
+        k = mix(k ^ (rowKey + GOLDEN_GAMMA));
+        k = mix(k ^ (site + GOLDEN_GAMMA));
+        return new DropoutMask(k, p);
+    }
+
+    /** The drop probability. */
+    public double p() {
+        return p;
+    }
+
+    /** The factor of a kept element, {@code 1/(1 − p)}. */
+    public float scale() {
+        return scale;
+    }
+
+    /** Whether element {@code e} is kept. */
+    public boolean keeps(long e) {
+        return (mix(key + e * GOLDEN_GAMMA) >>> 11) * TO_UNIT >= p;
+    }
+
+    /** The element's factor: {@link #scale()} when kept, 0 when dropped. */
+    public float factor(long e) {
+        return keeps(e) ? scale : 0f;
+    }
+
+    /**
+     * {@code x[off + i] *= factor(first + i)} for i &lt; n: the mask applied to a run of
+     * consecutive elements (forward), or to their gradient (backward; the same factors).
+     */
+    public void apply(float[] x, int off, int n, long first) {
+        for (int i = 0; i < n; i++) {
+            x[off + i] *= factor(first + i);
+        }
+    }
+
+    /** SplitMix64's finaliser. */
+    private static long mix(long z) {
+        z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
+        z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
+        return z ^ (z >>> 31);
+    }
+}

@@ -1,0 +1,107 @@
+package io.sparkattention.bert;
+
+import io.sparkattention.kernel.WeightGradient;
+import io.sparkattention.nn.SelfAttentionRecord;
+
+/**
+ * What the blocks' training forwards keep for their backwards, for one row of up to
+ * {@code capacity} tokens, and the backwards' shared scratch. Arrays are grown to the longest row
+ * seen (at most the encoder's maxPositions), so a row's activations are bounded by
+ * {@code ≈ (8E + F)·L} floats per trainable layer plus the scratch's {@code (8E + 2F)·L + 2L²},
+ * whatever the row count. Not thread-safe: one per evaluator.
+ */
+final class TrainingRecord {
+
+    private TrainingRecord() {
+    }
+
+    /** A LayerNorm's x̂ (L×E) and 1/σ (L). */
+    static final class Norm {
+        float[] xhat = new float[0];
+        float[] rstd = new float[0];
+
+        void ensure(int L, int E) {
+            if (rstd.length < L) {
+                xhat = new float[L * E];
+                rstd = new float[L];
+            }
+        }
+    }
+
+    /**
+     * One layer: the attention block's fused projection, context, log-sum-exp and norm; its output
+     * (the feed-forward's input); the feed-forward's pre-activation and norm. The attention's
+     * values live in the shared layer's record, or (with dropout on the probabilities) in this
+     * record's own arrays.
+     */
+    static final class Layer {
+        /** The shared attention layer's record (qkv, context, lse), without probability dropout. */
+        final SelfAttentionRecord attention = new SelfAttentionRecord();
+        /** With probability dropout ({@link AttentionCore}): L×3E {@code [q | k | v]}. */
+        float[] qkv = new float[0];
+        /** L×E the heads' outputs (after the probabilities' dropout). */
+        float[] context = new float[0];
+        /** H×L log-sum-exp per head and query. */
+        float[] lse = new float[0];
+        final Norm attentionNorm = new Norm();
+        /** L×E: the attention block's output, the feed-forward's input. */
+        float[] mid = new float[0];
+        /** L×F: the intermediate projection before GELU. */
+        float[] pre = new float[0];
+        final Norm outputNorm = new Norm();
+        private int capacity;
+        private int coreCapacity;
+
+        void ensure(int L, int E, int F) {
+            if (L > capacity) {
+                mid = new float[L * E];
+                pre = new float[L * F];
+                capacity = L;
+            }
+            attentionNorm.ensure(L, E);
+            outputNorm.ensure(L, E);
+        }
+
+        /** The arrays of the probability-dropout path, made on its first use. */
+        void ensureCore(int L, int E, int H) {
+            if (L > coreCapacity) {
+                qkv = new float[L * 3 * E];
+                context = new float[L * E];
+                lse = new float[H * L];
+                coreCapacity = L;
+            }
+        }
+    }
+
+    /** The backwards' scratch, shared by every layer of a row. */
+    static final class Scratch {
+        /** L×E gradients: of a norm's input, of a projection's output, of the context, of the split q/k/v. */
+        float[] dz = new float[0];
+        float[] dy = new float[0];
+        float[] dctx = new float[0];
+        float[] split = new float[0];
+        float[] tmp = new float[0];
+        /** L×3E gradient of the fused projection. */
+        float[] dqkv = new float[0];
+        /** L×F: GELU's output (recomputed) and the gradient of the intermediate. */
+        float[] act = new float[0];
+        float[] dact = new float[0];
+        final AttentionCore attention = new AttentionCore();
+        final WeightGradient weightGradient = new WeightGradient();
+        private int capacity;
+
+        void ensure(int L, int E, int F) {
+            if (L > capacity) {
+                dz = new float[L * E];
+                dy = new float[L * E];
+                dctx = new float[L * E];
+                split = new float[L * E];
+                tmp = new float[L * E];
+                dqkv = new float[L * 3 * E];
+                act = new float[L * F];
+                dact = new float[L * F];
+                capacity = L;
+            }
+        }
+    }
+}

@@ -1,0 +1,126 @@
+package io.sparkattention.bert;
+
+import jdk.incubator.vector.DoubleVector;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorMask;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorShape;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * {@link EncoderMath} on the Java Vector API.
+ *
+ * <p><b>GELU</b> in double lanes: {@link Gelu}'s erf polynomial (degree 20 in
+ * {@code u = |z|/2 − 1}, saturated to ±1 beyond |z| = 4) evaluated by Horner's rule on
+ * {@code DoubleVector}s, floats widened and narrowed a vector at a time; the same arithmetic as
+ * {@link Gelu#gelu} up to the order of the final products (so within the same 1e-7).
+ *
+ * <p><b>LayerNorm</b> by {@link LayerNorm}'s accumulation rule: the residual added in float
+ * lanes, then the sum, the sum of squared deviations and {@code (x − mean)·(1/σ)·γ + β} in double
+ * lanes (floats widened a half-width vector at a time), rounded once. Sums are lane-wise, then
+ * reduced; tails shorter than a vector run the same arithmetic one element at a time.
+ */
+final class VectorEncoderMath extends EncoderMath {
+
+    private static final VectorSpecies<Double> D = DoubleVector.SPECIES_PREFERRED;
+    /** Floats with as many lanes as {@link #D}: a half-width vector. */
+    private static final VectorSpecies<Float> F_HALF = VectorSpecies.of(float.class,
+        VectorShape.forBitSize(D.vectorBitSize() / 2));
+    private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED;
+    private static final int DL = D.length();
+    private static final int FL = F.length();
+
+    @Override
+    void gelu(float[] y, int n) {
+        double[] c = Gelu.C;
+        int i = 0;
+        for (int bound = D.loopBound(n); i < bound; i += DL) {
+            DoubleVector x = (DoubleVector) FloatVector.fromArray(F_HALF, y, i).convertShape(VectorOperators.F2D, D, 0);
+            DoubleVector a = x.mul(Gelu.FRAC_1_SQRT_2).abs();
+            DoubleVector u = a.mul(0.5).sub(1.0);
+            DoubleVector p = DoubleVector.broadcast(D, c[20]);
+            p = p.fma(u, DoubleVector.broadcast(D, c[19]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[18]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[17]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[16]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[15]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[14]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[13]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[12]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[11]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[10]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[9]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[8]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[7]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[6]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[5]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[4]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[3]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[2]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[1]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[0]));
+            p = p.blend(1.0, a.compare(VectorOperators.GE, Gelu.ERF_SATURATION));
+            VectorMask<Double> negative = x.compare(VectorOperators.LT, 0.0);
+            p = p.blend(p.neg(), negative);
+            DoubleVector g = x.mul(0.5).mul(p.add(1.0));
+            ((FloatVector) g.convertShape(VectorOperators.D2F, F_HALF, 0)).intoArray(y, i);
+        }
+        Gelu.apply(y, i, n);
+    }
+
+    @Override
+    void layerNorm(float[] x, float[] residual, int rows, int E, float[] gamma, float[] beta, float eps) {
+        int fBound = F.loopBound(E);
+        int bound = D.loopBound(E);
+        for (int r = 0; r < rows; r++) {
+            int o = r * E;
+            if (residual != null) {
+                int j = 0;
+                for (; j < fBound; j += FL) {
+                    FloatVector.fromArray(F, x, o + j).add(FloatVector.fromArray(F, residual, o + j)).intoArray(x, o + j);
+                }
+                for (; j < E; j++) {
+                    x[o + j] += residual[o + j];
+                }
+            }
+            DoubleVector acc = DoubleVector.zero(D);
+            int j = 0;
+            for (; j < bound; j += DL) {
+                acc = acc.add(widen(x, o + j));
+            }
+            double sum = acc.reduceLanes(VectorOperators.ADD);
+            for (; j < E; j++) {
+                sum += x[o + j];
+            }
+            double mean = sum / E;
+            DoubleVector sq = DoubleVector.zero(D);
+            for (j = 0; j < bound; j += DL) {
+                DoubleVector dv = widen(x, o + j).sub(mean);
+                sq = dv.fma(dv, sq);
+            }
+            double var = sq.reduceLanes(VectorOperators.ADD);
+            for (; j < E; j++) {
+                double dv = x[o + j] - mean;
+                var += dv * dv;
+            }
+            double inv = 1.0 / Math.sqrt(var / E + eps);
+            for (j = 0; j < bound; j += DL) {
+                DoubleVector y = widen(x, o + j).sub(mean).mul(inv).mul(widen(gamma, j)).add(widen(beta, j));
+                ((FloatVector) y.convertShape(VectorOperators.D2F, F_HALF, 0)).intoArray(x, o + j);
+            }
+            for (; j < E; j++) {
+                x[o + j] = (float) ((x[o + j] - mean) * inv * gamma[j] + beta[j]);
+            }
+        }
+    }
+
+    /** Floats {@code a[i … i + DL)} widened to double lanes. */
+    private static DoubleVector widen(float[] a, int i) {
+        return (DoubleVector) FloatVector.fromArray(F_HALF, a, i).convertShape(VectorOperators.F2D, D, 0);
+    }
+
+    @Override
+    String name() {
+        return "vector:" + D.vectorBitSize() + "-bit";
+    }
+}

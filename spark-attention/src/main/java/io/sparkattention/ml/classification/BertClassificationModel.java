@@ -1,0 +1,366 @@
+package io.sparkattention.ml.classification;
+
+import io.sparkattention.bert.BertClassifierNetwork;
+import io.sparkattention.bert.BertClassifierSettings;
+import io.sparkattention.bert.BertEncoder;
+import io.sparkattention.exec.RowFunctions;
+import io.sparkattention.ml.feature.BertEncoderModel;
+import io.sparkattention.ml.StageSchema;
+import io.sparkattention.ml.StageUid;
+import io.sparkattention.nn.Pooling;
+import io.sparkattention.nn.Softmax;
+import org.apache.spark.SparkContext;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.broadcast.Broadcast;
+import org.apache.spark.ml.classification.ProbabilisticClassificationModel;
+import org.apache.spark.ml.linalg.DenseVector;
+import org.apache.spark.ml.linalg.Vector;
+import org.apache.spark.ml.linalg.VectorUDT;
+import org.apache.spark.ml.linalg.Vectors;
+import org.apache.spark.ml.param.ParamMap;
+import org.apache.spark.ml.util.Identifiable$;
+import org.apache.spark.ml.util.MLReader;
+import org.apache.spark.ml.util.MLWritable;
+import org.apache.spark.ml.util.MLWriter;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.api.java.UDF1;
+import org.apache.spark.sql.types.ArrayType;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.udf;
+
+/**
+ * A fine-tuned BERT classifier (see {@link BertClassifier}): the encoder and the linear head on
+ * its pooled output. {@code transform} adds MLlib's three columns — rawPrediction (the K
+ * logits), probability (their softmax) and prediction — from the token ids column, so MLlib's
+ * evaluators, CrossValidator and TrainValidationSplit use it unchanged.
+ *
+ * <ul>
+ *   <li>{@link #encoderModel()}: the fine-tuned encoder as a {@link BertEncoderModel}, to embed;</li>
+ *   <li>{@link #exportPyTorch}: every tensor in Hugging Face {@code BertModel} names plus
+ *       {@code classifier.weight} and {@code classifier.bias};</li>
+ *   <li>{@code write().save(path)} / {@link #load}: params metadata plus that file under
+ *       {@code path/data} ({@link BertModelIO}); alone or inside a {@code PipelineModel}.</li>
+ * </ul>
+ * {@code pooling} belongs to the trained network and cannot be changed on the model.
+ */
+public final class BertClassificationModel
+    extends ProbabilisticClassificationModel<int[], BertClassificationModel>
+    implements BertClassifierParams<BertClassificationModel>, MLWritable {
+
+    private static final long serialVersionUID = 1L;
+
+    /** The {@code "format"} entry of {@link #exportPyTorch}'s {@code __metadata__}. */
+    public static final String EXPORT_FORMAT = "BertModel state_dict with a classifier head";
+
+    private final String uid;
+    private final BertEncoder encoder;
+    private final float[] classifierWeight;
+    private final float[] classifierBias;
+    private final Pooling poolingMode;
+    private BertClassifierParamSet params;
+    private transient BertClassifierSummary summary;
+    /** The head-only network on the executors, one broadcast per model and SparkContext (see AttentionClassificationModel). */
+    private transient Broadcast<JavaSerialized<BertClassifierNetwork>> shipped;
+    private transient SparkContext shippedTo;
+
+    /** An empty model, without weights, for Spark Connect ML's service loader; use {@link #load} or fit. */
+    public BertClassificationModel() {
+        this(Identifiable$.MODULE$.randomUID("bertClassificationModel"), null, null, null, Pooling.MEAN);
+    }
+
+    BertClassificationModel(String uid, BertEncoder encoder, float[] classifierWeight, float[] classifierBias,
+                            Pooling pooling) {
+        this(StageUid.park(uid), encoder, classifierWeight, classifierBias, pooling);
+    }
+
+    /** Runs after {@link StageUid#park} parked the uid for MLlib's constructors. */
+    private BertClassificationModel(StageUid uid, BertEncoder encoder, float[] classifierWeight,
+                                    float[] classifierBias, Pooling pooling) {
+        this.uid = uid.take();
+        this.encoder = encoder;
+        this.classifierWeight = classifierWeight;
+        this.classifierBias = classifierBias;
+        this.poolingMode = pooling;
+        params = new BertClassifierParamSet(this);
+        setDefault(featuresCol(), BertClassifier.DEFAULT_IDS_COL);
+        set(pooling(), pooling == Pooling.FIRST ? "cls" : "mean");
+        if (encoder != null) {
+            network();
+        }
+    }
+
+    /**
+     * A model from a file as {@link #exportPyTorch} writes it (the encoder's tensors under
+     * {@code prefix}, {@code classifier.weight} and {@code classifier.bias} without), on any Hadoop
+     * file system.
+     *
+     * @param path     the file
+     * @param prefix   the encoder's name prefix, or {@code ""}
+     * @param numHeads the encoder's heads, or 0 to take them from the file's metadata
+     * @param pooling  {@code mean} or {@code cls}, or null to take it from the file's metadata
+     * @return the model
+     * @throws IllegalArgumentException naming the file and the tensor or metadata entry that is
+     *     missing or does not fit
+     */
+    public static BertClassificationModel fromSafeTensors(String path, String prefix, int numHeads, String pooling) {
+        Objects.requireNonNull(path, "path");
+        Objects.requireNonNull(prefix, "prefix");
+        if (numHeads < 0) {
+            throw new IllegalArgumentException("numHeads must be >= 0 (0: from the file), got " + numHeads);
+        }
+        return BertModelIO.fromSafeTensors(Identifiable$.MODULE$.randomUID("bertClassificationModel"), path, prefix,
+            numHeads, pooling, null);
+    }
+
+    @Override
+    public String uid() {
+        return uid != null ? uid : StageUid.current();
+    }
+
+    /** Internal: the stage's Param objects. */
+    @Override
+    public BertClassifierParamSet bertParamSet() {
+        return params;
+    }
+
+    /**
+     * The fine-tuned encoder.
+     *
+     * @return the encoder (shared, not copied)
+     * @throws IllegalStateException for an empty model
+     */
+    public BertEncoder encoder() {
+        if (encoder == null) {
+            throw new IllegalStateException("BertClassificationModel " + uid + " has no weights; build it with "
+                + "BertClassifier.fit or BertClassificationModel.load");
+        }
+        return encoder;
+    }
+
+    /** @return the head's weight, K×E row-major (a copy) */
+    public float[] classifierWeight() {
+        encoder();
+        return classifierWeight.clone();
+    }
+
+    /** @return the head's bias, K values (a copy) */
+    public float[] classifierBias() {
+        encoder();
+        return classifierBias.clone();
+    }
+
+    /**
+     * The fine-tuned encoder as a stage that embeds token ids ({@code embedding}, mean pooling and
+     * L2 normalisation by default; see {@link BertEncoderModel}), reading this model's ids column.
+     *
+     * @return a new stage sharing the encoder
+     */
+    public BertEncoderModel encoderModel() {
+        return new BertEncoderModel(encoder()).setInputCol(getFeaturesCol());
+    }
+
+    /** The network that computes this model's logits: the head alone trains, so its vector is the head. */
+    BertClassifierNetwork network() {
+        return new BertClassifierNetwork(encoder().weights(), classifierWeight, classifierBias,
+            new BertClassifierSettings(0, poolingMode, 0.0));
+    }
+
+    @Override
+    public int numClasses() {
+        return classifierBias == null ? 0 : classifierBias.length;
+    }
+
+    @Override
+    public int numFeatures() {
+        return -1;
+    }
+
+    /** Attaches the training summary: the figures on the training set and the objective history. */
+    BertClassificationModel withTrainingSummary(Dataset<?> training, double[] objectiveHistory) {
+        BertClassificationModel predicting = predicting();
+        summary = new BertClassifierSummary(predicting.transform(training), predicting.getPredictionCol(),
+            getLabelCol(), weightColIn(training), objectiveHistory);
+        return this;
+    }
+
+    /** @return whether the model was fitted in this session (loaded models have no summary) */
+    public boolean hasSummary() {
+        return summary != null;
+    }
+
+    /**
+     * The training summary: the training set's figures and the objective history.
+     *
+     * @return the summary
+     * @throws IllegalStateException for a loaded model, which has none (as in MLlib)
+     */
+    public BertClassifierSummary summary() {
+        if (summary == null) {
+            throw new IllegalStateException("BertClassificationModel " + uid + " has no training summary: it was "
+                + "loaded, not fitted");
+        }
+        return summary;
+    }
+
+    /**
+     * The model's figures on a labelled set, as MLlib's {@code LogisticRegressionModel.evaluate}.
+     * Rows weigh their {@code weightCol} value when the set has that column, else 1.
+     *
+     * @param dataset a set with the ids column and {@code labelCol}
+     * @return the summary; its figures are computed on first use
+     */
+    public AttentionClassificationSummary evaluate(Dataset<?> dataset) {
+        StageSchema.field(dataset.schema(), getLabelCol(), "labelCol");
+        BertClassificationModel predicting = predicting();
+        return new AttentionClassificationSummary(predicting.transform(dataset), predicting.getPredictionCol(),
+            getLabelCol(), weightColIn(dataset));
+    }
+
+    private BertClassificationModel predicting() {
+        return getPredictionCol().isEmpty() ? copy(new ParamMap()).setPredictionCol("prediction_" + uid) : this;
+    }
+
+    private String weightColIn(Dataset<?> dataset) {
+        String weight = getWeightCol();
+        return !weight.isEmpty() && Arrays.asList(dataset.columns()).contains(weight) ? weight : "";
+    }
+
+    /**
+     * Writes every tensor — the encoder's under Hugging Face {@code BertModel} names (no prefix),
+     * {@code classifier.weight} [K, E] and {@code classifier.bias} [K] — as safetensors, with the
+     * heads, LayerNorm ε and pooling in its {@code __metadata__}.
+     *
+     * @param path a new file on any Hadoop file system; an existing file is not replaced
+     */
+    public void exportPyTorch(String path) {
+        BertModelIO.exportPyTorch(this, path, null);
+    }
+
+    @Override
+    public StructType transformSchema(StructType schema) {
+        encoder();
+        if (!getPooling().equals(poolingMode == Pooling.FIRST ? "cls" : "mean")) {
+            throw new IllegalArgumentException("pooling belongs to the trained network and cannot be changed on the "
+                + "model");
+        }
+        return ClassifierSchema.withNumClasses(BertClassifier.validate(this, schema, false), this, numClasses());
+    }
+
+    @Override
+    public Dataset<Row> transform(Dataset<?> dataset) {
+        StructType out = transformSchema(dataset.schema(), true);
+        String ids = getFeaturesCol();
+        boolean longIds = ((ArrayType) dataset.schema().apply(ids).dataType()).elementType()
+            .equals(DataTypes.LongType);
+        BertRowFunction logits = new BertRowFunction(shipped(dataset.sparkSession().sparkContext()), ids, longIds);
+        String raw = getRawPredictionCol().isEmpty() ? "_" + uid + "_rawPrediction" : getRawPredictionCol();
+        Dataset<Row> df = dataset.toDF().withColumn(raw,
+            RowFunctions.column("bert_classifier", logits, new VectorUDT(), null, List.of(col(ids))));
+        if (!getProbabilityCol().isEmpty()) {
+            UDF1<Vector, Vector> probability = v -> v == null ? null : raw2probability(v);
+            df = df.withColumn(getProbabilityCol(), udf(probability, new VectorUDT()).apply(col(raw))
+                .as(getProbabilityCol(), out.apply(getProbabilityCol()).metadata()));
+        }
+        if (!getPredictionCol().isEmpty()) {
+            boolean fromRaw = getProbabilityCol().isEmpty();
+            UDF1<Vector, Double> prediction = v -> v == null ? null
+                : fromRaw ? raw2prediction(v) : probability2prediction(v);
+            Column input = col(fromRaw ? raw : getProbabilityCol());
+            df = df.withColumn(getPredictionCol(), udf(prediction, DataTypes.DoubleType).apply(input)
+                .as(getPredictionCol(), out.apply(getPredictionCol()).metadata()));
+        }
+        return getRawPredictionCol().isEmpty() ? df.drop(raw) : df;
+    }
+
+    private synchronized Broadcast<JavaSerialized<BertClassifierNetwork>> shipped(SparkContext sc) {
+        if (shipped == null || shippedTo != sc || sc.isStopped()) {
+            shipped = JavaSparkContext.fromSparkContext(sc).broadcast(JavaSerialized.of(network()));
+            shippedTo = sc;
+        }
+        return shipped;
+    }
+
+    /**
+     * The logits of one row of token ids ([CLS] … [SEP] in place).
+     *
+     * @param ids the row's token ids
+     * @return the K logits
+     */
+    @Override
+    public Vector predictRaw(int[] ids) {
+        Objects.requireNonNull(ids, "ids");
+        BertClassifierNetwork n = network();
+        String problem = TokenIds.problem(ids, getFeaturesCol(), n.config().vocabSize(), n.config().maxPositions());
+        if (problem != null) {
+            throw new IllegalArgumentException(problem);
+        }
+        float[] z = new float[numClasses()];
+        n.bind(n.initialParameters()).logits(ids, null, z);
+        double[] raw = new double[z.length];
+        for (int i = 0; i < raw.length; i++) {
+            raw[i] = z[i];
+        }
+        return Vectors.dense(raw);
+    }
+
+    /** Softmax in place, with the maximum subtracted first. */
+    @Override
+    public Vector raw2probabilityInPlace(Vector rawPrediction) {
+        Softmax.softmaxInPlace(((DenseVector) rawPrediction).values());
+        return rawPrediction;
+    }
+
+    /** Internal to MLlib's training summaries (see AttentionClassificationModel). */
+    @Override
+    @SuppressWarnings({"rawtypes", "unchecked"})
+    public scala.Tuple3 findSummaryModel() {
+        return new scala.Tuple3(this, getPredictionCol(), getProbabilityCol());
+    }
+
+    @Override
+    public BertClassificationModel copy(ParamMap extra) {
+        BertClassificationModel copied = copyValues(new BertClassificationModel(uid, encoder, classifierWeight,
+            classifierBias, poolingMode), extra);
+        copied.summary = summary;
+        synchronized (this) {
+            copied.shipped = shipped;
+            copied.shippedTo = shippedTo;
+        }
+        return copied.setParent(parent());
+    }
+
+    @Override
+    public MLWriter write() {
+        return BertModelIO.writer(this);
+    }
+
+    /** @return the reader of params metadata and the safetensors file */
+    public static MLReader<BertClassificationModel> read() {
+        return BertModelIO.reader();
+    }
+
+    /**
+     * Loads a model saved with {@code write().save(path)}.
+     *
+     * @param path the directory the model was saved to
+     * @return the model, with its uid, params and weights (and no training summary)
+     */
+    public static BertClassificationModel load(String path) {
+        return read().load(path);
+    }
+
+    @Override
+    public String toString() {
+        return "BertClassificationModel: uid=" + uid + (encoder == null ? ", no weights"
+            : ", " + encoder.config() + ", K=" + numClasses() + ", pooling=" + getPooling());
+    }
+}

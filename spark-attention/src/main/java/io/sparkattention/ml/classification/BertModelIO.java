@@ -1,0 +1,151 @@
+package io.sparkattention.ml.classification;
+
+import io.sparkattention.bert.BertClassifierNetwork;
+import io.sparkattention.bert.BertEncoder;
+import io.sparkattention.io.BertModelFiles;
+import io.sparkattention.io.ClassifierStateDict;
+import io.sparkattention.io.SafeTensors;
+import io.sparkattention.io.Tensor;
+import io.sparkattention.ml.HadoopSafeTensors;
+import io.sparkattention.ml.StageData;
+import io.sparkattention.nn.ParameterTensor;
+import io.sparkattention.nn.Pooling;
+import io.sparkattention.sparkinternal.ParamsMetadata;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
+import org.apache.spark.ml.util.MLReader;
+import org.apache.spark.ml.util.MLWriter;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@link BertClassificationModel}'s files. A saved model holds MLlib's params metadata under
+ * {@code path/metadata} and one safetensors file under {@code path/data/model.safetensors}: every
+ * encoder tensor under Hugging Face {@code BertModel} names (no prefix) plus
+ * {@code classifier.weight} [K, E] and {@code classifier.bias} [K], F32, with the heads, the
+ * LayerNorm ε and the pooling in its {@code __metadata__} — the file {@code exportPyTorch}
+ * writes, which a PyTorch {@code BertModel} plus {@code nn.Linear} head loads.
+ */
+final class BertModelIO {
+
+    /** The weights file under a saved model's {@code data} directory. */
+    static final String WEIGHTS_FILE = "model.safetensors";
+    /** {@code __metadata__} key of the pooling. */
+    static final String POOLING = "pooling";
+
+    private BertModelIO() {
+    }
+
+    /** Writes every tensor of the model to a new file. */
+    static void exportPyTorch(BertClassificationModel model, String path, Configuration conf) {
+        BertEncoder encoder = model.encoder();
+        Map<String, Tensor> tensors = new LinkedHashMap<>(BertModelFiles.toTensors(encoder));
+        int k = model.numClasses();
+        tensors.put(BertClassifierNetwork.CLASSIFIER_WEIGHT,
+            Tensor.f32(model.classifierWeight(), k, encoder.config().hidden()));
+        tensors.put(BertClassifierNetwork.CLASSIFIER_BIAS, Tensor.f32(model.classifierBias(), k));
+        Map<String, String> metadata = new LinkedHashMap<>(BertModelFiles.metadata(encoder.config()));
+        metadata.put(POOLING, model.getPooling());
+        metadata.put("format", BertClassificationModel.EXPORT_FORMAT);
+        try {
+            HadoopSafeTensors.write(path, tensors, metadata, conf != null ? conf : StageData.hadoopConf());
+        } catch (IOException e) {
+            throw new UncheckedIOException(path + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * A model from an exported file: the encoder's tensors under {@code prefix}, the head without.
+     *
+     * @param numHeads the heads, or 0 to take them from the file's metadata
+     * @param pooling  {@code mean} or {@code cls}, or null to take it from the file's metadata
+     */
+    static BertClassificationModel fromSafeTensors(String uid, String path, String prefix, int numHeads,
+                                                   String pooling, Configuration conf) {
+        try {
+            SafeTensors file = HadoopSafeTensors.read(path, conf != null ? conf : StageData.hadoopConf());
+            int heads = numHeads > 0 ? numHeads : metadataHeads(file, path);
+            String pool = pooling != null ? pooling : file.metadata().get(POOLING);
+            if (pool == null) {
+                throw new IllegalArgumentException(path + ": no " + POOLING + " in the file's metadata; give the pooling");
+            }
+            BertEncoder encoder = BertModelFiles.fromSafeTensors(file, prefix, heads);
+            float[][] head = readHead(file, encoder.config().hidden());
+            return new BertClassificationModel(uid, encoder, head[0], head[1], parsePooling(pool));
+        } catch (IOException e) {
+            throw new IllegalArgumentException(e.getMessage(), e);
+        }
+    }
+
+    /** The heads recorded in a file's metadata. */
+    static int metadataHeads(SafeTensors file, String path) {
+        String heads = file.metadata().get(BertModelFiles.META_HEADS);
+        if (heads == null) {
+            throw new IllegalArgumentException(path + ": no " + BertModelFiles.META_HEADS + " in the file's metadata; "
+                + "give the encoder's number of attention heads");
+        }
+        return Integer.parseInt(heads);
+    }
+
+    /**
+     * The head in a file, {@code {classifier.weight (K×E), classifier.bias (K)}}.
+     *
+     * @param hidden the encoder's width E, which the weight's columns must match
+     * @throws IOException naming the file and the tensor that is missing or mis-shaped
+     */
+    static float[][] readHead(SafeTensors file, int hidden) throws IOException {
+        int[] ek = ClassifierStateDict.dimensions(file);
+        if (ek[0] != hidden) {
+            throw new IllegalArgumentException(file.source() + ": tensor '" + ClassifierStateDict.CLASSIFIER_WEIGHT
+                + "' is for hidden width " + ek[0] + ", but the encoder's is " + hidden);
+        }
+        int k = ek[1];
+        List<ParameterTensor> layout = List.of(ParameterTensor.of(BertClassifierNetwork.CLASSIFIER_WEIGHT, 0, k, hidden),
+            ParameterTensor.of(BertClassifierNetwork.CLASSIFIER_BIAS, k * hidden, k));
+        float[] flat = ClassifierStateDict.load(file, layout, k * hidden + k);
+        float[] weight = java.util.Arrays.copyOf(flat, k * hidden);
+        float[] bias = java.util.Arrays.copyOfRange(flat, k * hidden, flat.length);
+        return new float[][] {weight, bias};
+    }
+
+    /** {@code mean} or {@code cls} as the network's pooling. */
+    static Pooling parsePooling(String pooling) {
+        if ("mean".equals(pooling)) {
+            return Pooling.MEAN;
+        }
+        if ("cls".equals(pooling)) {
+            return Pooling.FIRST;
+        }
+        throw new IllegalArgumentException("pooling must be mean or cls, got " + pooling);
+    }
+
+    static MLWriter writer(BertClassificationModel model) {
+        return new MLWriter() {
+            @Override
+            public void saveImpl(String path) {
+                model.encoder();
+                ParamsMetadata.save(model, path, sparkSession());
+                exportPyTorch(model, dataFile(path), sparkSession().sparkContext().hadoopConfiguration());
+            }
+        };
+    }
+
+    static MLReader<BertClassificationModel> reader() {
+        return new MLReader<>() {
+            @Override
+            public BertClassificationModel load(String path) {
+                return ParamsMetadata.load(path, sparkSession(), BertClassificationModel.class.getName(),
+                    uid -> fromSafeTensors(uid, dataFile(path), "", 0, null,
+                        sparkSession().sparkContext().hadoopConfiguration()));
+            }
+        };
+    }
+
+    private static String dataFile(String path) {
+        return new Path(new Path(path, "data"), WEIGHTS_FILE).toString();
+    }
+}

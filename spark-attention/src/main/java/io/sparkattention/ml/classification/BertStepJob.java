@@ -1,0 +1,82 @@
+package io.sparkattention.ml.classification;
+
+import io.sparkattention.bert.BertClassifierEvaluator;
+import io.sparkattention.bert.BertClassifierNetwork;
+import io.sparkattention.exec.FixedOrderAggregate;
+import io.sparkattention.nn.Softmax;
+import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.api.java.function.Function3;
+import org.apache.spark.broadcast.Broadcast;
+
+import java.util.Iterator;
+
+/**
+ * One Spark job of a {@link BertClassifier} fit over the laid-out training rows at one point of
+ * the trainable parameters (broadcast once per step), summed by {@link FixedOrderAggregate}: each
+ * partition's task adds its rows into one {@link StepSums} in row order, groups of consecutive
+ * partitions add theirs in partition order, and the driver adds the groups in order; the driver
+ * holds at most {@link StepJob#maxGroups} gradient vectors. A row is in step t's sample by
+ * (seed, t, row key) alone, and its dropout masks are keyed the same way, so a re-run task
+ * computes the same bits and the sample does not depend on the layout.
+ */
+final class BertStepJob {
+
+    private BertStepJob() {
+    }
+
+    /** Σw·CE, Σw and Σw·∂CE/∂θ over step {@code step}'s sample, dropout on (training binding). */
+    static StepSums gradient(JavaRDD<BertTrainingRow> rows, Broadcast<JavaSerialized<BertClassifierNetwork>> network,
+                             int parameterCount, Broadcast<float[]> parameters, double fraction, long seed,
+                             int step) {
+        Function3<StepSums, Integer, Iterator<BertTrainingRow>, StepSums> fold = (sums, partition, it) -> {
+            BertClassifierEvaluator bound = network.value().get().bind(parameters.value(), seed, step);
+            while (it.hasNext()) {
+                BertTrainingRow r = it.next();
+                if (fraction < 1 && !sampled(seed, step, r.key, fraction)) {
+                    continue;
+                }
+                sums.loss += bound.accumulate(r.ids, r.frozen, r.key, r.label, r.weight, sums.grad);
+                sums.weight += r.weight;
+                sums.rows++;
+            }
+            return sums;
+        };
+        return FixedOrderAggregate.aggregate(rows, StepJob.maxGroups(parameterCount),
+            () -> new StepSums(new double[parameterCount]), fold, StepSums::add);
+    }
+
+    /** Σw·CE and Σw over every row at the parameters, in eval mode (no dropout, no backward pass). */
+    static StepSums loss(JavaRDD<BertTrainingRow> rows, Broadcast<JavaSerialized<BertClassifierNetwork>> network,
+                         Broadcast<float[]> parameters) {
+        Function3<StepSums, Integer, Iterator<BertTrainingRow>, StepSums> fold = (sums, partition, it) -> {
+            BertClassifierNetwork n = network.value().get();
+            BertClassifierEvaluator bound = n.bind(parameters.value());
+            float[] logits = new float[n.numClasses()];
+            while (it.hasNext()) {
+                BertTrainingRow r = it.next();
+                bound.logits(r.ids, r.frozen, logits);
+                sums.loss += r.weight * Softmax.crossEntropy(logits, r.label);
+                sums.weight += r.weight;
+                sums.rows++;
+            }
+            return sums;
+        };
+        return FixedOrderAggregate.aggregate(rows, Integer.MAX_VALUE, () -> new StepSums(null), fold, StepSums::add);
+    }
+
+    /**
+     * Whether the row keyed {@code key} is in step {@code step}'s sample: a uniform draw from
+     * (seed, step, key) alone below {@code fraction}.
+     */
+    static boolean sampled(long seed, int step, long key, double fraction) {
+        long h = StepJob.samplingSeed(seed, step, 0);
+        h = mix(h + 0x9E3779B97F4A7C15L * (key + 1));
+        return (h >>> 11) * 0x1.0p-53 < fraction;
+    }
+
+    private static long mix(long z) {
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
+    }
+}

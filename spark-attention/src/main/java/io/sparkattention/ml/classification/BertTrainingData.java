@@ -1,0 +1,258 @@
+package io.sparkattention.ml.classification;
+
+import io.sparkattention.bert.BertClassifierNetwork;
+import io.sparkattention.bert.BertConfig;
+import io.sparkattention.sparkinternal.InternalFrames;
+import org.apache.spark.Partitioner;
+import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.broadcast.Broadcast;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.types.ArrayType;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.storage.StorageLevel;
+import scala.Tuple2;
+
+import java.io.Serializable;
+import java.util.Collections;
+import java.util.Iterator;
+import java.util.List;
+
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.lit;
+
+/**
+ * A {@link BertClassifier} fit's training rows, in two phases.
+ *
+ * <p>{@link #decode}: the token ids, labels and weights decoded once and cached, and validated
+ * before anything is sized by them — every row usable (ids within the encoder's vocabulary,
+ * 1 ≤ length ≤ its positions, a label in [0, K), a finite weight ≥ 0), a non-empty set with a
+ * positive total weight — failing with the row's position in the input (from 1) and the column.
+ *
+ * <p>{@link #layOut}: the rows go, by their position in the input, into {@code partitions}
+ * partitions of consecutive rows (one shuffle), each row keyed by its position and carrying its
+ * frozen prefix's states, computed here once; cached ({@code MEMORY_AND_DISK}) for every step.
+ * So a step's sums depend on the row order and the partition count, never on how the input was
+ * partitioned. {@link #close} unpersists what is cached.
+ */
+final class BertTrainingData implements AutoCloseable {
+
+    private final JavaRDD<BertTrainingRow> decoded;
+    private JavaRDD<BertTrainingRow> rows;
+    final long count;
+    final double weight;
+    final int maxLabel;
+
+    /** Rows per input partition. */
+    private final long[] counts;
+
+    private BertTrainingData(JavaRDD<BertTrainingRow> decoded, long[] counts, long count, double weight,
+                             int maxLabel) {
+        this.decoded = decoded;
+        this.counts = counts;
+        this.count = count;
+        this.weight = weight;
+        this.maxLabel = maxLabel;
+    }
+
+    /**
+     * Decodes and validates the training columns.
+     *
+     * @param dataset  the training set, its label column already cast to double
+     * @param idsCol   the token ids column, {@code array<int>} or {@code array<bigint>}
+     * @param config   the encoder the ids must fit
+     * @throws IllegalArgumentException naming the row (its position in the input, from 1) and the
+     *     column of the first unusable row, or when the set is empty or its weights sum to 0
+     */
+    static BertTrainingData decode(Dataset<?> dataset, String idsCol, String labelCol, String weightCol,
+                                   ClassCount classes, BertConfig config) {
+        boolean longIds = ((ArrayType) dataset.schema().apply(idsCol).dataType()).elementType()
+            .equals(DataTypes.LongType);
+        Column weight = weightCol.isEmpty() ? lit(1.0) : col(weightCol).cast(DataTypes.DoubleType);
+        Dataset<Row> selected = dataset.select(col(idsCol), col(labelCol).cast(DataTypes.DoubleType), weight);
+        JavaRDD<InternalRow> internal = InternalFrames.rows(selected).toJavaRDD();
+        Decoder decoder = new Decoder(idsCol, labelCol, weightCol, longIds, classes, config.vocabSize(),
+            config.maxPositions());
+        JavaRDD<BertTrainingRow> decoded = internal.map(decoder::decode).persist(StorageLevel.MEMORY_AND_DISK());
+        decoded.setName("BertClassifier input rows");
+        try {
+            List<Profile> parts = decoded.mapPartitions(it -> Collections.singletonList(Profile.of(it)).iterator())
+                .collect();
+            long rows = 0;
+            double total = 0;
+            int maxLabel = -1;
+            long[] counts = new long[parts.size()];
+            for (int p = 0; p < parts.size(); p++) {
+                Profile part = parts.get(p);
+                if (part.problem != null) {
+                    throw new IllegalArgumentException("row " + (rows + part.problemRow + 1) + ": " + part.problem);
+                }
+                counts[p] = part.rows;
+                rows += part.rows;
+                total += part.weight;
+                maxLabel = Math.max(maxLabel, part.maxLabel);
+            }
+            if (rows == 0) {
+                throw new IllegalArgumentException("the training set is empty: BertClassifier needs at least one row");
+            }
+            if (!(total > 0)) {
+                throw new IllegalArgumentException("the weights in column " + weightCol + " sum to " + total
+                    + "; at least one row needs a positive weight");
+            }
+            return new BertTrainingData(decoded, counts, rows, total, maxLabel);
+        } catch (RuntimeException e) {
+            decoded.unpersist(false);
+            throw e;
+        }
+    }
+
+    /**
+     * Lays the rows out in {@code partitions} partitions of consecutive input positions, with
+     * their frozen states, cached and materialised.
+     *
+     * @param network the network (its frozen prefix), as shipped to the executors
+     */
+    JavaRDD<BertTrainingRow> layOut(Broadcast<JavaSerialized<BertClassifierNetwork>> network, int partitions) {
+        long[] offsets = new long[counts.length];
+        for (int p = 1; p < counts.length; p++) {
+            offsets[p] = offsets[p - 1] + counts[p - 1];
+        }
+        long total = count;
+        JavaRDD<BertTrainingRow> laid = decoded
+            .mapPartitionsWithIndex((p, it) -> keyed(offsets[p], it), true)
+            .mapToPair(t -> t)
+            .repartitionAndSortWithinPartitions(new ConsecutiveRows(total, partitions))
+            .map(t -> {
+                BertClassifierNetwork n = network.value().get();
+                BertTrainingRow r = t._2();
+                return r.laidOut(t._1(), n.hasFrozenPrefix() ? n.frozenStates(r.ids) : null);
+            })
+            .persist(StorageLevel.MEMORY_AND_DISK());
+        laid.setName("BertClassifier training rows (" + partitions + " partitions, frozen states)");
+        try {
+            laid.count();
+        } catch (RuntimeException e) {
+            laid.unpersist(false);
+            throw e;
+        }
+        decoded.unpersist(false);
+        rows = laid;
+        return laid;
+    }
+
+    private static Iterator<Tuple2<Long, BertTrainingRow>> keyed(long first, Iterator<BertTrainingRow> it) {
+        return new Iterator<>() {
+            long next = first;
+
+            @Override
+            public boolean hasNext() {
+                return it.hasNext();
+            }
+
+            @Override
+            public Tuple2<Long, BertTrainingRow> next() {
+                return new Tuple2<>(next++, it.next());
+            }
+        };
+    }
+
+    @Override
+    public void close() {
+        decoded.unpersist(false);
+        if (rows != null) {
+            rows.unpersist(false);
+        }
+    }
+
+    /** Input position k of N rows goes to partition {@code floor(k·P / N)}: P runs of consecutive rows. */
+    static final class ConsecutiveRows extends Partitioner {
+
+        private static final long serialVersionUID = 1L;
+
+        private final long rows;
+        private final int partitions;
+
+        ConsecutiveRows(long rows, int partitions) {
+            this.rows = rows;
+            this.partitions = partitions;
+        }
+
+        @Override
+        public int numPartitions() {
+            return partitions;
+        }
+
+        @Override
+        public int getPartition(Object key) {
+            // k·P stays below 2⁶³ for any k < N < 2³² rows and P < 2³¹ partitions.
+            return (int) ((Long) key * partitions / rows);
+        }
+
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof ConsecutiveRows c && c.rows == rows && c.partitions == partitions;
+        }
+
+        @Override
+        public int hashCode() {
+            return Long.hashCode(rows) * 31 + partitions;
+        }
+    }
+
+    /** Decodes one internal row: ordinal 0 the ids, 1 the label (double), 2 the weight (double). */
+    private record Decoder(String idsCol, String labelCol, String weightCol, boolean longIds, ClassCount classes,
+                           int vocabSize, int maxPositions) implements Serializable {
+
+        BertTrainingRow decode(InternalRow row) {
+            if (row.isNullAt(1)) {
+                return BertTrainingRow.invalid("column " + labelCol + " is null");
+            }
+            double label = row.getDouble(1);
+            String labelProblem = classes.problem(label, labelCol);
+            if (labelProblem != null) {
+                return BertTrainingRow.invalid(labelProblem);
+            }
+            double weight = row.isNullAt(2) ? Double.NaN : row.getDouble(2);
+            if (!(weight >= 0) || Double.isInfinite(weight)) {
+                return BertTrainingRow.invalid("column " + weightCol + " is " + (row.isNullAt(2) ? "null" : weight)
+                    + ", expected a finite weight >= 0");
+            }
+            if (row.isNullAt(0)) {
+                return BertTrainingRow.invalid("column " + idsCol + " is null");
+            }
+            int[] ids = TokenIds.read(row.getArray(0), longIds);
+            String idsProblem = TokenIds.problem(ids, idsCol, vocabSize, maxPositions);
+            return idsProblem != null ? BertTrainingRow.invalid(idsProblem)
+                : BertTrainingRow.valid(ids, (int) label, weight);
+        }
+    }
+
+    /** One partition's row count, weight, largest label and first problem (stops there). */
+    private static final class Profile implements Serializable {
+        private static final long serialVersionUID = 1L;
+
+        long rows;
+        double weight;
+        int maxLabel = -1;
+        String problem;
+        long problemRow;
+
+        static Profile of(Iterator<BertTrainingRow> it) {
+            Profile p = new Profile();
+            while (it.hasNext() && p.problem == null) {
+                BertTrainingRow r = it.next();
+                if (r.problem != null) {
+                    p.problem = r.problem;
+                    p.problemRow = p.rows;
+                } else {
+                    p.weight += r.weight;
+                    p.maxLabel = Math.max(p.maxLabel, r.label);
+                }
+                p.rows++;
+            }
+            return p;
+        }
+    }
+}

@@ -1,0 +1,54 @@
+package io.sparkattention.ml.classification;
+
+import org.apache.spark.sql.catalyst.util.ArrayData;
+
+/**
+ * A row's token ids as a {@link BertClassifier} reads them: {@code array<int>} or
+ * {@code array<bigint>} ([CLS] … [SEP] in place, as {@code HuggingFaceTokenizer} writes them),
+ * checked against the encoder: at least one id, at most its positions, each in its vocabulary.
+ */
+final class TokenIds {
+
+    private TokenIds() {
+    }
+
+    /** The ids of a Catalyst array; a null element or a long id beyond int's range reads as -1 (refused by {@link #problem}). */
+    static int[] read(ArrayData array, boolean longIds) {
+        int n = array.numElements();
+        int[] ids = new int[n];
+        for (int i = 0; i < n; i++) {
+            if (array.isNullAt(i)) {
+                ids[i] = -1;
+            } else if (longIds) {
+                long v = array.getLong(i);
+                ids[i] = v < 0 || v > Integer.MAX_VALUE ? -1 : (int) v;
+            } else {
+                ids[i] = array.getInt(i);
+            }
+        }
+        return ids;
+    }
+
+    /**
+     * What is wrong with a row's ids, naming the column (and the position of a bad id), or null.
+     *
+     * @param vocabSize    ids must be in [0, vocabSize)
+     * @param maxPositions a row holds at most this many ids
+     */
+    static String problem(int[] ids, String column, int vocabSize, int maxPositions) {
+        if (ids.length == 0) {
+            return "column " + column + " is empty; a row needs at least one token";
+        }
+        if (ids.length > maxPositions) {
+            return "column " + column + " has " + ids.length + " tokens, more than the encoder's " + maxPositions
+                + " positions";
+        }
+        for (int i = 0; i < ids.length; i++) {
+            if (ids[i] < 0 || ids[i] >= vocabSize) {
+                return "column " + column + " has token id " + (ids[i] < 0 ? "null, negative or beyond int" : ids[i])
+                    + " at position " + i + ", outside the encoder's vocabulary [0, " + vocabSize + ")";
+            }
+        }
+        return null;
+    }
+}

@@ -1,0 +1,45 @@
+package io.sparkattention.nn;
+
+import java.util.Objects;
+
+/**
+ * {@code torch.nn.utils.clip_grad_norm_} over one flat gradient (every trainable tensor's
+ * gradient, as the fine-tuning loop passes them all at once), in float64:
+ * <pre>
+ *   total = √(Σ g²);   if maxNorm / (total + 1e-6) &lt; 1:  g ← g · maxNorm / (total + 1e-6)
+ * </pre>
+ */
+public final class GradientClipping {
+
+    /** Added to the norm before dividing, as PyTorch does. */
+    public static final double NORM_EPS = 1e-6;
+
+    private GradientClipping() {
+    }
+
+    /**
+     * Scales {@code grad} in place when its L2 norm exceeds {@code maxNorm}.
+     *
+     * @param maxNorm &gt; 0 and finite
+     * @return the total norm before clipping (PyTorch's return value)
+     * @throws IllegalArgumentException when maxNorm is not finite and &gt; 0
+     */
+    public static double clipByGlobalNorm(double[] grad, double maxNorm) {
+        Objects.requireNonNull(grad, "gradient");
+        if (!(maxNorm > 0) || Double.isInfinite(maxNorm)) {
+            throw new IllegalArgumentException("maxGradNorm must be finite and > 0, got " + maxNorm);
+        }
+        double sq = 0;
+        for (double g : grad) {
+            sq += g * g;
+        }
+        double total = Math.sqrt(sq);
+        double coefficient = maxNorm / (total + NORM_EPS);
+        if (coefficient < 1) {
+            for (int i = 0; i < grad.length; i++) {
+                grad[i] *= coefficient;
+            }
+        }
+        return total;
+    }
+}

@@ -1,0 +1,99 @@
+package io.sparkattention.bert;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The exact-erf GELU: erf within 1e-7 of the exact value in float32 over a dense grid. */
+class GeluTest {
+
+    /** erf to ~1e-13 (the Taylor sum's cancellation near 3 costs the last digits): Taylor series up to 3, Laplace's continued fraction for erfc beyond. */
+    static double exactErf(double x) {
+        double a = Math.abs(x);
+        double r;
+        if (a <= 3) {
+            double term = a, sum = a, a2 = a * a;
+            for (int n = 1; n < 200 && Math.abs(term) > 1e-20; n++) {
+                term *= -a2 / n;
+                sum += term / (2 * n + 1);
+            }
+            r = 2 / Math.sqrt(Math.PI) * sum;
+        } else {
+            double k = a;
+            for (int n = 80; n >= 1; n--) {
+                k = a + (n / 2.0) / k;
+            }
+            r = 1 - Math.exp(-a * a) / Math.sqrt(Math.PI) / k;
+        }
+        return Math.copySign(r, x);
+    }
+
+    @Test
+    void theReferenceErfIsRight() {
+        assertEquals(0.5204998778130465, exactErf(0.5), 1e-13);
+        assertEquals(0.8427007929497149, exactErf(1), 1e-13);
+        assertEquals(0.9953222650189527, exactErf(2), 1e-13);
+        assertEquals(0.9999779095030014, exactErf(3), 1e-13);
+        assertEquals(0.9999999845827421, exactErf(4), 1e-13);
+        assertEquals(-0.9999999999984626, exactErf(-5), 1e-13);
+    }
+
+    @Test
+    void erfRoundedToFloatIsWithin1e7OfExactOnADenseGrid() {
+        double worst = 0;
+        for (int i = -800_000; i <= 800_000; i++) {
+            double z = i * 1e-5;
+            worst = Math.max(worst, Math.abs((float) Gelu.erf(z) - exactErf(z)));
+        }
+        assertTrue(worst <= 1e-7, "largest error " + worst);
+        assertTrue(Gelu.erf(Double.NaN) != Gelu.erf(Double.NaN), "NaN stays NaN");
+        assertEquals(1.0, Gelu.erf(Double.POSITIVE_INFINITY));
+        assertEquals(-1.0, Gelu.erf(Double.NEGATIVE_INFINITY));
+    }
+
+    @Test
+    /**
+     * Within 1e-7 of exact, relative to max(1, |gelu|): in the left tail ½·x·(1 + erf) cancels, so
+     * there (as in PyTorch's float32 GELU) the error is absolute.
+     */
+    void geluOnADenseGridIsWithin1e7OfExact() {
+        float[] xs = new float[200_001];
+        for (int i = 0; i < xs.length; i++) {
+            xs[i] = (i - 100_000) * 1e-4f;
+        }
+        float[] y = xs.clone();
+        Gelu.apply(y, 0, y.length);
+        float[] vector = xs.clone();
+        EncoderMath.INSTANCE.gelu(vector, vector.length - 3);
+        double worst = 0;
+        for (int i = 0; i < xs.length; i++) {
+            double exact = 0.5 * xs[i] * (1 + exactErf(xs[i] / Math.sqrt(2)));
+            worst = Math.max(worst, Math.abs(y[i] - exact) / Math.max(Math.abs(exact), 1));
+            assertEquals(Gelu.gelu(xs[i]), y[i], "apply and gelu agree at " + xs[i]);
+            assertEquals(i < xs.length - 3 ? y[i] : xs[i], vector[i], EncoderMath.INSTANCE.name() + " at " + xs[i]);
+        }
+        assertTrue(worst <= 1e-7, "largest error " + worst);
+    }
+
+    @Test
+    void theVectorPathIsTheOneInUseWhenTheModuleIsVisible() {
+        assertTrue(EncoderMath.INSTANCE.name().startsWith("vector"), EncoderMath.INSTANCE.name());
+    }
+
+    @Test
+    void theDerivativeMatchesFiniteDifferencesOfTheExactGelu() {
+        for (double x = -8; x <= 8; x += 0.0625) {
+            double h = 1e-5;
+            double up = (x + h) / 2 * (1 + exactErf((x + h) / Math.sqrt(2)));
+            double down = (x - h) / 2 * (1 + exactErf((x - h) / Math.sqrt(2)));
+            double fd = (up - down) / (2 * h);
+            assertEquals(fd, Gelu.derivative(x), 1e-8, "gelu'(" + x + ")");
+        }
+        float[] pre = {-3f, 0f, 0.5f, 2f}, dy = {1f, 2f, -1f, 0.5f}, d = new float[4];
+        Gelu.backward(pre, dy, d, 4);
+        for (int i = 0; i < 4; i++) {
+            assertEquals((float) (dy[i] * Gelu.derivative(pre[i])), d[i]);
+        }
+    }
+}
