@@ -57,9 +57,14 @@ public final class SelfAttentionRecord {
     }
 
     void ensure(int rows, int E, int fused, int H) {
-        if (context.length < rows * E) {
+        // Each array on its own: the record serves layers of other widths and heads on the same thread.
+        if (qkv.length < rows * fused) {
             qkv = new float[rows * fused];
+        }
+        if (context.length < rows * E) {
             context = new float[rows * E];
+        }
+        if (lse.length < rows * H) {
             lse = new float[rows * H];
         }
     }
@@ -67,8 +72,10 @@ public final class SelfAttentionRecord {
     void ensureBackward(int rows, int E, int fused) {
         if (dContext.length < rows * E) {
             dContext = new float[rows * E];
-            dqkv = new float[rows * fused];
             split = new float[rows * E];
+        }
+        if (dqkv.length < rows * fused) {
+            dqkv = new float[rows * fused];
         }
     }
 }
