@@ -54,6 +54,8 @@ public final class BertClassifierEvaluator {
     private final float[] dPooled;
     /** states[t]: the input of trainable layer t (states[0] may be the caller's array), states[T] the top. */
     private final float[][] states;
+    /** The current row's input to the lowest trainable layer: states[0], or the caller's frozen states. */
+    private float[] input;
     private float[] gradA = new float[0];
     private float[] gradB = new float[0];
     private int capacity;
@@ -229,8 +231,6 @@ public final class BertClassifierEvaluator {
         gradB = new float[L * width];
         capacity = L;
     }
-
-    private float[] input;
 
     /** Fills {@link #pooled} (after dropout) and {@link #logits}; keeps every block's record. */
     private void forward(int[] ids, float[] frozenStates, Masks masks) {
