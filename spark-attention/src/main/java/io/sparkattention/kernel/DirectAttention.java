@@ -101,6 +101,9 @@ public final class DirectAttention {
          */
         abstract void exp(float[] sT, int lp, int L, int S, float[] shift, float[] sum, boolean capHigh);
 
+        /** {@code max[j] = max_c sT[c·lp + j]} for j &lt; lp, −∞ without keys (S = 0). */
+        abstract void columnMax(float[] sT, int lp, int S, float[] max);
+
         /**
          * {@code out[oOff + j·ldo + t] = inv[j] · Σ_c sT[c·lp + j] · v[vOff + c·ldv + t]} for j &lt; L,
          * t &lt; dv.
@@ -213,7 +216,7 @@ public final class DirectAttention {
         for (int h = h0; h < h1; h++) {
             int kv = shape.kvHeadOf(h);
             maskedScores(impl, band, scale, shape, h, q, k, mask, sT, lp, ws);
-            columnMax(sT, lp, L, S, max);
+            impl.columnMax(sT, lp, S, max);
             Arrays.fill(sum, 0, lp, 0f);
             impl.exp(sT, lp, L, S, max, sum, false);
             for (int j = 0; j < L; j++) {
@@ -267,17 +270,6 @@ public final class DirectAttention {
         MatrixView bias = MatrixView.headPlane(mask.bias(), h, L, S, 0);
         Masking.apply(sT, L, lp, S, band, 0, 0, allowed.data(), allowed.offset(), allowed.ld(), bias.data(),
             bias.offset(), bias.ld());
-    }
-
-    /** {@code max[j] = max_c sT[c][j]} for j &lt; lp (−∞ without keys). */
-    static void columnMax(float[] sT, int lp, int L, int S, float[] max) {
-        Arrays.fill(max, 0, lp, Float.NEGATIVE_INFINITY);
-        for (int c = 0; c < S; c++) {
-            int row = c * lp;
-            for (int j = 0; j < lp; j++) {
-                max[j] = Math.max(max[j], sT[row + j]);
-            }
-        }
     }
 
     /** {@code w[off + j·S + c] += factor · sT[c][j] · inv[j]}. */
