@@ -61,7 +61,7 @@ final class VectorEncoderMath extends EncoderMath {
         DoubleVector a = x.mul(Gelu.FRAC_1_SQRT_2).abs();
         DoubleVector u = a.mul(0.5).sub(1.0);
         DoubleVector p = DoubleVector.broadcast(D, c[20]);
-        // unrolled by hand: C2 keeps the twenty coefficients in registers across the loop over y
+        // Horner's rule, unrolled by hand as in the forward kernel
         p = p.fma(u, DoubleVector.broadcast(D, c[19]));
         p = p.fma(u, DoubleVector.broadcast(D, c[18]));
         p = p.fma(u, DoubleVector.broadcast(D, c[17]));
