@@ -186,11 +186,22 @@ public final class DirectAttention {
     static void forward(Impl impl, AttentionSpec spec, AttentionShape shape, MatrixView q, MatrixView k,
                         MatrixView v, RowMask mask, MatrixView out, float[] lse, int lseOff, float[] weights,
                         boolean perHead, Workspace ws) {
-        int L = shape.queryLength(), S = shape.keyLength(), H = shape.numHeads();
-        int d = shape.headDim(), dv = shape.valueDim();
         if (weights != null) {
             Arrays.fill(weights, 0f);
         }
+        heads(impl, spec, shape, q, k, v, mask, out, lse, lseOff, weights, perHead, 0, shape.numHeads(), ws);
+    }
+
+    /**
+     * {@link #forward} of heads {@code [h0, h1)} only, adding into {@code weights} (zeroed by the
+     * caller) when given: a head's output and log-sum-exp depend on that head alone, so heads may
+     * run on different threads (without weights) and give the same bits.
+     */
+    static void heads(Impl impl, AttentionSpec spec, AttentionShape shape, MatrixView q, MatrixView k,
+                      MatrixView v, RowMask mask, MatrixView out, float[] lse, int lseOff, float[] weights,
+                      boolean perHead, int h0, int h1, Workspace ws) {
+        int L = shape.queryLength(), S = shape.keyLength(), H = shape.numHeads();
+        int d = shape.headDim(), dv = shape.valueDim();
         if (L == 0) {
             return;
         }
@@ -199,7 +210,7 @@ public final class DirectAttention {
         KeyBand band = new KeyBand(spec, L, S, mask.validKeys());
         float scale = spec.scaleFor(d);
         float[] sT = ws.scores, max = ws.rowMax, sum = ws.rowSum;
-        for (int h = 0; h < H; h++) {
+        for (int h = h0; h < h1; h++) {
             int kv = shape.kvHeadOf(h);
             maskedScores(impl, band, scale, shape, h, q, k, mask, sT, lp, ws);
             columnMax(sT, lp, L, S, max);

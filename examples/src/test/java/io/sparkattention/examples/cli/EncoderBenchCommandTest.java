@@ -128,7 +128,7 @@ class EncoderBenchCommandTest {
         assertEquals(List.of(101, 2009, 2003, 1037, 3606, 21186, 8969, 1010), ints(first).subList(0, 8));
         assertEquals(102, first.get(first.size() - 1).asInt());
         assertFalse(Files.exists(dir.resolve("ids.jsonl.tmp")));
-        assertError("--write-ids " + ids + ": exists; give a new name", "bench", "--encoder", "--corpus",
+        assertError("--write-ids " + ids + " already exists (--overwrite replaces an earlier output of spark-attention)", "bench", "--encoder", "--corpus",
             corpus().toString(), "--texts", "4", "--write-ids", ids.toString());
     }
 
