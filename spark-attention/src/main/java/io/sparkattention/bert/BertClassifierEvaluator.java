@@ -3,9 +3,9 @@ package io.sparkattention.bert;
 import io.sparkattention.kernel.AttentionSpec;
 import io.sparkattention.kernel.FlashAttention;
 import io.sparkattention.nn.ParameterTensor;
-import io.sparkattention.nn.Pooling;
 import io.sparkattention.nn.Softmax;
 
+import java.util.Arrays;
 import java.util.Objects;
 
 /**
@@ -80,7 +80,7 @@ public final class BertClassifierEvaluator {
         for (int t = 0; t < layers.length; t++) {
             int n = first + t;
             String prefix = BertWeights.layerPrefix(n);
-            String[] layerNames = java.util.Arrays.stream(names).filter(s -> s.startsWith(prefix)).toArray(String[]::new);
+            String[] layerNames = Arrays.stream(names).filter(s -> s.startsWith(prefix)).toArray(String[]::new);
             layers[t] = new BertLayer(c, w.layer(n), kernel, n, offsets(net, layerNames));
             records[t] = new TrainingRecord.Layer();
         }
