@@ -1,5 +1,6 @@
 package io.sparkattention.ml;
 
+import io.sparkattention.ml.feature.BertEncoderModel;
 import io.sparkattention.io.MultiHeadAttentionStateDict;
 import io.sparkattention.io.SafeTensors;
 import io.sparkattention.ml.classification.AttentionClassificationModel;
@@ -165,9 +166,10 @@ class StagePersistenceTest {
         // stream() lists providers without instantiating them (some of Spark's own need arguments).
         List<ServiceLoader.Provider<Transformer>> ours = ServiceLoader.load(Transformer.class).stream()
             .filter(p -> p.type().getName().startsWith("io.sparkattention")).collect(Collectors.toList());
-        assertEquals(List.of(BertEncoderModel.class.getName(), MultiHeadAttentionModel.class.getName(),
+        assertEquals(List.of(MultiHeadAttentionModel.class.getName(),
                 ScaledDotProductAttention.class.getName(), AttentionClassificationModel.class.getName(),
-                BertClassificationModel.class.getName(), HuggingFaceTokenizer.class.getName(), RotaryPositionalEncoding.class.getName(),
+                BertClassificationModel.class.getName(), BertEncoderModel.class.getName(),
+                HuggingFaceTokenizer.class.getName(), RotaryPositionalEncoding.class.getName(),
                 SinusoidalPositionalEncoding.class.getName()),
             ours.stream().map(p -> p.type().getName()).sorted().collect(Collectors.toList()));
         ours.forEach(p -> assertTrue(p.get().uid().length() > 0, p.type() + " instantiates"));

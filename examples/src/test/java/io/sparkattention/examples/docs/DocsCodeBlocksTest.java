@@ -1,7 +1,7 @@
 package io.sparkattention.examples.docs;
 
 import io.sparkattention.io.BundledModels;
-import io.sparkattention.ml.BertEncoderModel;
+import io.sparkattention.ml.feature.BertEncoderModel;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.Assumptions;
