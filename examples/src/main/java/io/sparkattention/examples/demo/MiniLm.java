@@ -1,7 +1,7 @@
 package io.sparkattention.examples.demo;
 
 import io.sparkattention.io.BundledModels;
-import io.sparkattention.ml.BertEncoderModel;
+import io.sparkattention.ml.feature.BertEncoderModel;
 import io.sparkattention.ml.classification.AttentionClassificationModel;
 import io.sparkattention.ml.classification.AttentionClassifier;
 import io.sparkattention.ml.classification.BertClassificationModel;

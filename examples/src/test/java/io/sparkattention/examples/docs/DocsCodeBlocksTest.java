@@ -1,7 +1,7 @@
 package io.sparkattention.examples.docs;
 
 import io.sparkattention.io.BundledModels;
-import io.sparkattention.ml.BertEncoderModel;
+import io.sparkattention.ml.feature.BertEncoderModel;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.Assumptions;
@@ -39,6 +39,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * each only for a page that names it). Only blocks marked {@code no-test} are not run.
  */
 class DocsCodeBlocksTest {
+
+    /**
+     * A comma-separated list of pages ({@code docs/training.md,README.md}) to run alone while writing them:
+     * {@code -Ddocs.pages=...} on Maven's command line. Unset: every page.
+     */
+    static final String ONLY_PAGES = "docs.pages";
 
     /** The inputs the pages' commands name as the reader's own files, and how the test makes each. */
     private static final Map<String, Seed> SEEDS = new LinkedHashMap<>();
@@ -104,7 +110,11 @@ class DocsCodeBlocksTest {
     @DisplayName("every page's code runs as written")
     List<DynamicNode> everyPageRunsItsBlocks() throws IOException {
         List<DynamicNode> pages = new ArrayList<>();
+        String only = System.getProperty(ONLY_PAGES, "");
         for (DocPage page : DocPage.all(DocPage.root())) {
+            if (!only.isEmpty() && !List.of(only.split(",")).contains(page.name)) {
+                continue;
+            }
             List<DynamicNode> blocks = new ArrayList<>();
             Path dir = workRoot.resolve(page.name.replace('/', '_').replace(".md", ""));
             for (DocPage.Block block : page.blocks) {
@@ -156,7 +166,8 @@ class DocsCodeBlocksTest {
         }
         Assumptions.assumeTrue(torch, block + ": /usr/bin/python3 has no torch and numpy");
         Path script = dir.resolve("block-" + block.line + ".py");
-        Files.writeString(script, block.code);
+        JavaBlocks.createRoots(dir);
+        Files.writeString(script, JavaBlocks.inWorkDir(block.code, dir));
         Process process = new ProcessBuilder("/usr/bin/python3", script.toString()).directory(dir.toFile())
             .redirectErrorStream(true).start();
         String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
