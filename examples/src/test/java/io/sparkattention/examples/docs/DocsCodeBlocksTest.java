@@ -2,7 +2,7 @@ package io.sparkattention.examples.docs;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sparkattention.io.BundledModels;
-import io.sparkattention.ml.BertEncoderModel;
+import io.sparkattention.ml.feature.BertEncoderModel;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.Assumptions;

@@ -45,6 +45,8 @@ final class JavaBlocks {
         "import static org.apache.spark.sql.functions.*;",
         "import io.sparkattention.ml.*;",
         "import io.sparkattention.ml.feature.*;",
+        // ml keeps a read alias of the encoder's old name: the single-type import picks the stage.
+        "import io.sparkattention.ml.feature.BertEncoderModel;",
         "import io.sparkattention.ml.classification.*;",
         "import io.sparkattention.rows.*;",
         "import io.sparkattention.viz.*;",
