@@ -196,6 +196,58 @@ class BertClassifierGradientTest {
     }
 
     @Test
+    void logitsAreTheInferenceEncodersPooledStatesThroughTheHead() {
+        BertWeights enc = randomEncoder(3, 16, 4, 24, 50, 160, 12);
+        RandomTensors rnd = new RandomTensors(6);
+        float[] w = rnd.normal(3 * 16, 0.3), b = rnd.normal(3, 0.1);
+        for (int trainable : new int[] {-1, 0, 2}) {
+            for (Pooling pooling : new Pooling[] {Pooling.MEAN, Pooling.FIRST}) {
+                BertClassifierNetwork net = new BertClassifierNetwork(enc, w, b,
+                    new BertClassifierSettings(trainable, pooling, 0.1));
+                BertClassifierEvaluator ev = net.bind(net.initialParameters(), 1, 1);
+                for (int L : new int[] {1, 17, 150}) {
+                    int[] ids = randomIds(L, 50, L);
+                    float[] pooled = pooling.embed(new BertEncoder(enc).forward(ids), L, 16, false);
+                    float[] logits = new float[3];
+                    ev.logits(ids, null, logits);
+                    for (int k = 0; k < 3; k++) {
+                        double z = b[k];
+                        for (int j = 0; j < 16; j++) {
+                            z += (double) w[k * 16 + j] * pooled[j];
+                        }
+                        assertEquals(z, logits[k], 1e-5 * Math.max(1, Math.abs(z)),
+                            "trainable " + trainable + ", " + pooling + ", L " + L + ", class " + k);
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void aSerializedNetworkGivesTheSameBits() throws Exception {
+        BertWeights enc = randomEncoder(2, 12, 3, 20, 40, 20, 8);
+        RandomTensors rnd = new RandomTensors(4);
+        BertClassifierNetwork net = new BertClassifierNetwork(enc, rnd.normal(24, 0.3), rnd.normal(2, 0.1),
+            new BertClassifierSettings(1, Pooling.FIRST, 0.1));
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        try (java.io.ObjectOutputStream out = new java.io.ObjectOutputStream(bytes)) {
+            out.writeObject(net);
+        }
+        BertClassifierNetwork copy;
+        try (java.io.ObjectInputStream in = new java.io.ObjectInputStream(
+            new java.io.ByteArrayInputStream(bytes.toByteArray()))) {
+            copy = (BertClassifierNetwork) in.readObject();
+        }
+        int[] ids = randomIds(13, 40, 2);
+        float[] theta = net.initialParameters();
+        assertArrayEquals(theta, copy.initialParameters());
+        double[] a = new double[net.parameterCount()], b = new double[copy.parameterCount()];
+        assertEquals(net.bind(theta, 3, 1).accumulate(ids, net.frozenStates(ids), 5, 1, 1.0, a),
+            copy.bind(theta, 3, 1).accumulate(ids, copy.frozenStates(ids), 5, 1, 1.0, b));
+        assertArrayEquals(a, b);
+    }
+
+    @Test
     void theNetworkChecksItsArguments() {
         BertWeights enc = randomEncoder(2, 8, 2, 12, 20, 10, 1);
         float[] w = new float[3 * 8], b = new float[3];

@@ -63,6 +63,32 @@ final class Float64BertClassifier {
     }
 
     double[] logits(int[] ids, double dropout, int first, long seed, long step, long rowKey) {
+        int L = ids.length, E = c.hidden();
+        double[] x = states(ids, dropout, first, seed, step, rowKey);
+        double[] pooled = new double[E];
+        for (int j = 0; j < E; j++) {
+            if (pooling == Pooling.MEAN) {
+                for (int i = 0; i < L; i++) {
+                    pooled[j] += x[i * E + j] / L;
+                }
+            } else {
+                pooled[j] = x[j];
+            }
+        }
+        drop(pooled, mask(dropout, true, DropoutMask.POOLED, seed, step, rowKey));
+        double[] w = p.get(BertClassifierNetwork.CLASSIFIER_WEIGHT), b = p.get(BertClassifierNetwork.CLASSIFIER_BIAS);
+        double[] z = new double[b.length];
+        for (int k = 0; k < b.length; k++) {
+            z[k] = b[k];
+            for (int j = 0; j < E; j++) {
+                z[k] += w[k * E + j] * pooled[j];
+            }
+        }
+        return z;
+    }
+
+    /** The last hidden state, L×E (the encoder's tensors only are read). */
+    double[] states(int[] ids, double dropout, int first, long seed, long step, long rowKey) {
         int L = ids.length, E = c.hidden(), F = c.intermediate(), H = c.heads(), d = c.headDim();
         double eps = c.layerNormEps();
         double[] x = new double[L * E];
@@ -130,26 +156,7 @@ final class Float64BertClassifier {
             add(x, o);
             norm(x, L, E, p.get(pre + "output.LayerNorm.weight"), p.get(pre + "output.LayerNorm.bias"), eps);
         }
-        double[] pooled = new double[E];
-        for (int j = 0; j < E; j++) {
-            if (pooling == Pooling.MEAN) {
-                for (int i = 0; i < L; i++) {
-                    pooled[j] += x[i * E + j] / L;
-                }
-            } else {
-                pooled[j] = x[j];
-            }
-        }
-        drop(pooled, mask(dropout, true, DropoutMask.POOLED, seed, step, rowKey));
-        double[] w = p.get(BertClassifierNetwork.CLASSIFIER_WEIGHT), b = p.get(BertClassifierNetwork.CLASSIFIER_BIAS);
-        double[] z = new double[b.length];
-        for (int k = 0; k < b.length; k++) {
-            z[k] = b[k];
-            for (int j = 0; j < E; j++) {
-                z[k] += w[k * E + j] * pooled[j];
-            }
-        }
-        return z;
+        return x;
     }
 
     private double[] linear(double[] x, int L, int in, String module, int out) {

@@ -3,7 +3,7 @@ package io.sparkattention.exec;
 import io.sparkattention.bert.BertConfig;
 import io.sparkattention.bert.BertEncoder;
 import io.sparkattention.bert.BertWeights;
-import io.sparkattention.ml.BertEncoderModel;
+import io.sparkattention.ml.feature.BertEncoderModel;
 import io.sparkattention.ml.classification.BertClassificationModel;
 import io.sparkattention.ml.classification.BertClassifier;
 import org.apache.spark.sql.Dataset;

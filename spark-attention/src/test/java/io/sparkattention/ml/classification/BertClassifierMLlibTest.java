@@ -3,7 +3,7 @@ package io.sparkattention.ml.classification;
 import io.sparkattention.bert.BertConfig;
 import io.sparkattention.bert.BertEncoder;
 import io.sparkattention.bert.BertWeights;
-import io.sparkattention.ml.BertEncoderModel;
+import io.sparkattention.ml.feature.BertEncoderModel;
 import io.sparkattention.ml.feature.HuggingFaceTokenizer;
 import io.sparkattention.testing.SparkTestSession;
 import org.apache.spark.ml.Pipeline;
