@@ -207,10 +207,9 @@ public final class FlashAttention implements Serializable {
 
     /**
      * The same as {@link #forward(AttentionShape, float[], float[], float[], RowMask, float[], float[], Workspace)},
-     * with (head, query block) units spread over {@code pool}'s threads, largest first
-     * ({@link ParallelUnits}). Units write disjoint parts of {@code out} and {@code lse}, and each
-     * unit's arithmetic is the same as in the sequential call, so the result is bitwise identical
-     * to it whatever the thread count.
+     * with (head, query block) units (heads on the direct path) spread over {@code pool}'s threads,
+     * largest first ({@link ParallelUnits}): disjoint parts of {@code out} and {@code lse}, each the
+     * sequential call's arithmetic, so the result is bitwise that call's whatever the thread count.
      */
     public void forward(AttentionShape shape, float[] q, float[] k, float[] v, RowMask mask,
                         float[] out, float[] lse, ForkJoinPool pool) {
@@ -218,11 +217,12 @@ public final class FlashAttention implements Serializable {
         Checks.forwardOutputs(shape, out, lse);
         Objects.requireNonNull(pool, "pool");
         MatrixView qv = queries(shape, q), kv = keys(shape, k), vv = values(shape, v), ov = outputs(shape, out);
-        if (direct(shape)) {  // short: one thread
-            run(shape, qv, kv, vv, mask, ov, lse, 0, new Workspace());
-            return;
+        if (direct(shape)) {  // one unit per head
+            ParallelUnits.run(pool, shape.numHeads(), ws -> { }, (h, ws) -> DirectAttention.heads(directImpl, spec,
+                shape, qv, kv, vv, mask, ov, lse, 0, null, false, h, h + 1, ws.direct()));
+        } else {
+            tiled.forward(shape, qv, kv, vv, mask, ov, lse, pool);
         }
-        tiled.forward(shape, qv, kv, vv, mask, ov, lse, pool);
     }
 
     /**
@@ -361,8 +361,10 @@ public final class FlashAttention implements Serializable {
                          float[] dq, float[] dk, float[] dv, float[] dBias, ForkJoinPool pool) {
         Checks.backward(shape, q, k, v, mask, out, lse, dOut, dq, dk, dv, dBias);
         Objects.requireNonNull(pool, "pool");
-        if (direct(shape)) {  // short: one thread
-            backward(shape, q, k, v, mask, out, lse, dOut, dq, dk, dv, dBias, new Workspace());
+        if (direct(shape)) {  // one unit per group of heads that share their dK, dV and dBias
+            DirectBackward.run(directImpl, spec, shape, queries(shape, q), keys(shape, k), values(shape, v), mask,
+                outputs(shape, out), lse, outputs(shape, dOut), queries(shape, dq), keys(shape, dk), values(shape, dv),
+                dBias, pool);
             return;
         }
         tiled.backwardUnits(shape, queries(shape, q), keys(shape, k), values(shape, v), mask, outputs(shape, out),

@@ -57,25 +57,18 @@ public final class SelfAttentionRecord {
     }
 
     void ensure(int rows, int E, int fused, int H) {
-        // Each array on its own: the record serves layers of other widths and heads on the same thread.
-        if (qkv.length < rows * fused) {
-            qkv = new float[rows * fused];
-        }
-        if (context.length < rows * E) {
-            context = new float[rows * E];
-        }
-        if (lse.length < rows * H) {
-            lse = new float[rows * H];
-        }
+        qkv = atLeast(qkv, rows * fused);
+        context = atLeast(context, rows * E);
+        lse = atLeast(lse, rows * H);
     }
 
     void ensureBackward(int rows, int E, int fused) {
-        if (dContext.length < rows * E) {
-            dContext = new float[rows * E];
-            split = new float[rows * E];
-        }
-        if (dqkv.length < rows * fused) {
-            dqkv = new float[rows * fused];
-        }
+        dContext = atLeast(dContext, rows * E);
+        dqkv = atLeast(dqkv, rows * fused);
+        split = atLeast(split, rows * E);
+    }
+
+    private static float[] atLeast(float[] a, int n) {
+        return a.length >= n ? a : new float[n];
     }
 }

@@ -196,6 +196,34 @@ class BertClassifierGradientTest {
     }
 
     @Test
+    void logitsAreTheInferenceEncodersPooledStatesThroughTheHead() {
+        BertWeights enc = randomEncoder(3, 16, 4, 24, 50, 160, 12);
+        RandomTensors rnd = new RandomTensors(6);
+        float[] w = rnd.normal(3 * 16, 0.3), b = rnd.normal(3, 0.1);
+        for (int trainable : new int[] {-1, 0, 2}) {
+            for (Pooling pooling : new Pooling[] {Pooling.MEAN, Pooling.FIRST}) {
+                BertClassifierNetwork net = new BertClassifierNetwork(enc, w, b,
+                    new BertClassifierSettings(trainable, pooling, 0.1));
+                BertClassifierEvaluator ev = net.bind(net.initialParameters(), 1, 1);
+                for (int L : new int[] {1, 17, 150}) {
+                    int[] ids = randomIds(L, 50, L);
+                    float[] pooled = pooling.embed(new BertEncoder(enc).forward(ids), L, 16, false);
+                    float[] logits = new float[3];
+                    ev.logits(ids, null, logits);
+                    for (int k = 0; k < 3; k++) {
+                        double z = b[k];
+                        for (int j = 0; j < 16; j++) {
+                            z += (double) w[k * 16 + j] * pooled[j];
+                        }
+                        assertEquals(z, logits[k], 1e-5 * Math.max(1, Math.abs(z)),
+                            "trainable " + trainable + ", " + pooling + ", L " + L + ", class " + k);
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
     void aSerializedNetworkGivesTheSameBits() throws Exception {
         BertWeights enc = randomEncoder(2, 12, 3, 20, 40, 20, 8);
         RandomTensors rnd = new RandomTensors(4);

@@ -90,10 +90,19 @@ class GeluTest {
             double fd = (up - down) / (2 * h);
             assertEquals(fd, Gelu.derivative(x), 1e-8, "gelu'(" + x + ")");
         }
-        float[] pre = {-3f, 0f, 0.5f, 2f}, dy = {1f, 2f, -1f, 0.5f}, d = new float[4];
-        Gelu.backward(pre, dy, d, 4);
-        for (int i = 0; i < 4; i++) {
-            assertEquals((float) (dy[i] * Gelu.derivative(pre[i])), d[i]);
+        java.util.Random r = new java.util.Random(3);
+        int n = 1003;
+        float[] pre = new float[n], dy = new float[n], scalar = new float[n], vector = new float[n];
+        for (int i = 0; i < n; i++) {
+            pre[i] = (float) (r.nextGaussian() * 3);
+            dy[i] = (float) r.nextGaussian();
+        }
+        new EncoderMath.Scalar().geluBackward(pre, dy, scalar, n);
+        EncoderMath.INSTANCE.geluBackward(pre, dy, vector, n);
+        for (int i = 0; i < n; i++) {
+            assertEquals((float) (dy[i] * Gelu.derivative(pre[i])), scalar[i]);
+            assertEquals(scalar[i], vector[i], 2e-7 * Math.max(1e-3, Math.abs(scalar[i])), EncoderMath.INSTANCE.name()
+                + " at " + pre[i]);
         }
     }
 }

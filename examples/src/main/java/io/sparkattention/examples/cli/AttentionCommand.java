@@ -72,6 +72,18 @@ abstract class AttentionCommand<T extends Transformer & AttentionParams<T>> exte
         write(run, stage.transform(run.table.rows).drop(run.table.rowIndexColumn));
     }
 
+    /** The stage's messages name its params; the command line's user knows them as options. */
+    @Override
+    final Exception failure(Exception e, InputTable table) {
+        Exception failure = super.failure(e, table);
+        String m = failure.getMessage();
+        if (!(failure instanceof BadInputException) || m == null) {
+            return failure;
+        }
+        String shown = m.replace("numKvHeads (", "--num-kv-heads (").replace("numHeads (", "--num-heads (");
+        return shown.equals(m) ? failure : new BadInputException(shown, failure);
+    }
+
     /** The input columns the commands know, and the kinds they are read as. */
     static Map<String, ColumnKind> knownColumns(AttentionOptions options) {
         Map<String, ColumnKind> known = new HashMap<>();

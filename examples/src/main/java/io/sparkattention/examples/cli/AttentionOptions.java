@@ -1,5 +1,6 @@
 package io.sparkattention.examples.cli;
 
+import io.sparkattention.kernel.AttentionSpec;
 import io.sparkattention.ml.SequenceLayoutParams;
 import picocli.CommandLine.Option;
 
@@ -63,7 +64,8 @@ final class AttentionOptions {
         description = "How work is laid out on Spark: auto, batch, head or sequence (default ${DEFAULT-VALUE}).")
     String strategy;
 
-    @Option(names = "--block-size", paramLabel = "N", description = "Kernel tile size, >= 1 (default: the kernel's).")
+    @Option(names = "--block-size", paramLabel = "N",
+        description = "Kernel tile size, 1 to " + AttentionSpec.MAX_BLOCK + " (default: the kernel's).")
     Integer blockSize;
 
     private int windowLeft = -1;
@@ -97,8 +99,8 @@ final class AttentionOptions {
         alignment();
         strategy = Choices.check("--strategy", strategy, STRATEGIES);
         outputLayout = Choices.check("--output-layout", outputLayout, LAYOUTS);
-        if (blockSize != null && blockSize < 1) {
-            throw new BadInputException("--block-size must be >= 1, got " + blockSize);
+        if (blockSize != null && (blockSize < 1 || blockSize > AttentionSpec.MAX_BLOCK)) {
+            throw new BadInputException("--block-size must be in [1, " + AttentionSpec.MAX_BLOCK + "], got " + blockSize);
         }
         column("--query-col", queryCol);
         column("--output-col", outputCol);

@@ -32,7 +32,14 @@ public final class InputFiles {
 
     /** The input formats. */
     public enum Format {
-        JSON, CSV, PARQUET;
+        JSON("JSON lines"), CSV("CSV"), PARQUET("Parquet");
+
+        /** The format's name in messages. */
+        public final String shown;
+
+        Format(String shown) {
+            this.shown = shown;
+        }
 
         /** The name {@code --input-format} takes. */
         public String option() {
@@ -74,8 +81,8 @@ public final class InputFiles {
             for (Path f : files) {
                 Format format = asked != null ? asked : format(f, codecs);
                 if (found != null && format != found) {
-                    throw new BadInputException("--input " + path + ": mixed formats: " + shown(first) + " is "
-                        + found.option() + ", " + shown(f) + " is " + format.option() + "; put the files of each "
+                    throw new BadInputException("--input " + path + ": mixed formats: " + inside(status, first) + " is "
+                        + found.shown + ", " + inside(status, f) + " is " + format.shown + "; put the files of each "
                         + "format in a directory of their own");
                 }
                 found = format;
@@ -139,6 +146,13 @@ public final class InputFiles {
         } catch (FileNotFoundException e) {
             throw new BadInputException("--input " + path + ": no such file or directory");
         }
+    }
+
+    /** A data file's path below the input directory, for messages that name the directory first. */
+    private static String inside(FileStatus dir, Path file) {
+        String root = dir.getPath().toUri().getPath();
+        String f = file.toUri().getPath();
+        return f.startsWith(root + "/") ? f.substring(root.length() + 1) : shown(file);
     }
 
     /** A file's full path for messages: a local path as the file system names it, any other as its URI. */

@@ -8,7 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * Keeps stderr to the command's own message while {@code apply} or {@code sdpa} runs: a bad row
+ * Keeps stderr to the command's own message while a command runs Spark: a bad row
  * makes Spark log the failed task at ERROR and WARN from several classes, and the contract is one
  * line. Spark's console progress bar is turned off for the same reason. {@code --verbose} keeps
  * it all. Levels are restored on close (tests run commands in one JVM).

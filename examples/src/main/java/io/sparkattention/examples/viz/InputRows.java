@@ -91,7 +91,7 @@ public final class InputRows {
         for (Path f : files) {
             if (format(f) != first) {
                 throw new BadInputException("--input " + input + ": mixed formats: " + files.get(0) + " is "
-                    + first.option() + ", " + f + " is " + format(f).option() + "; give one format per directory");
+                    + first.shown + ", " + f + " is " + format(f).shown + "; give one format per directory");
             }
         }
         return files;

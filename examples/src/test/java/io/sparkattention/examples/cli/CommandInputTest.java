@@ -98,12 +98,12 @@ class CommandInputTest {
         Path other = Files.createDirectories(dir.resolve("other"));
         Files.writeString(other.resolve("a.jsonl"), LINES);
         Files.writeString(other.resolve("notes.txt"), "mine");
-        assertBad(sdpa(other, out, NO_SPARK), "spark-attention sdpa: --input " + other + ": notes.txt is neither JSON "
-            + "lines (.json, .jsonl, .ndjson, optionally compressed: .gz, .bz2, .deflate, .lz4, .snappy) or Parquet "
-            + "(.parquet)");
-        Path csv = Files.writeString(dir.resolve("in.csv"), "a,b\n");
-        assertBad(sdpa(csv, out, NO_SPARK), "spark-attention sdpa: --input in.csv is neither JSON lines (.json, "
-            + ".jsonl, .ndjson, optionally compressed: .gz, .bz2, .deflate, .lz4, .snappy) or Parquet (.parquet)");
+        String expected = " is neither JSON lines nor CSV nor Parquet: expected JSON lines (.json, .jsonl, .ndjson), "
+            + "CSV with a header (.csv), each optionally compressed (.gz, .bz2, .deflate, .lz4, .snappy), or Parquet "
+            + "(.parquet), or --input-format json|csv|parquet";
+        assertBad(sdpa(other, out, NO_SPARK), "spark-attention sdpa: --input " + other.resolve("notes.txt") + expected);
+        Path text = Files.writeString(dir.resolve("in.txt"), "a,b\n");
+        assertBad(sdpa(text, out, NO_SPARK), "spark-attention sdpa: --input " + text + expected);
         Path notGzip = Files.writeString(dir.resolve("in.jsonl.gz"), LINES);
         Cli.Result corrupt = sdpa(notGzip, out, NO_SPARK);
         assertEquals(2, corrupt.exitCode, corrupt.toString());

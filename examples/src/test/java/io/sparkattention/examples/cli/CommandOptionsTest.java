@@ -88,7 +88,9 @@ class CommandOptionsTest {
         assertRejected("spark-attention sdpa: --num-kv-heads (0) must be >= 1 and divide --num-heads (1)",
             sdpaArgs("--num-kv-heads", "0"));
         assertRejected("spark-attention sdpa: --num-heads must be >= 1, got 0", sdpaArgs("--num-heads", "0"));
-        assertRejected("spark-attention sdpa: --block-size must be >= 1, got 0", sdpaArgs("--block-size", "0"));
+        assertRejected("spark-attention sdpa: --block-size must be in [1, 16384], got 0", sdpaArgs("--block-size", "0"));
+        assertRejected("spark-attention sdpa: --block-size must be in [1, 16384], got 16385",
+            sdpaArgs("--block-size", "16385"));
         assertRejected("spark-attention sdpa: --scale must be a finite number, got NaN", sdpaArgs("--scale", "NaN"));
         assertRejected("spark-attention sdpa: --output-col and --weights-col are both 'w': give them different names",
             sdpaArgs("--output-col", "w", "--weights-col", "w"));

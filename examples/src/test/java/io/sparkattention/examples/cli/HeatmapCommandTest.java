@@ -122,7 +122,7 @@ class HeatmapCommandTest {
             "--input", in, "--row", "0", "--output", out, "--weights-column", "text");
         assertBadInput(in + " row 0: column 'id' has type bigint, expected array<string> (tokens)",
             "--input", in, "--row", "0", "--output", out, "--tokens-col", "id");
-        assertBadInput(dir.resolve("missing.jsonl") + ": no such file or directory",
+        assertBadInput("--input " + dir.resolve("missing.jsonl") + ": no such file or directory",
             "--input", dir.resolve("missing.jsonl").toString(), "--row", "0", "--output", out);
         assertBadInput("--output " + dir.resolve("no/out.png") + ": directory " + dir.resolve("no") + " does not exist",
             "--input", in, "--row", "0", "--output", dir.resolve("no/out.png").toString());
@@ -132,8 +132,9 @@ class HeatmapCommandTest {
         assertBadInput("--row must be >= 0, got -1", "--input", in, "--row", "-1", "--output", out);
         assertBadInput("--scale: expected one of shared, per-panel, got 'log'",
             "--input", in, "--row", "0", "--output", out, "--scale", "log");
-        Path csv = Files.writeString(dir.resolve("rows.csv"), "a,b\n");
-        assertBadInput(csv + ": unknown input format", "--input", csv.toString(), "--row", "0", "--output", out);
+        Path text = Files.writeString(dir.resolve("rows.txt"), "a,b\n");
+        assertBadInput("--input " + text + " is neither JSON lines nor CSV nor Parquet", "--input", text.toString(),
+            "--row", "0", "--output", out);
         Path broken = Files.writeString(dir.resolve("broken.jsonl"), "{\"attn_weights\": [[1.0]]}\n{not json\n");
         assertBadInput("--input " + broken + ": malformed JSON record on line 2", "--input", broken.toString(), "--row",
             "0", "--output", out);

@@ -156,6 +156,7 @@ class TrainCommandErrorsTest {
         assertBadInput(train(input(ROW0, ROW1.replace("\"label\":1", "\"label\":3")), "--num-classes", "3"),
             "in.jsonl: line 2: column label is 3.0, outside [0, 3)");
         assertBadInput(train(input(ROW0, ROW1), "--num-classes", "1"), "--num-classes must be >= 2");
+        assertBadInput(train(input(ROW0, ROW1), "--num-classes", "2000000000"), "--num-classes 2000000000 give");
     }
 
     @Test
