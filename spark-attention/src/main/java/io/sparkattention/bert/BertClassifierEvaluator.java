@@ -3,9 +3,9 @@ package io.sparkattention.bert;
 import io.sparkattention.kernel.AttentionSpec;
 import io.sparkattention.kernel.FlashAttention;
 import io.sparkattention.nn.ParameterTensor;
-import io.sparkattention.nn.Pooling;
 import io.sparkattention.nn.Softmax;
 
+import java.util.Arrays;
 import java.util.Objects;
 
 /**
@@ -54,6 +54,8 @@ public final class BertClassifierEvaluator {
     private final float[] dPooled;
     /** states[t]: the input of trainable layer t (states[0] may be the caller's array), states[T] the top. */
     private final float[][] states;
+    /** The current row's input to the lowest trainable layer: states[0], or the caller's frozen states. */
+    private float[] input;
     private float[] gradA = new float[0];
     private float[] gradB = new float[0];
     private int capacity;
@@ -78,7 +80,7 @@ public final class BertClassifierEvaluator {
         for (int t = 0; t < layers.length; t++) {
             int n = first + t;
             String prefix = BertWeights.layerPrefix(n);
-            String[] layerNames = java.util.Arrays.stream(names).filter(s -> s.startsWith(prefix)).toArray(String[]::new);
+            String[] layerNames = Arrays.stream(names).filter(s -> s.startsWith(prefix)).toArray(String[]::new);
             layers[t] = new BertLayer(c, w.layer(n), kernel, n, offsets(net, layerNames));
             records[t] = new TrainingRecord.Layer();
         }
@@ -229,8 +231,6 @@ public final class BertClassifierEvaluator {
         gradB = new float[L * width];
         capacity = L;
     }
-
-    private float[] input;
 
     /** Fills {@link #pooled} (after dropout) and {@link #logits}; keeps every block's record. */
     private void forward(int[] ids, float[] frozenStates, Masks masks) {

@@ -110,7 +110,7 @@ final class BertFeedForward {
         s.weightGradient.accumulate(L, F, E, s.dy, s.act, grad, offsets[2]);
         Projections.addBiasGradient(L, E, s.dy, 0, E, grad, offsets[3]);
         outputTransposed.apply(s.dy, L, s.dact);
-        Gelu.backward(rec.pre, s.dact, s.dact, L * F);
+        MATH.geluBackward(rec.pre, s.dact, s.dact, L * F);
         s.weightGradient.accumulate(L, E, F, s.dact, x, grad, offsets[0]);
         Projections.addBiasGradient(L, F, s.dact, 0, F, grad, offsets[1]);
         intermediateTransposed.apply(s.dact, L, dx);

@@ -26,6 +26,9 @@ abstract class EncoderMath {
     /** {@code y[i] = gelu(y[i])} for {@code i < n}. */
     abstract void gelu(float[] y, int n);
 
+    /** GELU's backward: {@code d[i] = dy[i]·gelu'(pre[i])} for {@code i < n} (d may be dy). */
+    abstract void geluBackward(float[] pre, float[] dy, float[] d, int n);
+
     /** {@code x[r] = LN(x[r] + residual[r])} for rows r &lt; rows of width E; residual may be null. */
     abstract void layerNorm(float[] x, float[] residual, int rows, int E, float[] gamma, float[] beta, float eps);
 
@@ -36,6 +39,11 @@ abstract class EncoderMath {
         @Override
         void gelu(float[] y, int n) {
             Gelu.apply(y, 0, n);
+        }
+
+        @Override
+        void geluBackward(float[] pre, float[] dy, float[] d, int n) {
+            Gelu.backward(pre, dy, d, n);
         }
 
         @Override

@@ -60,14 +60,19 @@ public final class Gelu {
     }
 
     /**
-     * The backward pass: {@code d[i] = dy[i]·gelu'(pre[i])} for i &lt; n.
+     * The backward pass: {@code d[i] = dy[i]·gelu'(pre[i])} for i &lt; n, in double, rounded once.
      *
      * @param pre the forward's inputs (pre-activations)
      * @param dy  the gradient of the outputs
      * @param d   written (may be dy itself)
      */
     static void backward(float[] pre, float[] dy, float[] d, int n) {
-        for (int i = 0; i < n; i++) {
+        backward(pre, dy, d, 0, n);
+    }
+
+    /** {@link #backward(float[], float[], float[], int)} for i in {@code [from, to)}. */
+    static void backward(float[] pre, float[] dy, float[] d, int from, int to) {
+        for (int i = from; i < to; i++) {
             d[i] = (float) (dy[i] * derivative(pre[i]));
         }
     }

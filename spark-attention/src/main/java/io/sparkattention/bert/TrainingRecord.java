@@ -6,9 +6,11 @@ import io.sparkattention.nn.SelfAttentionRecord;
 /**
  * What the blocks' training forwards keep for their backwards, for one row of up to
  * {@code capacity} tokens, and the backwards' shared scratch. Arrays are grown to the longest row
- * seen (at most the encoder's maxPositions), so a row's activations are bounded by
- * {@code ≈ (8E + F)·L} floats per trainable layer plus the scratch's {@code (8E + 2F)·L + 2L²},
- * whatever the row count. Not thread-safe: one per evaluator.
+ * seen (at most the encoder's maxPositions), so a row's activations are bounded whatever the row
+ * count: per trainable layer {@code (12E + F + H + 2)·L} floats (the attention layer's record,
+ * 9E + H of it, holds its backward's scratch too), {@code 4E + H} more with dropout on the
+ * probabilities; shared by the layers, {@code (8E + 2F)·L + 2L²}. Not thread-safe: one per
+ * evaluator.
  */
 final class TrainingRecord {
 

@@ -13,7 +13,8 @@ import jdk.incubator.vector.VectorSpecies;
  * <p><b>GELU</b> in double lanes: {@link Gelu}'s erf polynomial (degree 20 in
  * {@code u = |z|/2 − 1}, saturated to ±1 beyond |z| = 4) evaluated by Horner's rule on
  * {@code DoubleVector}s, floats widened and narrowed a vector at a time; the same arithmetic as
- * {@link Gelu#gelu} up to the order of the final products (so within the same 1e-7).
+ * {@link Gelu#gelu} up to the order of the final products (so within the same 1e-7). Its backward,
+ * {@code dy·(Φ(x) + x·φ(x))}, in the same lanes, φ through the Vector API's exp.
  *
  * <p><b>LayerNorm</b> by {@link LayerNorm}'s accumulation rule: the residual added in float
  * lanes, then the sum, the sum of squared deviations and {@code (x − mean)·(1/σ)·γ + β} in double
@@ -32,40 +33,58 @@ final class VectorEncoderMath extends EncoderMath {
 
     @Override
     void gelu(float[] y, int n) {
-        double[] c = Gelu.C;
         int i = 0;
         for (int bound = D.loopBound(n); i < bound; i += DL) {
-            DoubleVector x = (DoubleVector) FloatVector.fromArray(F_HALF, y, i).convertShape(VectorOperators.F2D, D, 0);
-            DoubleVector a = x.mul(Gelu.FRAC_1_SQRT_2).abs();
-            DoubleVector u = a.mul(0.5).sub(1.0);
-            DoubleVector p = DoubleVector.broadcast(D, c[20]);
-            p = p.fma(u, DoubleVector.broadcast(D, c[19]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[18]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[17]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[16]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[15]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[14]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[13]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[12]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[11]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[10]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[9]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[8]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[7]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[6]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[5]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[4]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[3]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[2]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[1]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[0]));
-            p = p.blend(1.0, a.compare(VectorOperators.GE, Gelu.ERF_SATURATION));
-            VectorMask<Double> negative = x.compare(VectorOperators.LT, 0.0);
-            p = p.blend(p.neg(), negative);
-            DoubleVector g = x.mul(0.5).mul(p.add(1.0));
+            DoubleVector x = widen(y, i);
+            DoubleVector g = x.mul(0.5).mul(erf(x).add(1.0));
             ((FloatVector) g.convertShape(VectorOperators.D2F, F_HALF, 0)).intoArray(y, i);
         }
         Gelu.apply(y, i, n);
+    }
+
+    @Override
+    void geluBackward(float[] pre, float[] dy, float[] d, int n) {
+        int i = 0;
+        for (int bound = D.loopBound(n); i < bound; i += DL) {
+            DoubleVector x = widen(pre, i);
+            DoubleVector phi = x.mul(x).mul(-0.5).lanewise(VectorOperators.EXP).mul(Gelu.FRAC_1_SQRT_2PI);
+            DoubleVector derivative = erf(x).add(1.0).mul(0.5).add(x.mul(phi));
+            DoubleVector g = widen(dy, i).mul(derivative);
+            ((FloatVector) g.convertShape(VectorOperators.D2F, F_HALF, 0)).intoArray(d, i);
+        }
+        Gelu.backward(pre, dy, d, i, n);
+    }
+
+    /** erf(x/√2) lane by lane: {@link Gelu#erf}'s polynomial by Horner's rule, saturated, the sign restored. */
+    private static DoubleVector erf(DoubleVector x) {
+        double[] c = Gelu.C;
+        DoubleVector a = x.mul(Gelu.FRAC_1_SQRT_2).abs();
+        DoubleVector u = a.mul(0.5).sub(1.0);
+        DoubleVector p = DoubleVector.broadcast(D, c[20]);
+        // Horner's rule, unrolled by hand as in the forward kernel
+        p = p.fma(u, DoubleVector.broadcast(D, c[19]));
+        p = p.fma(u, DoubleVector.broadcast(D, c[18]));
+        p = p.fma(u, DoubleVector.broadcast(D, c[17]));
+        p = p.fma(u, DoubleVector.broadcast(D, c[16]));
+        p = p.fma(u, DoubleVector.broadcast(D, c[15]));
+        p = p.fma(u, DoubleVector.broadcast(D, c[14]));
+        p = p.fma(u, DoubleVector.broadcast(D, c[13]));
+        p = p.fma(u, DoubleVector.broadcast(D, c[12]));
+        p = p.fma(u, DoubleVector.broadcast(D, c[11]));
+        p = p.fma(u, DoubleVector.broadcast(D, c[10]));
+        p = p.fma(u, DoubleVector.broadcast(D, c[9]));
+        p = p.fma(u, DoubleVector.broadcast(D, c[8]));
+        p = p.fma(u, DoubleVector.broadcast(D, c[7]));
+        p = p.fma(u, DoubleVector.broadcast(D, c[6]));
+        p = p.fma(u, DoubleVector.broadcast(D, c[5]));
+        p = p.fma(u, DoubleVector.broadcast(D, c[4]));
+        p = p.fma(u, DoubleVector.broadcast(D, c[3]));
+        p = p.fma(u, DoubleVector.broadcast(D, c[2]));
+        p = p.fma(u, DoubleVector.broadcast(D, c[1]));
+        p = p.fma(u, DoubleVector.broadcast(D, c[0]));
+        p = p.blend(1.0, a.compare(VectorOperators.GE, Gelu.ERF_SATURATION));
+        VectorMask<Double> negative = x.compare(VectorOperators.LT, 0.0);
+        return p.blend(p.neg(), negative);
     }
 
     @Override

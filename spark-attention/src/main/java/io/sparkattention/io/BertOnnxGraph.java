@@ -136,6 +136,9 @@ final class BertOnnxGraph {
                 return bias.substring(0, bias.length() - ".bias".length());
             }
         }
+        if (node.outputs().isEmpty()) {
+            return null;
+        }
         for (OnnxNode add : model.consumers(node.outputs().get(0))) {
             if (add.opType().equals("Add")) {
                 for (String in : add.inputs()) {

@@ -123,4 +123,64 @@ final class Checks {
             distinct("bias gradient", dBias, mask.bias());
         }
     }
+
+    /** The weights call on views: Q, K, the mask, the log-sum-exp from lseOff and the weights' size. */
+    static void weightsViews(AttentionShape shape, MatrixView q, MatrixView k, RowMask mask, float[] lse,
+                             int lseOff, boolean perHead, float[] weights) {
+        Objects.requireNonNull(shape, "shape");
+        int L = shape.queryLength(), S = shape.keyLength(), H = shape.numHeads();
+        view("query", q, L, H * shape.headDim());
+        view("key", k, S, shape.numKvHeads() * shape.headDim());
+        Objects.requireNonNull(mask, "mask (use RowMask.NONE)");
+        mask.check(H, L, S);
+        Objects.requireNonNull(lse, "lse");
+        lseRange(shape, lse, lseOff);
+        long plane = (long) L * S;
+        long size = perHead ? plane * H : plane;
+        if (size > Integer.MAX_VALUE - 8) {
+            throw new IllegalArgumentException("attention weights of " + shape + " do not fit one Java array");
+        }
+        length("attention weights", weights, (int) size);
+    }
+
+    /** The backward call on views: the forward's views, dO, the gradients' views (not the arrays read) and dBias. */
+    static void backwardViews(AttentionShape shape, MatrixView q, MatrixView k, MatrixView v, RowMask mask,
+                              MatrixView out, float[] lse, int lseOff, MatrixView dOut, MatrixView dq, MatrixView dk,
+                              MatrixView dv, float[] dBias) {
+        forwardViews(shape, q, k, v, mask, out, lse, lseOff);
+        Objects.requireNonNull(lse, "lse");
+        int L = shape.queryLength(), S = shape.keyLength();
+        view("output gradient", dOut, L, shape.numHeads() * shape.valueDim());
+        view("query gradient", dq, L, shape.numHeads() * shape.headDim());
+        view("key gradient", dk, S, shape.numKvHeads() * shape.headDim());
+        view("value gradient", dv, S, shape.numKvHeads() * shape.valueDim());
+        for (MatrixView g : new MatrixView[] {dq, dk, dv}) {
+            distinct("a gradient", g.data(), q.data(), k.data(), v.data(), out.data(), lse, dOut.data());
+        }
+        biasGradient(mask, dBias, q.data(), k.data(), v.data(), out.data(), lse, dOut.data(), dq.data(), dk.data(),
+            dv.data());
+    }
+
+    /** {@link FlashAttention#forwardBlock}'s arguments. */
+    static void block(int rows, int keys, int d, int dv, float[] q, float[] k, float[] v, BlockPosition pos,
+                      boolean[] allowed, float[] bias, float[] out, float[] lse) {
+        if (rows < 0 || keys < 0 || d < 1 || dv < 1) {
+            throw new IllegalArgumentException("bad block shape: rows=" + rows + ", keys=" + keys + ", d=" + d + ", dv=" + dv);
+        }
+        if ((long) pos.queryStart() + rows > pos.totalQueries() || (long) pos.keyStart() + keys > pos.totalKeys()) {
+            throw new IllegalArgumentException("block [" + pos.queryStart() + "+" + rows + ") × [" + pos.keyStart()
+                + "+" + keys + ") exceeds the sequence's " + pos.totalQueries() + "×" + pos.totalKeys());
+        }
+        length("query block", q, rows * d);
+        length("key block", k, keys * d);
+        length("value block", v, keys * dv);
+        length("output block", out, rows * dv);
+        length("log-sum-exp block", lse, rows);
+        if (allowed != null) {
+            length("boolean mask block", allowed, rows * keys);
+        }
+        if (bias != null) {
+            length("bias block", bias, rows * keys);
+        }
+    }
 }

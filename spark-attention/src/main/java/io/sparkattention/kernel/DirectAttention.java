@@ -101,6 +101,9 @@ public final class DirectAttention {
          */
         abstract void exp(float[] sT, int lp, int L, int S, float[] shift, float[] sum, boolean capHigh);
 
+        /** {@code max[j] = max_c sT[c·lp + j]} for j &lt; lp, −∞ without keys (S = 0). */
+        abstract void columnMax(float[] sT, int lp, int S, float[] max);
+
         /**
          * {@code out[oOff + j·ldo + t] = inv[j] · Σ_c sT[c·lp + j] · v[vOff + c·ldv + t]} for j &lt; L,
          * t &lt; dv.
@@ -186,11 +189,22 @@ public final class DirectAttention {
     static void forward(Impl impl, AttentionSpec spec, AttentionShape shape, MatrixView q, MatrixView k,
                         MatrixView v, RowMask mask, MatrixView out, float[] lse, int lseOff, float[] weights,
                         boolean perHead, Workspace ws) {
-        int L = shape.queryLength(), S = shape.keyLength(), H = shape.numHeads();
-        int d = shape.headDim(), dv = shape.valueDim();
         if (weights != null) {
             Arrays.fill(weights, 0f);
         }
+        heads(impl, spec, shape, q, k, v, mask, out, lse, lseOff, weights, perHead, 0, shape.numHeads(), ws);
+    }
+
+    /**
+     * {@link #forward} of heads {@code [h0, h1)} only, adding into {@code weights} (zeroed by the
+     * caller) when given: a head's output and log-sum-exp depend on that head alone, so heads may
+     * run on different threads (without weights) and give the same bits.
+     */
+    static void heads(Impl impl, AttentionSpec spec, AttentionShape shape, MatrixView q, MatrixView k,
+                      MatrixView v, RowMask mask, MatrixView out, float[] lse, int lseOff, float[] weights,
+                      boolean perHead, int h0, int h1, Workspace ws) {
+        int L = shape.queryLength(), S = shape.keyLength(), H = shape.numHeads();
+        int d = shape.headDim(), dv = shape.valueDim();
         if (L == 0) {
             return;
         }
@@ -199,10 +213,10 @@ public final class DirectAttention {
         KeyBand band = new KeyBand(spec, L, S, mask.validKeys());
         float scale = spec.scaleFor(d);
         float[] sT = ws.scores, max = ws.rowMax, sum = ws.rowSum;
-        for (int h = 0; h < H; h++) {
+        for (int h = h0; h < h1; h++) {
             int kv = shape.kvHeadOf(h);
             maskedScores(impl, band, scale, shape, h, q, k, mask, sT, lp, ws);
-            columnMax(sT, lp, L, S, max);
+            impl.columnMax(sT, lp, S, max);
             Arrays.fill(sum, 0, lp, 0f);
             impl.exp(sT, lp, L, S, max, sum, false);
             for (int j = 0; j < L; j++) {
@@ -256,17 +270,6 @@ public final class DirectAttention {
         MatrixView bias = MatrixView.headPlane(mask.bias(), h, L, S, 0);
         Masking.apply(sT, L, lp, S, band, 0, 0, allowed.data(), allowed.offset(), allowed.ld(), bias.data(),
             bias.offset(), bias.ld());
-    }
-
-    /** {@code max[j] = max_c sT[c][j]} for j &lt; lp (−∞ without keys). */
-    static void columnMax(float[] sT, int lp, int L, int S, float[] max) {
-        Arrays.fill(max, 0, lp, Float.NEGATIVE_INFINITY);
-        for (int c = 0; c < S; c++) {
-            int row = c * lp;
-            for (int j = 0; j < lp; j++) {
-                max[j] = Math.max(max[j], sT[row + j]);
-            }
-        }
     }
 
     /** {@code w[off + j·S + c] += factor · sT[c][j] · inv[j]}. */

@@ -1,6 +1,7 @@
 package io.sparkattention.kernel;
 
 import java.util.Arrays;
+import java.util.concurrent.ForkJoinPool;
 
 /**
  * The backward pass of {@link DirectAttention}: per head the whole probability matrix P,
@@ -30,12 +31,55 @@ final class DirectBackward {
                     MatrixView dq, MatrixView dk, MatrixView dv, float[] dBias, DirectAttention.Workspace ws) {
         int L = shape.queryLength(), S = shape.keyLength(), H = shape.numHeads(), Hkv = shape.numKvHeads();
         int d = shape.headDim(), dvh = shape.valueDim();
-        zeroRows(dk, S, Hkv * d);
-        zeroRows(dv, S, Hkv * dvh);
-        zeroRows(dq, L, H * d);
+        dk.zero(S, Hkv * d);
+        dv.zero(S, Hkv * dvh);
+        dq.zero(L, H * d);
         if (dBias != null) {
             Arrays.fill(dBias, 0f);
         }
+        heads(impl, spec, shape, q, k, v, mask, out, lse, lseOff, dOut, dq, dk, dv, dBias, 0, H, ws);
+    }
+
+    /**
+     * {@link #run} with its groups of heads ({@link #groups}) on {@code pool}'s threads: each
+     * group writes its own dK, dV, dQ columns and dBias planes, so the bits are the sequential call's.
+     */
+    static void run(DirectAttention.Impl impl, AttentionSpec spec, AttentionShape shape, MatrixView q, MatrixView k,
+                    MatrixView v, RowMask mask, MatrixView out, float[] lse, MatrixView dOut, MatrixView dq,
+                    MatrixView dk, MatrixView dv, float[] dBias, ForkJoinPool pool) {
+        int groups = groups(shape, dBias), per = shape.numHeads() / groups;
+        dq.zero(shape.queryLength(), shape.numHeads() * shape.headDim());
+        dk.zero(shape.keyLength(), shape.numKvHeads() * shape.headDim());
+        dv.zero(shape.keyLength(), shape.numKvHeads() * shape.valueDim());
+        if (dBias != null) {
+            Arrays.fill(dBias, 0f);
+        }
+        ParallelUnits.run(pool, groups, ws -> { }, (g, ws) -> heads(impl, spec, shape, q, k, v, mask, out, lse, 0,
+            dOut, dq, dk, dv, dBias, g * per, (g + 1) * per, ws.direct()));
+    }
+
+    /**
+     * Units a parallel call may run at once, each {@link #heads} of one group: the query heads of
+     * one key/value head (they alone add into its dK and dV), or all heads when dBias is one L×S
+     * plane that every head adds into.
+     */
+    static int groups(AttentionShape shape, float[] dBias) {
+        boolean shared = dBias != null && shape.numHeads() > 1
+            && dBias.length != shape.numHeads() * shape.queryLength() * shape.keyLength();
+        return shared ? 1 : shape.numKvHeads();
+    }
+
+    /**
+     * The gradients of query heads {@code [h0, h1)}, added into dK, dV and dBias and written into
+     * their dQ columns; the caller zeroed the gradients. Heads in order, so a group on its own
+     * gives the bits of the whole call.
+     */
+    static void heads(DirectAttention.Impl impl, AttentionSpec spec, AttentionShape shape, MatrixView q,
+                      MatrixView k, MatrixView v, RowMask mask, MatrixView out, float[] lse, int lseOff,
+                      MatrixView dOut, MatrixView dq, MatrixView dk, MatrixView dv, float[] dBias, int h0, int h1,
+                      DirectAttention.Workspace ws) {
+        int L = shape.queryLength(), S = shape.keyLength();
+        int d = shape.headDim(), dvh = shape.valueDim();
         if (L == 0 || S == 0) {
             return;
         }
@@ -46,7 +90,7 @@ final class DirectBackward {
         float scale = spec.scaleFor(d);
         float[] p = ws.scores, ds = ws.gradScores, shift = ws.rowMax, rowDot = ws.rowSum;
         boolean biasPerHead = dBias != null && dBias.length != L * S;
-        for (int h = 0; h < H; h++) {
+        for (int h = h0; h < h1; h++) {
             int kv = shape.kvHeadOf(h);
             int qo = q.offset() + h * d, ko = k.offset() + kv * d, vo = v.offset() + kv * dvh;
             int oo = out.offset() + h * dvh, go = dOut.offset() + h * dvh;
@@ -102,12 +146,6 @@ final class DirectBackward {
     private static void axpy(float a, float[] x, int xOff, float[] y, int yOff, int n) {
         for (int t = 0; t < n; t++) {
             y[yOff + t] += a * x[xOff + t];
-        }
-    }
-
-    private static void zeroRows(MatrixView m, int rows, int cols) {
-        for (int r = 0; r < rows; r++) {
-            Arrays.fill(m.data(), m.offset() + r * m.ld(), m.offset() + r * m.ld() + cols, 0f);
         }
     }
 }

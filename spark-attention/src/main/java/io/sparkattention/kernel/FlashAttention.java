@@ -25,12 +25,9 @@ import java.util.concurrent.ForkJoinPool;
  * A query row that can see no key gets output 0 and log-sum-exp −∞ (never NaN), as PyTorch ≥ 2.5,
  * FlashAttention and ONNX do. NaN or ±∞ in the inputs propagate to the rows they touch.
  *
- * <p>Short rows take {@link DirectAttention} instead of the tiles when the kernel's
- * {@link AttentionPath} says so (the JVM's, {@link AttentionPath#configured()}, for a kernel made
- * from a spec alone): the same function, masks, log-sum-exp and weights, and its own whole-P
- * backward ({@link DirectBackward}). The entry points that take {@link MatrixView}s read Q, K and
- * V in place (the columns of a fused {@code [q | k | v]} projection) and write the output and the
- * gradients into place.
+ * <p>Short rows take {@link DirectAttention} (and its whole-P backward) when the kernel's
+ * {@link AttentionPath} says so: the same function, masks and log-sum-exp. Entry points on
+ * {@link MatrixView}s read Q, K, V in place (a fused projection's columns) and write into place.
  *
  * <p>The public methods check every argument ({@link Checks}); the passes behind them do not.
  * Where things are: the blocks a call cuts in {@link BlockPolicy}, the tile iteration in
@@ -52,6 +49,7 @@ public final class FlashAttention implements Serializable {
     private final transient AttentionPath path;
     /** The direct path's arithmetic: the JVM's, or a test's. */
     private final transient DirectAttention.Impl directImpl;
+    private final transient TiledPasses tiled;
 
     /** A kernel with the JVM's chosen {@link TileOps} and {@link AttentionPath}. */
     public FlashAttention(AttentionSpec spec) {
@@ -74,6 +72,7 @@ public final class FlashAttention implements Serializable {
         this.path = Objects.requireNonNull(path, "path");
         this.directImpl = Objects.requireNonNull(directImpl, "directImpl");
         this.blocks = new BlockPolicy(spec, ops);
+        this.tiled = new TiledPasses(spec, ops, blocks);
     }
 
     /** This kernel on another path. */
@@ -165,20 +164,13 @@ public final class FlashAttention implements Serializable {
                         float[] out, float[] lse, Workspace ws) {
         Checks.inputs(shape, q, k, v, mask);
         Checks.forwardOutputs(shape, out, lse);
-        run(shape, dense(q, shape.numHeads() * shape.headDim()), dense(k, shape.numKvHeads() * shape.headDim()),
-            dense(v, shape.numKvHeads() * shape.valueDim()), mask, dense(out, shape.numHeads() * shape.valueDim()),
-            lse, 0, ws);
+        run(shape, queries(shape, q), keys(shape, k), values(shape, v), mask, outputs(shape, out), lse, 0, ws);
     }
 
     /**
-     * Multi-head attention of one sequence on views: Q, K and V read in place (a fused projection's
-     * columns), the output written into place, and the log-sum-exp from {@code lseOff}.
-     *
-     * @param q   L rows of H·d values
-     * @param k   S rows of Hkv·d values
-     * @param v   S rows of Hkv·dv values
-     * @param out L rows of H·dv values, written (not overlapping q, k or v)
-     * @param lse H×L from {@code lseOff}, written; or null
+     * Multi-head attention of one sequence on views: Q (L rows of H·d), K (S rows of Hkv·d) and V
+     * (S rows of Hkv·dv) read in place, e.g. a fused projection's columns; the output (L rows of
+     * H·dv, not overlapping them) written into place; the H×L log-sum-exp from {@code lseOff}, or null.
      */
     public void forward(AttentionShape shape, MatrixView q, MatrixView k, MatrixView v, RowMask mask,
                         MatrixView out, float[] lse, int lseOff, Workspace ws) {
@@ -190,64 +182,47 @@ public final class FlashAttention implements Serializable {
     private void run(AttentionShape shape, MatrixView q, MatrixView k, MatrixView v, RowMask mask, MatrixView out,
                      float[] lse, int lseOff, Workspace ws) {
         if (direct(shape)) {
-            DirectAttention.forward(directImpl, spec, shape, q, k, v, mask, out, lse, lseOff, null, false,
-                ws.direct());
-            return;
-        }
-        KeyBand band = new KeyBand(spec, shape.queryLength(), shape.keyLength(), mask.validKeys());
-        int Bq = queryBlockFor(shape);
-        ws.ensure(Math.min(Bq, shape.queryLength()), blocks.keyBlock(), shape.headDim(), shape.valueDim());
-        for (int h = 0; h < shape.numHeads(); h++) {
-            forwardRows(shape, h, 0, shape.queryLength(), Bq, band, q, k, v, mask, out, lse, lseOff, ws);
+            DirectAttention.forward(directImpl, spec, shape, q, k, v, mask, out, lse, lseOff, null, false, ws.direct());
+        } else {
+            tiled.forward(shape, q, k, v, mask, out, lse, lseOff, ws);
         }
     }
 
-    private static MatrixView dense(float[] data, int cols) {
-        return new MatrixView(data, 0, cols);
+    /** Whole arrays as views: L rows of H·d, S rows of Hkv·d, S rows of Hkv·dv, L rows of H·dv. */
+    private static MatrixView queries(AttentionShape s, float[] a) {
+        return new MatrixView(a, 0, s.numHeads() * s.headDim());
+    }
+
+    private static MatrixView keys(AttentionShape s, float[] a) {
+        return new MatrixView(a, 0, s.numKvHeads() * s.headDim());
+    }
+
+    private static MatrixView values(AttentionShape s, float[] a) {
+        return new MatrixView(a, 0, s.numKvHeads() * s.valueDim());
+    }
+
+    private static MatrixView outputs(AttentionShape s, float[] a) {
+        return new MatrixView(a, 0, s.numHeads() * s.valueDim());
     }
 
     /**
      * The same as {@link #forward(AttentionShape, float[], float[], float[], RowMask, float[], float[], Workspace)},
-     * with (head, query block) units spread over {@code pool}'s threads, largest first
-     * ({@link ParallelUnits}). Units write disjoint parts of {@code out} and {@code lse}, and each
-     * unit's arithmetic is the same as in the sequential call, so the result is bitwise identical
-     * to it whatever the thread count.
+     * with (head, query block) units (heads on the direct path) spread over {@code pool}'s threads,
+     * largest first ({@link ParallelUnits}): disjoint parts of {@code out} and {@code lse}, each the
+     * sequential call's arithmetic, so the result is bitwise that call's whatever the thread count.
      */
     public void forward(AttentionShape shape, float[] q, float[] k, float[] v, RowMask mask,
                         float[] out, float[] lse, ForkJoinPool pool) {
         Checks.inputs(shape, q, k, v, mask);
         Checks.forwardOutputs(shape, out, lse);
         Objects.requireNonNull(pool, "pool");
-        int L = shape.queryLength(), H = shape.numHeads(), Bq = queryBlockFor(shape);
-        MatrixView qv = dense(q, H * shape.headDim()), kv = dense(k, shape.numKvHeads() * shape.headDim());
-        MatrixView vv = dense(v, shape.numKvHeads() * shape.valueDim()), ov = dense(out, H * shape.valueDim());
-        if (direct(shape)) {  // short: one thread
-            run(shape, qv, kv, vv, mask, ov, lse, 0, new Workspace());
-            return;
+        MatrixView qv = queries(shape, q), kv = keys(shape, k), vv = values(shape, v), ov = outputs(shape, out);
+        if (direct(shape)) {  // one unit per head
+            ParallelUnits.run(pool, shape.numHeads(), ws -> { }, (h, ws) -> DirectAttention.heads(directImpl, spec,
+                shape, qv, kv, vv, mask, ov, lse, 0, null, false, h, h + 1, ws.direct()));
+        } else {
+            tiled.forward(shape, qv, kv, vv, mask, ov, lse, pool);
         }
-        KeyBand band = new KeyBand(spec, L, shape.keyLength(), mask.validKeys());
-        // every head has the same block order
-        int[] order = ParallelUnits.blocksLargestFirst(band, L, shape.keyLength(), Bq);
-        ParallelUnits.run(pool, H * order.length,
-            ws -> ws.ensure(Math.min(Bq, L), blocks.keyBlock(), shape.headDim(), shape.valueDim()),
-            (unit, ws) -> {
-                int r0 = order[unit / H] * Bq;
-                forwardRows(shape, unit % H, r0, Math.min(L, r0 + Bq), Bq, band, qv, kv, vv, mask, ov, lse, 0, ws);
-            });
-    }
-
-    /** Queries {@code [r0, r1)} of head {@code h}, in blocks of {@code Bq}. */
-    private void forwardRows(AttentionShape shape, int h, int r0, int r1, int Bq, KeyBand band, MatrixView q,
-                             MatrixView k, MatrixView v, RowMask mask, MatrixView out, float[] lse, int lseOff,
-                             Workspace ws) {
-        int L = shape.queryLength(), S = shape.keyLength();
-        int d = shape.headDim(), dv = shape.valueDim(), kv = shape.kvHeadOf(h);
-        ForwardPass pass = new ForwardPass(ops, ws, band, spec.scaleFor(d), d, dv, r0, 0,
-            q.columns(r0, h * d), k.columns(0, kv * d), v.columns(0, kv * dv),
-            MaskView.headPlane(mask.allowed(), h, L, S, r0),
-            MatrixView.headPlane(mask.bias(), h, L, S, r0),
-            out.columns(r0, h * dv), lse, lseOff + h * L + r0);
-        TileWalk.run(ops, band, Bq, blocks.keyBlock(), r1 - r0, S, r0, 0, pass);
     }
 
     /**
@@ -268,24 +243,7 @@ public final class FlashAttention implements Serializable {
      */
     public void forwardBlock(int rows, int keys, int d, int dv, float[] q, float[] k, float[] v, BlockPosition pos,
                              boolean[] allowed, float[] bias, float[] out, float[] lse, Workspace ws) {
-        if (rows < 0 || keys < 0 || d < 1 || dv < 1) {
-            throw new IllegalArgumentException("bad block shape: rows=" + rows + ", keys=" + keys + ", d=" + d + ", dv=" + dv);
-        }
-        if ((long) pos.queryStart() + rows > pos.totalQueries() || (long) pos.keyStart() + keys > pos.totalKeys()) {
-            throw new IllegalArgumentException("block [" + pos.queryStart() + "+" + rows + ") × [" + pos.keyStart()
-                + "+" + keys + ") exceeds the sequence's " + pos.totalQueries() + "×" + pos.totalKeys());
-        }
-        Checks.length("query block", q, rows * d);
-        Checks.length("key block", k, keys * d);
-        Checks.length("value block", v, keys * dv);
-        Checks.length("output block", out, rows * dv);
-        Checks.length("log-sum-exp block", lse, rows);
-        if (allowed != null) {
-            Checks.length("boolean mask block", allowed, rows * keys);
-        }
-        if (bias != null) {
-            Checks.length("bias block", bias, rows * keys);
-        }
+        Checks.block(rows, keys, d, dv, q, k, v, pos, allowed, bias, out, lse);
         KeyBand band = new KeyBand(spec, pos.totalQueries(), pos.totalKeys(), pos.validKeys());
         ws.ensure(Math.min(blocks.queryBlock(), rows), blocks.keyBlock(), d, dv);
         ForwardPass pass = new ForwardPass(ops, ws, band, spec.scaleFor(d), d, dv, pos.queryStart(), pos.keyStart(),
@@ -308,8 +266,7 @@ public final class FlashAttention implements Serializable {
                         boolean perHead, float[] weights, Workspace ws) {
         Checks.scores(shape, q, k, mask);
         Checks.lseLength(shape, lse);
-        weights(shape, dense(q, shape.numHeads() * shape.headDim()), dense(k, shape.numKvHeads() * shape.headDim()),
-            mask, lse, 0, perHead, weights, ws);
+        weights(shape, queries(shape, q), keys(shape, k), mask, lse, 0, perHead, weights, ws);
     }
 
     /**
@@ -318,38 +275,13 @@ public final class FlashAttention implements Serializable {
      */
     public void weights(AttentionShape shape, MatrixView q, MatrixView k, RowMask mask, float[] lse, int lseOff,
                         boolean perHead, float[] weights, Workspace ws) {
-        Objects.requireNonNull(shape, "shape");
-        int L = shape.queryLength(), S = shape.keyLength(), H = shape.numHeads();
-        int d = shape.headDim();
-        Checks.view("query", q, L, H * d);
-        Checks.view("key", k, S, shape.numKvHeads() * d);
-        Objects.requireNonNull(mask, "mask (use RowMask.NONE)");
-        mask.check(H, L, S);
-        Objects.requireNonNull(lse, "lse");
-        Checks.lseRange(shape, lse, lseOff);
-        long plane = (long) L * S;
-        long size = perHead ? plane * H : plane;
-        if (size > Integer.MAX_VALUE - 8) {
-            throw new IllegalArgumentException("attention weights of " + shape + " do not fit one Java array");
-        }
-        Checks.length("attention weights", weights, (int) size);
+        Checks.weightsViews(shape, q, k, mask, lse, lseOff, perHead, weights);
+        Objects.requireNonNull(ws, "ws");
         if (direct(shape)) {
             DirectAttention.weights(directImpl, spec, shape, q, k, mask, lse, lseOff, perHead, weights,
                 ws.direct());
-            return;
-        }
-        Arrays.fill(weights, 0f);
-        float scale = spec.scaleFor(d);
-        float factor = perHead ? 1f : 1f / H;
-        KeyBand band = new KeyBand(spec, L, S, mask.validKeys());
-        ws.ensure(Math.min(blocks.queryBlock(), L), blocks.keyBlock(), d, 1);
-        for (int h = 0; h < H; h++) {
-            int kv = shape.kvHeadOf(h);
-            ProbabilitiesPass pass = new ProbabilitiesPass(ops, ws, band, scale, d,
-                q.columns(0, h * d), k.columns(0, kv * d),
-                MaskView.headPlane(mask.allowed(), h, L, S, 0), MatrixView.headPlane(mask.bias(), h, L, S, 0),
-                lse, lseOff + h * L, new MatrixView(weights, perHead ? (int) (h * plane) : 0, S), factor);
-            TileWalk.run(ops, band, blocks.queryBlock(), blocks.keyBlock(), L, S, 0, 0, pass);
+        } else {
+            tiled.weights(shape, q, k, mask, lse, lseOff, perHead, weights, ws);
         }
     }
 
@@ -385,10 +317,8 @@ public final class FlashAttention implements Serializable {
                          float[] dq, float[] dk, float[] dv, float[] dBias, Workspace ws) {
         Checks.backward(shape, q, k, v, mask, out, lse, dOut, dq, dk, dv, dBias);
         Objects.requireNonNull(ws, "ws");
-        int qw = shape.numHeads() * shape.headDim(), ow = shape.numHeads() * shape.valueDim();
-        int kw = shape.numKvHeads() * shape.headDim(), vw = shape.numKvHeads() * shape.valueDim();
-        runBackward(shape, dense(q, qw), dense(k, kw), dense(v, vw), mask, dense(out, ow), lse, 0, dense(dOut, ow),
-            dense(dq, qw), dense(dk, kw), dense(dv, vw), dBias, ws);
+        runBackward(shape, queries(shape, q), keys(shape, k), values(shape, v), mask, outputs(shape, out), lse, 0,
+            outputs(shape, dOut), queries(shape, dq), keys(shape, dk), values(shape, dv), dBias, ws);
     }
 
     /**
@@ -401,18 +331,7 @@ public final class FlashAttention implements Serializable {
     public void backward(AttentionShape shape, MatrixView q, MatrixView k, MatrixView v, RowMask mask,
                          MatrixView out, float[] lse, int lseOff, MatrixView dOut,
                          MatrixView dq, MatrixView dk, MatrixView dv, float[] dBias, Workspace ws) {
-        Checks.forwardViews(shape, q, k, v, mask, out, lse, lseOff);
-        Objects.requireNonNull(lse, "lse");
-        int L = shape.queryLength(), S = shape.keyLength();
-        Checks.view("output gradient", dOut, L, shape.numHeads() * shape.valueDim());
-        Checks.view("query gradient", dq, L, shape.numHeads() * shape.headDim());
-        Checks.view("key gradient", dk, S, shape.numKvHeads() * shape.headDim());
-        Checks.view("value gradient", dv, S, shape.numKvHeads() * shape.valueDim());
-        for (MatrixView g : new MatrixView[] {dq, dk, dv}) {
-            Checks.distinct("a gradient", g.data(), q.data(), k.data(), v.data(), out.data(), lse, dOut.data());
-        }
-        Checks.biasGradient(mask, dBias, q.data(), k.data(), v.data(), out.data(), lse, dOut.data(), dq.data(),
-            dk.data(), dv.data());
+        Checks.backwardViews(shape, q, k, v, mask, out, lse, lseOff, dOut, dq, dk, dv, dBias);
         Objects.requireNonNull(ws, "ws");
         runBackward(shape, q, k, v, mask, out, lse, lseOff, dOut, dq, dk, dv, dBias, ws);
     }
@@ -424,7 +343,7 @@ public final class FlashAttention implements Serializable {
             DirectBackward.run(directImpl, spec, shape, q, k, v, mask, out, lse, lseOff, dOut, dq, dk, dv,
                 dBias, ws.direct());
         } else {
-            backwardUnits(shape, q, k, v, mask, out, lse, lseOff, dOut, dq, dk, dv, dBias).run(ws);
+            tiled.backwardUnits(shape, q, k, v, mask, out, lse, lseOff, dOut, dq, dk, dv, dBias).run(ws);
         }
     }
 
@@ -442,14 +361,14 @@ public final class FlashAttention implements Serializable {
                          float[] dq, float[] dk, float[] dv, float[] dBias, ForkJoinPool pool) {
         Checks.backward(shape, q, k, v, mask, out, lse, dOut, dq, dk, dv, dBias);
         Objects.requireNonNull(pool, "pool");
-        if (direct(shape)) {  // short: one thread
-            backward(shape, q, k, v, mask, out, lse, dOut, dq, dk, dv, dBias, new Workspace());
+        if (direct(shape)) {  // one unit per group of heads that share their dK, dV and dBias
+            DirectBackward.run(directImpl, spec, shape, queries(shape, q), keys(shape, k), values(shape, v), mask,
+                outputs(shape, out), lse, outputs(shape, dOut), queries(shape, dq), keys(shape, dk), values(shape, dv),
+                dBias, pool);
             return;
         }
-        int qw = shape.numHeads() * shape.headDim(), ow = shape.numHeads() * shape.valueDim();
-        int kw = shape.numKvHeads() * shape.headDim(), vw = shape.numKvHeads() * shape.valueDim();
-        backwardUnits(shape, dense(q, qw), dense(k, kw), dense(v, vw), mask, dense(out, ow), lse, 0, dense(dOut, ow),
-            dense(dq, qw), dense(dk, kw), dense(dv, vw), dBias).run(pool);
+        tiled.backwardUnits(shape, queries(shape, q), keys(shape, k), values(shape, v), mask, outputs(shape, out),
+            lse, 0, outputs(shape, dOut), queries(shape, dq), keys(shape, dk), values(shape, dv), dBias).run(pool);
     }
 
     /**
@@ -468,28 +387,6 @@ public final class FlashAttention implements Serializable {
      */
     public long backwardPartialFloats(AttentionShape shape) {
         return (long) (blocks.keyChunksFor(shape).count() - 1) * shape.querySize();
-    }
-
-    /** Zeroes the gradients (the units add into them) and cuts the call's units. */
-    private BackwardUnits backwardUnits(AttentionShape shape, MatrixView q, MatrixView k, MatrixView v, RowMask mask,
-                                        MatrixView out, float[] lse, int lseOff, MatrixView dOut,
-                                        MatrixView dq, MatrixView dk, MatrixView dv, float[] dBias) {
-        int L = shape.queryLength(), S = shape.keyLength();
-        zeroRows(dq, L, shape.numHeads() * shape.headDim());
-        zeroRows(dk, S, shape.numKvHeads() * shape.headDim());
-        zeroRows(dv, S, shape.numKvHeads() * shape.valueDim());
-        if (dBias != null) {
-            Arrays.fill(dBias, 0f);
-        }
-        KeyBand band = new KeyBand(spec, shape.queryLength(), shape.keyLength(), mask.validKeys());
-        return new BackwardUnits(ops, blocks, spec.scaleFor(shape.headDim()), shape, band, mask,
-            q, k, v, out, lse, lseOff, dOut, dq, dk, dv, dBias);
-    }
-
-    private static void zeroRows(MatrixView m, int rows, int cols) {
-        for (int r = 0; r < rows; r++) {
-            Arrays.fill(m.data(), m.offset() + r * m.ld(), m.offset() + r * m.ld() + cols, 0f);
-        }
     }
 
     /** A kernel travels as its spec ({@link SerializedKernel}). */

@@ -44,6 +44,13 @@ public record MatrixView(float[] data, int offset, int ld) {
             keyLength);
     }
 
+    /** Sets the first {@code cols} values of rows {@code [0, rows)} to 0 (the gradients a pass adds into). */
+    void zero(int rows, int cols) {
+        for (int r = 0; r < rows; r++) {
+            java.util.Arrays.fill(data, offset + r * ld, offset + r * ld + cols, 0f);
+        }
+    }
+
     /** Index of element (r, c). */
     int at(int r, int c) {
         return offset + r * ld + c;

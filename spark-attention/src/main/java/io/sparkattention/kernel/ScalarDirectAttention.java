@@ -44,6 +44,17 @@ final class ScalarDirectAttention extends DirectAttention.Impl {
     }
 
     @Override
+    void columnMax(float[] sT, int lp, int S, float[] max) {
+        java.util.Arrays.fill(max, 0, lp, Float.NEGATIVE_INFINITY);
+        for (int c = 0; c < S; c++) {
+            int row = c * lp;
+            for (int j = 0; j < lp; j++) {
+                max[j] = Math.max(max[j], sT[row + j]);
+            }
+        }
+    }
+
+    @Override
     void values(float[] sT, int lp, int L, int S, float[] v, int vOff, int ldv, int dv, float[] inv, float[] out,
                 int oOff, int ldo, DirectAttention.Workspace ws) {
         for (int j = 0; j < L; j++) {

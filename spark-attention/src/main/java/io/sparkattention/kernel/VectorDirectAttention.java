@@ -52,6 +52,17 @@ final class VectorDirectAttention extends DirectAttention.Impl {
     }
 
     @Override
+    void columnMax(float[] sT, int lp, int S, float[] max) {
+        for (int j = 0; j < lp; j += LANES) {
+            FloatVector m = FloatVector.broadcast(SPECIES, Float.NEGATIVE_INFINITY);
+            for (int c = 0, i = j; c < S; c++, i += lp) {
+                m = m.max(FloatVector.fromArray(SPECIES, sT, i));
+            }
+            m.intoArray(max, j);
+        }
+    }
+
+    @Override
     void values(float[] sT, int lp, int L, int S, float[] v, int vOff, int ldv, int dv, float[] inv, float[] out,
                 int oOff, int ldo, DirectAttention.Workspace ws) {
         int dp = padded(dv);

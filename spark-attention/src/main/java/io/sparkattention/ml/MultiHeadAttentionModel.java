@@ -8,9 +8,7 @@ import io.sparkattention.kernel.AttentionSpec;
 import io.sparkattention.kernel.FlashAttention;
 import io.sparkattention.nn.MultiHeadAttentionLayer;
 import io.sparkattention.nn.MultiHeadAttentionWeights;
-import io.sparkattention.sparkinternal.ParamsMetadata;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.ml.Model;
 import org.apache.spark.ml.param.ParamMap;
@@ -20,12 +18,11 @@ import org.apache.spark.ml.util.MLWritable;
 import org.apache.spark.ml.util.MLWriter;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.StructType;
-import scala.Option;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
@@ -74,6 +71,8 @@ public final class MultiHeadAttentionModel extends Model<MultiHeadAttentionModel
     private final String uid;
     private final MultiHeadAttentionWeights weights;
     private AttentionParamSet params;
+    /** The layer shipped to executors, once per SparkContext and kernel spec; shared with the model's copies. */
+    private transient ContextBroadcast<MultiHeadAttentionLayer> shipped;
 
     /**
      * An empty model, without weights: what Spark Connect ML's service loader instantiates to list
@@ -131,7 +130,7 @@ public final class MultiHeadAttentionModel extends Model<MultiHeadAttentionModel
      *     {@link io.sparkattention.io.TensorFormatException} naming the file and tensor
      */
     public static MultiHeadAttentionModel fromSafeTensors(String path, int numHeads, String prefix) {
-        return new MultiHeadAttentionModel(loadStateDict(path, numHeads, prefix, hadoopConf()));
+        return new MultiHeadAttentionModel(loadStateDict(path, numHeads, prefix, StageData.hadoopConf()));
     }
 
     /** The weights of a state_dict file, read through Hadoop's file system API. */
@@ -141,15 +140,6 @@ public final class MultiHeadAttentionModel extends Model<MultiHeadAttentionModel
         } catch (IOException e) {
             throw new UncheckedIOException(e.getMessage(), e);
         }
-    }
-
-    /** The active session's Hadoop configuration, or Hadoop's defaults when there is no session. */
-    static Configuration hadoopConf() {
-        Option<SparkSession> active = SparkSession.getActiveSession();
-        if (active.isEmpty()) {
-            active = SparkSession.getDefaultSession();
-        }
-        return active.isDefined() ? active.get().sparkContext().hadoopConfiguration() : new Configuration();
     }
 
     @Override
@@ -192,8 +182,7 @@ public final class MultiHeadAttentionModel extends Model<MultiHeadAttentionModel
         transformSchema(schema, true);
         AttentionSpec spec = attentionSpec();
         AttentionStageJob.StageColumns columns = StageSchema.columns(this, schema, layerWidths());
-        Broadcast<MultiHeadAttentionLayer> shipped = JavaSparkContext.fromSparkContext(dataset.sparkSession()
-            .sparkContext()).broadcast(new MultiHeadAttentionLayer(weights, new FlashAttention(spec)));
+        Broadcast<MultiHeadAttentionLayer> shipped = shipped().get(dataset.sparkSession().sparkContext(), spec);
         LayerSource source = new BroadcastLayerSource(shipped, columns.query.name, columns.key.name, columns.value.name);
         AttentionStageJob job = new AttentionStageJob(columns, source, spec, getNumHeads(), weightsMode(),
             "keep".equals(getHandleInvalid()), StageSchema.outputStruct(this, columns, layerWidths()));
@@ -208,12 +197,27 @@ public final class MultiHeadAttentionModel extends Model<MultiHeadAttentionModel
     @Override
     public MultiHeadAttentionModel copy(ParamMap extra) {
         MultiHeadAttentionModel copied = copyValues(new MultiHeadAttentionModel(uid, weights), extra);
+        copied.shipped = shipped();
         return copied.setParent(parent());
     }
 
+    /** The layer on the current params' kernel spec (the broadcast's key). */
+    private synchronized ContextBroadcast<MultiHeadAttentionLayer> shipped() {
+        if (shipped == null) {
+            shipped = new ContextBroadcast<>(() -> new MultiHeadAttentionLayer(weights, new FlashAttention(attentionSpec())));
+        }
+        return shipped;
+    }
+
+    /** Params as MLlib metadata, weights as a safetensors state_dict under {@code data/}. */
     @Override
     public MLWriter write() {
-        return new Writer(this);
+        if (weights == null) {
+            throw new IllegalStateException("MultiHeadAttentionModel " + uid + " has no weights to save");
+        }
+        return StageData.writer(this, (path, conf) -> HadoopSafeTensors.write(StageData.dataFile(path, WEIGHTS_FILE),
+            MultiHeadAttentionStateDict.toTensors(weights, ""), Map.of(NUM_HEADS_KEY,
+                Integer.toString(weights.numHeads()), "format", "torch.nn.MultiheadAttention state_dict"), conf));
     }
 
     /**
@@ -222,7 +226,15 @@ public final class MultiHeadAttentionModel extends Model<MultiHeadAttentionModel
      * @return the reader of params metadata and safetensors weights
      */
     public static MLReader<MultiHeadAttentionModel> read() {
-        return new Reader();
+        return StageData.reader(List.of(MultiHeadAttentionModel.class.getName()), (uid, path, conf) -> {
+            String file = StageData.dataFile(path, WEIGHTS_FILE);
+            SafeTensors st = HadoopSafeTensors.read(file, conf);
+            String heads = st.metadata().get(NUM_HEADS_KEY);
+            if (heads == null) {
+                throw new IOException(file + ": no " + NUM_HEADS_KEY + " in the file's metadata");
+            }
+            return new MultiHeadAttentionModel(uid, MultiHeadAttentionStateDict.load(st, "", Integer.parseInt(heads)));
+        });
     }
 
     /**
@@ -240,58 +252,5 @@ public final class MultiHeadAttentionModel extends Model<MultiHeadAttentionModel
         return "MultiHeadAttentionModel: uid=" + uid + (weights == null ? ", no weights" : ", embed_dim="
             + weights.embedDim() + ", num_heads=" + weights.numHeads() + ", kdim=" + weights.kdim() + ", vdim="
             + weights.vdim() + ", bias=" + weights.hasBias());
-    }
-
-    /** Params as MLlib metadata, weights as a safetensors state_dict under {@code data/}. */
-    private static final class Writer extends MLWriter {
-        private final MultiHeadAttentionModel instance;
-
-        Writer(MultiHeadAttentionModel instance) {
-            this.instance = instance;
-        }
-
-        @Override
-        public void saveImpl(String path) {
-            if (instance.weights == null) {
-                throw new IllegalStateException("MultiHeadAttentionModel " + instance.uid + " has no weights to save");
-            }
-            ParamsMetadata.save(instance, path, sparkSession());
-            String file = new org.apache.hadoop.fs.Path(new org.apache.hadoop.fs.Path(path, "data"), WEIGHTS_FILE)
-                .toString();
-            try {
-                HadoopSafeTensors.write(file, MultiHeadAttentionStateDict.toTensors(instance.weights, ""),
-                    Map.of(NUM_HEADS_KEY, Integer.toString(instance.weights.numHeads()),
-                        "format", "torch.nn.MultiheadAttention state_dict"),
-                    sparkSession().sparkContext().hadoopConfiguration());
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
-    }
-
-    /** Reads what {@link Writer} wrote. */
-    private static final class Reader extends MLReader<MultiHeadAttentionModel> {
-
-        @Override
-        public MultiHeadAttentionModel load(String path) {
-            return ParamsMetadata.load(path, sparkSession(), MultiHeadAttentionModel.class.getName(),
-                uid -> new MultiHeadAttentionModel(uid, readWeights(path)));
-        }
-
-        private MultiHeadAttentionWeights readWeights(String path) {
-            String file = new org.apache.hadoop.fs.Path(new org.apache.hadoop.fs.Path(path, "data"), WEIGHTS_FILE)
-                .toString();
-            Configuration conf = sparkSession().sparkContext().hadoopConfiguration();
-            try {
-                SafeTensors st = HadoopSafeTensors.read(file, conf);
-                String heads = st.metadata().get(NUM_HEADS_KEY);
-                if (heads == null) {
-                    throw new IOException(file + ": no " + NUM_HEADS_KEY + " in the file's metadata");
-                }
-                return MultiHeadAttentionStateDict.load(st, "", Integer.parseInt(heads));
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
     }
 }

@@ -2,9 +2,12 @@
  * The attention stages, as Spark ML pipeline stages:
  * {@link io.sparkattention.ml.ScaledDotProductAttention}, {@link io.sparkattention.ml.MultiHeadAttention}
  * and its {@link io.sparkattention.ml.MultiHeadAttentionModel} (PyTorch's {@code nn.MultiheadAttention}),
- * and the pretrained encoder {@link io.sparkattention.ml.BertEncoderModel} (token ids to sentence
- * embeddings, e.g. all-MiniLM-L6-v2), with the attention stages' shared params ({@link io.sparkattention.ml.AttentionParams}), schema checks and the job
- * they hand to {@code exec}. The positional encodings are in {@link io.sparkattention.ml.feature},
+ * with the attention stages' shared params ({@link io.sparkattention.ml.AttentionParams}), schema
+ * checks and the job they hand to {@code exec}; and the support every stage shares: the column
+ * params ({@link io.sparkattention.ml.StageParams}), one broadcast per SparkContext
+ * ({@link io.sparkattention.ml.ContextBroadcast}) and the persistence of stages that carry data
+ * ({@link io.sparkattention.ml.StageData}). The positional encodings, the tokenizer and the
+ * pretrained encoder are in {@link io.sparkattention.ml.feature},
  * the trainable classifier in {@link io.sparkattention.ml.classification}, and the decoding of
  * sequence columns all of them share in {@link io.sparkattention.rows}.
  *

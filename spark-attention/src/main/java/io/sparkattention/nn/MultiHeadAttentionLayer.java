@@ -43,7 +43,7 @@ public final class MultiHeadAttentionLayer implements SequenceAttention {
     /** The projection kernel; null (the default, and after deserialization) for the JVM's. */
     private final transient LinearKernel linearKernel;
     /** The weights prepared for the projection kernel, built on first use. */
-    private transient volatile Projections projections;
+    private transient volatile LayerProjections projections;
 
     /**
      * @param weights projections (PyTorch layout)
@@ -88,7 +88,7 @@ public final class MultiHeadAttentionLayer implements SequenceAttention {
         checkRows("query", query, queryLength, E);
         checkRows("key", key, keyLength, weights.kdim());
         checkRows("value", value, keyLength, weights.vdim());
-        Projections p = projections();
+        LayerProjections p = projections();
         float[] q = p.q.apply(query, queryLength);
         float[] k = p.k.apply(key, keyLength);
         float[] v = p.v.apply(value, keyLength);
@@ -108,7 +108,7 @@ public final class MultiHeadAttentionLayer implements SequenceAttention {
      * (n×E each; E = kdim = vdim). The first n rows of x are read and of q, k, v written.
      */
     void projectSelf(float[] x, int n, float[] q, float[] k, float[] v) {
-        Projections p = projections();
+        LayerProjections p = projections();
         p.q.apply(x, n, q);
         p.k.apply(x, n, k);
         p.v.apply(x, n, v);
@@ -194,16 +194,17 @@ public final class MultiHeadAttentionLayer implements SequenceAttention {
     public void selfBackward(float[] x, int[] starts, int count, SelfAttentionRecord rec, float[] dy, float[] dx,
                              float[] grad, GradientSlots slots) {
         int M = checkStacked(x, starts, count, rec);
-        int E = weights.embedDim(), F = fusedWidth(), H = weights.numHeads(), Ekv = F - E >> 1;
+        int E = weights.embedDim(), F = fusedWidth(), H = weights.numHeads();
+        int Ekv = weights.numKvHeads() * weights.headDim();
         checkRows("output gradient", dy, M, E, true);
         if (dx != null) {
             checkRows("input gradient", dx, M, E, true);
         }
-        java.util.Objects.requireNonNull(grad, "grad");
-        java.util.Objects.requireNonNull(slots, "slots");
+        Objects.requireNonNull(grad, "grad");
+        Objects.requireNonNull(slots, "slots");
         rec.ensureBackward(M, E, F);
-        Projections p = projections();
-        WeightGradient wg = p.weightGradient();
+        LayerProjections p = projections();
+        WeightGradient wg = rec.weightGradient(p.kernel);
         wg.accumulate(M, E, E, dy, rec.context, grad, slots.outWeight());
         addBiasGradient(dy, M, 0, E, E, grad, slots.outBias());
         p.outTransposed().apply(dy, M, rec.dContext);
@@ -264,8 +265,8 @@ public final class MultiHeadAttentionLayer implements SequenceAttention {
             throw new IllegalArgumentException("self-attention needs kdim = vdim = embedDim, got kdim "
                 + weights.kdim() + ", vdim " + weights.vdim() + ", embedDim " + weights.embedDim());
         }
-        java.util.Objects.requireNonNull(starts, "starts");
-        java.util.Objects.requireNonNull(rec, "record");
+        Objects.requireNonNull(starts, "starts");
+        Objects.requireNonNull(rec, "record");
         if (count < 0 || starts.length < count + 1 || starts[0] != 0) {
             throw new IllegalArgumentException("starts needs count + 1 = " + (count + 1L)
                 + " offsets from 0, got " + starts.length + (starts.length > 0 ? " from " + starts[0] : ""));
@@ -297,84 +298,13 @@ public final class MultiHeadAttentionLayer implements SequenceAttention {
      * The prepared projections. Threads that start together may each prepare them once; they get
      * equal values, and the last one written is kept.
      */
-    private Projections projections() {
-        Projections p = projections;
+    private LayerProjections projections() {
+        LayerProjections p = projections;
         if (p == null) {
-            p = new Projections(weights, linearKernel());
+            p = new LayerProjections(weights, linearKernel());
             projections = p;
         }
         return p;
-    }
-
-    /**
-     * The four projections, each weight prepared once ({@link LinearWeight#of}); the fused
-     * [Wq; Wk; Wv] when the layer is {@link #fusable()}, and the transposes the backward needs,
-     * prepared on first use.
-     */
-    private static final class Projections {
-        final LinearKernel kernel;
-        final MultiHeadAttentionWeights w;
-        final LinearWeight q;
-        final LinearWeight k;
-        final LinearWeight v;
-        final LinearWeight out;
-        final LinearWeight qkv;
-        private volatile LinearWeight outTransposed;
-        private volatile LinearWeight qkvTransposed;
-        private final ThreadLocal<WeightGradient> weightGradient;
-
-        Projections(MultiHeadAttentionWeights w, LinearKernel kernel) {
-            this.kernel = kernel;
-            this.w = w;
-            int E = w.embedDim();
-            int kvDim = w.numKvHeads() * w.headDim();
-            q = LinearWeight.of(kernel, w.qWeight(), E, E, w.qBias());
-            k = LinearWeight.of(kernel, w.kWeight(), kvDim, w.kdim(), w.kBias());
-            v = LinearWeight.of(kernel, w.vWeight(), kvDim, w.vdim(), w.vBias());
-            out = LinearWeight.of(kernel, w.outWeight(), E, E, w.outBias());
-            qkv = w.kdim() == E && w.vdim() == E
-                ? LinearWeight.of(kernel, fusedWeight(w), E + 2 * kvDim, E, fusedBias(w)) : null;
-            weightGradient = ThreadLocal.withInitial(() -> new WeightGradient(kernel));
-        }
-
-        WeightGradient weightGradient() {
-            return weightGradient.get();
-        }
-
-        LinearWeight outTransposed() {
-            LinearWeight t = outTransposed;
-            if (t == null) {
-                t = LinearWeight.transposeOf(kernel, w.outWeight(), w.embedDim(), w.embedDim());
-                outTransposed = t;
-            }
-            return t;
-        }
-
-        LinearWeight qkvTransposed() {
-            LinearWeight t = qkvTransposed;
-            if (t == null) {
-                int E = w.embedDim();
-                t = LinearWeight.transposeOf(kernel, fusedWeight(w), E + 2 * w.numKvHeads() * w.headDim(), E);
-                qkvTransposed = t;
-            }
-            return t;
-        }
-
-        private static float[] fusedWeight(MultiHeadAttentionWeights w) {
-            return concat(w.qWeight(), w.kWeight(), w.vWeight());
-        }
-
-        private static float[] fusedBias(MultiHeadAttentionWeights w) {
-            return w.qBias() == null ? null : concat(w.qBias(), w.kBias(), w.vBias());
-        }
-
-        private static float[] concat(float[] a, float[] b, float[] c) {
-            float[] all = new float[a.length + b.length + c.length];
-            System.arraycopy(a, 0, all, 0, a.length);
-            System.arraycopy(b, 0, all, a.length, b.length);
-            System.arraycopy(c, 0, all, a.length + b.length, c.length);
-            return all;
-        }
     }
 
     private static void checkRows(String what, float[] x, int rows, int width) {

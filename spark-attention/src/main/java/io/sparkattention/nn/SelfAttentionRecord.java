@@ -1,5 +1,7 @@
 package io.sparkattention.nn;
 
+import io.sparkattention.kernel.LinearKernel;
+import io.sparkattention.kernel.WeightGradient;
 import io.sparkattention.kernel.Workspace;
 
 /**
@@ -24,6 +26,15 @@ public final class SelfAttentionRecord {
     /** dq, dk or dv of M rows copied apart, when the gradient slots are not one block. */
     float[] split = new float[0];
     final Workspace workspace = new Workspace();
+    private WeightGradient weightGradient;
+
+    /** This thread's weight-gradient products on {@code kernel}. */
+    WeightGradient weightGradient(LinearKernel kernel) {
+        if (weightGradient == null || weightGradient.kernel() != kernel) {
+            weightGradient = new WeightGradient(kernel);
+        }
+        return weightGradient;
+    }
 
     /** The fused projection of the last forward: M × (E + 2·Ekv), row-major. */
     public float[] qkv() {
@@ -46,18 +57,18 @@ public final class SelfAttentionRecord {
     }
 
     void ensure(int rows, int E, int fused, int H) {
-        if (context.length < rows * E) {
-            qkv = new float[rows * fused];
-            context = new float[rows * E];
-            lse = new float[rows * H];
-        }
+        qkv = atLeast(qkv, rows * fused);
+        context = atLeast(context, rows * E);
+        lse = atLeast(lse, rows * H);
     }
 
     void ensureBackward(int rows, int E, int fused) {
-        if (dContext.length < rows * E) {
-            dContext = new float[rows * E];
-            dqkv = new float[rows * fused];
-            split = new float[rows * E];
-        }
+        dContext = atLeast(dContext, rows * E);
+        dqkv = atLeast(dqkv, rows * fused);
+        split = atLeast(split, rows * E);
+    }
+
+    private static float[] atLeast(float[] a, int n) {
+        return a.length >= n ? a : new float[n];
     }
 }

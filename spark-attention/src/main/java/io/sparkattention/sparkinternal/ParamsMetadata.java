@@ -42,6 +42,24 @@ public final class ParamsMetadata {
         return stage;
     }
 
+    /**
+     * {@link #load(String, SparkSession, String, Function)} accepting any of several class names:
+     * the stage's own and the names it was saved under before.
+     *
+     * @throws IllegalArgumentException when the metadata names none of them
+     */
+    public static <T extends Params> T load(String path, SparkSession spark, java.util.List<String> classNames,
+                                            Function<String, T> create) {
+        DefaultParamsReader.Metadata metadata = DefaultParamsReader$.MODULE$.loadMetadata(path, spark, "");
+        if (!classNames.contains(metadata.className())) {
+            throw new IllegalArgumentException(path + " holds a " + metadata.className() + ", not a "
+                + classNames.get(0));
+        }
+        T stage = create.apply(metadata.uid());
+        metadata.getAndSetParams(stage, Option.empty());
+        return stage;
+    }
+
     /** The reader of a stage that saves only its params ({@code DefaultParamsWritable}). */
     public static <T> MLReader<T> reader() {
         return new DefaultParamsReader<>();

@@ -80,4 +80,29 @@ class GeluTest {
     void theVectorPathIsTheOneInUseWhenTheModuleIsVisible() {
         assertTrue(EncoderMath.INSTANCE.name().startsWith("vector"), EncoderMath.INSTANCE.name());
     }
+
+    @Test
+    void theDerivativeMatchesFiniteDifferencesOfTheExactGelu() {
+        for (double x = -8; x <= 8; x += 0.0625) {
+            double h = 1e-5;
+            double up = (x + h) / 2 * (1 + exactErf((x + h) / Math.sqrt(2)));
+            double down = (x - h) / 2 * (1 + exactErf((x - h) / Math.sqrt(2)));
+            double fd = (up - down) / (2 * h);
+            assertEquals(fd, Gelu.derivative(x), 1e-8, "gelu'(" + x + ")");
+        }
+        java.util.Random r = new java.util.Random(3);
+        int n = 1003;
+        float[] pre = new float[n], dy = new float[n], scalar = new float[n], vector = new float[n];
+        for (int i = 0; i < n; i++) {
+            pre[i] = (float) (r.nextGaussian() * 3);
+            dy[i] = (float) r.nextGaussian();
+        }
+        new EncoderMath.Scalar().geluBackward(pre, dy, scalar, n);
+        EncoderMath.INSTANCE.geluBackward(pre, dy, vector, n);
+        for (int i = 0; i < n; i++) {
+            assertEquals((float) (dy[i] * Gelu.derivative(pre[i])), scalar[i]);
+            assertEquals(scalar[i], vector[i], 2e-7 * Math.max(1e-3, Math.abs(scalar[i])), EncoderMath.INSTANCE.name()
+                + " at " + pre[i]);
+        }
+    }
 }

@@ -118,10 +118,16 @@ final class ExecutorKiller extends SparkListener {
         }
         if (jobsBeforeTarget-- == 0) {
             List<StageInfo> stages = CollectionConverters.asJava(event.stageInfos());
-            targetJobName = stages.get(0).name();
+            // The job's name is its result stage's (the last one), as Spark's UI names jobs; earlier
+            // stages may be shuffles the job only reads, named after the code that built them.
+            StageInfo result = stages.get(0);
             for (StageInfo stage : stages) {
                 targetJobStages.add(stage.stageId());
+                if (stage.stageId() > result.stageId()) {
+                    result = stage;
+                }
             }
+            targetJobName = result.name();
         }
     }
 

@@ -31,6 +31,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class DirectPathTest {
 
+    private static final java.util.concurrent.ForkJoinPool POOL = new java.util.concurrent.ForkJoinPool(3);
+
     static List<DirectAttention.Impl> arithmetics() {
         List<DirectAttention.Impl> all = new ArrayList<>();
         all.add(new ScalarDirectAttention());
@@ -76,6 +78,11 @@ class DirectPathTest {
         kernel.weights(c.shape, c.q, c.k, c.mask, lse, false, averaged, ws);
         assertClose(c.label + " averaged weights", ref.averagedWeights(c.shape.numHeads()), averaged);
 
+        float[] pooled = new float[out.length], pooledLse = new float[lse.length];
+        kernel.forward(c.shape, c.q, c.k, c.v, c.mask, pooled, pooledLse, POOL);
+        assertArrayEquals(out, pooled, c.label + " heads on a pool, bit for bit");
+        assertArrayEquals(lse, pooledLse, c.label + " lse on a pool, bit for bit");
+
         float[] tiledOut = new float[out.length];
         new FlashAttention(c.spec, TileOps.get()).forward(c.shape, c.q, c.k, c.v, c.mask, tiledOut, null, ws);
         assertClose(c.label + " direct vs tiled", widen(tiledOut), out);
@@ -85,6 +92,14 @@ class DirectPathTest {
             c.mask, dOut, true, null);
         NaiveAttentionGrad.Gradients grad = new NaiveAttentionGrad(c.spec, c.shape, c.mask)
             .backward(widen(c.q), widen(c.k), widen(c.v), widen(c.mask.bias()), widen(dOut));
+        FlashAttentionBackwardTest.Grads onPool = new FlashAttentionBackwardTest.Grads(kernel, c.shape, c.q, c.k, c.v,
+            c.mask, dOut, true, POOL);
+        assertArrayEquals(g.dq, onPool.dq, c.label + " dQ on a pool, bit for bit");
+        assertArrayEquals(g.dk, onPool.dk, c.label + " dK on a pool, bit for bit");
+        assertArrayEquals(g.dv, onPool.dv, c.label + " dV on a pool, bit for bit");
+        if (g.dBias != null) {
+            assertArrayEquals(g.dBias, onPool.dBias, c.label + " dBias on a pool, bit for bit");
+        }
         FlashAttentionBackwardTest.assertWithinTerms(c.label + ": dQ", grad.query, grad.queryTerms, g.dq);
         FlashAttentionBackwardTest.assertWithinTerms(c.label + ": dK", grad.key, grad.keyTerms, g.dk);
         FlashAttentionBackwardTest.assertWithinTerms(c.label + ": dV", grad.value, grad.valueTerms, g.dv);

@@ -1,9 +1,12 @@
 package io.sparkattention.ml;
 
+import io.sparkattention.ml.feature.BertEncoderModel;
 import io.sparkattention.io.MultiHeadAttentionStateDict;
 import io.sparkattention.io.SafeTensors;
 import io.sparkattention.ml.classification.AttentionClassificationModel;
 import io.sparkattention.ml.classification.AttentionClassifier;
+import io.sparkattention.ml.classification.BertClassificationModel;
+import io.sparkattention.ml.classification.BertClassifier;
 import io.sparkattention.ml.feature.HuggingFaceTokenizer;
 import io.sparkattention.ml.feature.RotaryPositionalEncoding;
 import io.sparkattention.ml.feature.SinusoidalPositionalEncoding;
@@ -163,8 +166,9 @@ class StagePersistenceTest {
         // stream() lists providers without instantiating them (some of Spark's own need arguments).
         List<ServiceLoader.Provider<Transformer>> ours = ServiceLoader.load(Transformer.class).stream()
             .filter(p -> p.type().getName().startsWith("io.sparkattention")).collect(Collectors.toList());
-        assertEquals(List.of(BertEncoderModel.class.getName(), MultiHeadAttentionModel.class.getName(),
+        assertEquals(List.of(MultiHeadAttentionModel.class.getName(),
                 ScaledDotProductAttention.class.getName(), AttentionClassificationModel.class.getName(),
+                BertClassificationModel.class.getName(), BertEncoderModel.class.getName(),
                 HuggingFaceTokenizer.class.getName(), RotaryPositionalEncoding.class.getName(),
                 SinusoidalPositionalEncoding.class.getName()),
             ours.stream().map(p -> p.type().getName()).sorted().collect(Collectors.toList()));
@@ -173,7 +177,8 @@ class StagePersistenceTest {
         List<String> estimators = loader.stream()
             .map(p -> p.type().getName()).filter(n -> n.startsWith("io.sparkattention")).sorted()
             .collect(Collectors.toList());
-        assertEquals(List.of(MultiHeadAttention.class.getName(), AttentionClassifier.class.getName()), estimators);
+        assertEquals(List.of(MultiHeadAttention.class.getName(), AttentionClassifier.class.getName(),
+            BertClassifier.class.getName()), estimators);
     }
 
     private Dataset<Row> randomRows(int width, int count) {

@@ -22,7 +22,10 @@ import java.util.concurrent.Callable;
         "With --backward, the backward kernel beside the forward (mode \"backward\", gflops counting 2.5x the "
             + "forward's flops, vs_forward); with --train, training through Spark (mode \"train\", tokens_per_s).",
         "With --peer ort, ONNX Runtime's MultiHeadAttention runs the same shapes in the same JVM (mode \"ort\").",
-        "With --encoder, all-MiniLM-L6-v2 on the demo's Austen passages (modes \"encoder\", \"ort_encoder\").",
+        "With --encoder, all-MiniLM-L6-v2 on the demo's Austen passages (modes \"encoder\", \"ort_encoder\", "
+            + "\"torch_encoder\").",
+        "With --fine-tune, all-MiniLM-L6-v2 fine-tuned through Spark on Austen passages (modes \"fine_tune\", "
+            + "\"torch_fine_tune\").",
         "With --layer, a whole multi-head layer (--embed-dim, --num-heads, --rows) beside the kernel, or through Spark "
             + "with --spark (modes \"layer\", \"spark_layer\", \"ort_layer\").",
         "Several contenders (--peer) run round-robin, repetition by repetition, on the same data.",
@@ -76,9 +79,13 @@ public final class BenchCommand implements Callable<Integer> {
     @picocli.CommandLine.Mixin
     LayerBenchOptions layerOptions = new LayerBenchOptions();
 
-    /** {@code --encoder}: all-MiniLM-L6-v2, the raw encoder against ONNX Runtime. */
+    /** {@code --encoder}: all-MiniLM-L6-v2, the raw encoder against ONNX Runtime and PyTorch. */
     @picocli.CommandLine.Mixin
     EncoderBenchOptions encoderOptions = new EncoderBenchOptions();
+
+    /** {@code --fine-tune}: all-MiniLM-L6-v2 fine-tuned through Spark, against PyTorch. */
+    @picocli.CommandLine.Mixin
+    FineTuneBenchOptions fineTuneOptions = new FineTuneBenchOptions();
 
     @Spec
     CommandSpec spec;
@@ -98,7 +105,9 @@ public final class BenchCommand implements Callable<Integer> {
         description = "Also time a peer on the same shapes in this JVM, after the kernel at each length: ort "
             + "(ONNX Runtime's MultiHeadAttention, mha.onnx or mha_causal.onnx; needs --head-dim 64 and "
             + "--batch-heads a multiple of 16); fma (the machine's fp32 FMA rate in the same seconds, mode \"fma\"; "
-            + "needs the Vector API). Not with --spark, except with --layer (ort: the whole layer as one ONNX graph).")
+            + "needs the Vector API). Not with --spark, except with --layer (ort: the whole layer as one ONNX graph). "
+            + "With --encoder: ort, torch or ort,torch; with --fine-tune: torch (PyTorch 2.7.1 through DJL, built by "
+            + "the launcher on first use).")
     List<String> peers = new ArrayList<>();
 
     @Option(names = "--gemm", hidden = true, arity = "0..1", fallbackValue = GemmBenchmark.SHAPES,
@@ -110,7 +119,13 @@ public final class BenchCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         if (encoderOptions.encoder) {
+            if (fineTuneOptions.fineTune) {
+                throw new BadInputException("--encoder and --fine-tune are separate modes: give one of them");
+            }
             return encoderOptions.run(this, spec.commandLine().getParseResult());
+        }
+        if (fineTuneOptions.fineTune) {
+            return fineTuneOptions.run(this, spec.commandLine().getParseResult());
         }
         encoderOptions.rejectWithoutEncoder(spec.commandLine().getParseResult());
         if (gemm != null) {

@@ -89,6 +89,38 @@ public final class BenchResult {
     }
 
     /**
+     * A fine-tuning run's line ({@code bench --fine-tune}): optimiser steps of B texts of T tokens
+     * in all (their own tokens, padding not counted), {@code tokens_per_s} being T over the median
+     * step, then the machine fields.
+     *
+     * @param stepMs one wall time per timed optimiser step
+     */
+    public static BenchResult fineTune(String mode, int rowsPerStep, long tokensPerStep, int threads, double[] stepMs,
+                                       String blas) {
+        double[] sorted = stepMs.clone();
+        Arrays.sort(sorted);
+        double median = median(sorted);
+        BenchResult r = new BenchResult();
+        ObjectNode node = r.node;
+        node.put("mode", mode);
+        node.put("rows_per_step", rowsPerStep);
+        node.put("tokens_per_step", tokensPerStep);
+        node.put("threads", threads);
+        node.put("median_step_ms", round(median));
+        node.put("min_step_ms", round(sorted[0]));
+        node.put("max_step_ms", round(sorted[sorted.length - 1]));
+        node.put("tokens_per_s", Math.round(tokensPerStep / (median / 1e3) * 10) / 10.0);
+        node.put("blas", blas);
+        r.machine(stepMs);
+        return r;
+    }
+
+    /** The median optimiser step of a training or fine-tuning line, in milliseconds. */
+    public double medianStepMs() {
+        return node.get("median_step_ms").asDouble();
+    }
+
+    /**
      * A whole multi-head layer's line ({@code bench --layer}): self-attention over R rows of L×E
      * with H heads. {@code gflops} counts {@link #layerFlops}; {@code tokens_per_s} is R·L over the
      * median time.

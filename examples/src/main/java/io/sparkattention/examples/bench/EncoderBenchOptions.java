@@ -68,11 +68,12 @@ final class EncoderBenchOptions {
     int texts;
 
     @Option(names = "--corpus", paramLabel = "DIR",
-        description = "With --encoder: the books the passages come from (default: the bundled examples/data/austen).")
+        description = "With --encoder or --fine-tune: the books the passages come from (default: the bundled "
+            + "examples/data/austen).")
     String corpus;
 
     @Option(names = "--write-ids", hidden = true, paramLabel = "FILE",
-        description = "With --encoder: write the texts' token ids as JSON lines ({\"input_ids\": [...]}, one per text, "
+        description = "With --encoder (or --fine-tune, each row's label too): write the texts' token ids as JSON lines ({\"input_ids\": [...]}, one per text, "
             + "in input order) to FILE for examples/peers/torch_encoder.py, and time nothing.")
     String writeIds;
 

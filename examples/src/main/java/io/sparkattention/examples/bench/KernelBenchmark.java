@@ -1,5 +1,6 @@
 package io.sparkattention.examples.bench;
 
+import io.sparkattention.kernel.AttentionPath;
 import io.sparkattention.kernel.AttentionShape;
 import io.sparkattention.kernel.AttentionSpec;
 import io.sparkattention.kernel.Blas;
@@ -57,7 +58,7 @@ public final class KernelBenchmark {
         Problem p = new Problem(WARMUP_LENGTH, headDim, Math.min(batchHeads, 4), 1);
         ForkJoinPool pool = new ForkJoinPool(threads);
         try {
-            FlashAttention kernel = new FlashAttention(spec, ops);
+            FlashAttention kernel = new FlashAttention(spec, ops, AttentionPath.configured());
             warmUp(() -> kernel.forward(p.shape, p.q, p.k, p.v, RowMask.NONE, p.out, null, pool));
         } finally {
             pool.shutdown();
@@ -94,7 +95,7 @@ public final class KernelBenchmark {
      * data, one copy in memory).
      */
     public Trial trial(Problem problem) {
-        FlashAttention kernel = new FlashAttention(spec, ops);
+        FlashAttention kernel = new FlashAttention(spec, ops, AttentionPath.configured());
         ForkJoinPool pool = new ForkJoinPool(threads);
         AttentionShape shape = problem.shape;
         int n = shape.queryLength(), d = shape.headDim(), bh = shape.numHeads();
@@ -116,6 +117,7 @@ public final class KernelBenchmark {
                 return new BenchResult("kernel", n, d, bh, spec.causal(), threads, wallMs, flops, Blas.name())
                     .withCpuTimes(cpuMs, flops)
                     .with("tile_ops", kernel.ops().name())
+                    .with("attention_path", kernel.direct(shape) ? "direct" : "tiled")
                     .with("block_q", kernel.queryBlockFor(shape))
                     .with("block_k", kernel.keyBlock())
                     .with("input_mb", Math.round(4.0 * n * d * bh * 4 / (1 << 20)));
@@ -133,7 +135,7 @@ public final class KernelBenchmark {
      * threads; the forward's output and log-sum-exp are computed here, untimed.
      */
     public Trial backwardTrial(Problem problem) {
-        return new BackwardTrial(new FlashAttention(spec, ops), threads, problem);
+        return new BackwardTrial(new FlashAttention(spec, ops, AttentionPath.configured()), threads, problem);
     }
 
     /**

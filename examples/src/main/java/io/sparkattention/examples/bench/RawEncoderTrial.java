@@ -3,14 +3,17 @@ package io.sparkattention.examples.bench;
 import io.sparkattention.kernel.Blas;
 import io.sparkattention.bert.BertConfig;
 import io.sparkattention.bert.BertEncoder;
+import io.sparkattention.ml.feature.EncoderBatches;
 
+import java.util.List;
 import java.util.concurrent.ForkJoinPool;
 
 /**
- * The raw encoder: {@link BertEncoder#forward(int[])} on each text's own ids, unpadded, the texts
- * shared out to T threads one at a time in input order (each thread takes the next text when it
- * finishes one, as Spark's task slots take the next row), each text's states pooled into its
- * sentence embedding. One untimed pass runs when the trial is made.
+ * The raw encoder as the encoder stage runs it: the texts in input order cut into the stage's
+ * batches ({@link EncoderBatches} with the stage's default bounds), each batch sorted by length
+ * and encoded by one stacked forward, unpadded; the batches shared out to T threads one at a time
+ * (each thread takes the next batch when it finishes one, as a task takes its next batch), each
+ * text's states pooled into its sentence embedding. One untimed pass runs when the trial is made.
  */
 final class RawEncoderTrial implements Trial {
 
@@ -19,6 +22,7 @@ final class RawEncoderTrial implements Trial {
     private final int threads;
     private final ForkJoinPool pool;
     private final SentenceEmbeddings embeddings;
+    private final List<int[]> batches;
 
     RawEncoderTrial(BertEncoder encoder, EncoderTexts texts, int threads) {
         this.encoder = encoder;
@@ -26,6 +30,11 @@ final class RawEncoderTrial implements Trial {
         this.threads = threads;
         this.pool = new ForkJoinPool(threads);
         this.embeddings = new SentenceEmbeddings(texts.count());
+        int[] lengths = new int[texts.count()];
+        for (int i = 0; i < lengths.length; i++) {
+            lengths[i] = texts.ids()[i].length;
+        }
+        this.batches = EncoderBatches.defaults().split(lengths);
         runOnce();
     }
 
@@ -38,8 +47,17 @@ final class RawEncoderTrial implements Trial {
     public void runOnce() {
         int[][] ids = texts.ids();
         int hidden = encoder.config().hidden();
-        RowThreads.run(pool, threads, ids.length,
-            () -> i -> embeddings.pool(i, encoder.forward(ids[i]), 0, ids[i].length, hidden), "raw encoder");
+        RowThreads.run(pool, threads, batches.size(), () -> b -> {
+            int[] batch = batches.get(b);
+            int[][] group = new int[batch.length][];
+            for (int j = 0; j < batch.length; j++) {
+                group[j] = ids[batch[j]];
+            }
+            float[][] states = EncoderBatches.encode(encoder, group);
+            for (int j = 0; j < batch.length; j++) {
+                embeddings.pool(batch[j], states[j], 0, group[j].length, hidden);
+            }
+        }, "raw encoder");
     }
 
     @Override
@@ -60,7 +78,8 @@ final class RawEncoderTrial implements Trial {
         }
         return BenchResult.encoder("encoder", texts, threads, wallMs, work(), Blas.name())
             .withCpuTimes(cpuMs, work())
-            .with("checksum", checksum);
+            .with("checksum", checksum)
+            .with("batches", batches.size());
     }
 
     @Override

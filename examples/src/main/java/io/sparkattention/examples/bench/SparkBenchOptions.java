@@ -40,7 +40,8 @@ final class SparkBenchOptions {
     @Option(names = "--partitions", paramLabel = "P",
         description = {"With --spark: partitions the rows are spread over (default: one row per partition). "
             + "Each task pays Spark's fixed costs once, whatever its rows. With --train: partitions each step's "
-            + "--rows-per-step rows are spread over (default: as many as the cluster's cores, at most B)."})
+            + "--rows-per-step rows are spread over (default: as many as the cluster's cores, at most B); the same with "
+            + "--fine-tune."})
     Integer partitions;
 
     @Option(names = "--cache-input", description = {"With --spark: generate the rows once per length, cache them "
@@ -53,7 +54,8 @@ final class SparkBenchOptions {
     boolean flat;
 
     @Option(names = "--master", paramLabel = "URL",
-        description = "With --spark or --train: the Spark master (default local[*]; e.g. spark://127.0.0.1:7077).")
+        description = "With --spark, --train or --fine-tune: the Spark master (default local[*], --fine-tune local[2]; "
+            + "e.g. spark://127.0.0.1:7077).")
     String master;
 
     @Option(names = "--compare-kernel", hidden = true, description = {"With --spark and a local master: also time the raw kernel "

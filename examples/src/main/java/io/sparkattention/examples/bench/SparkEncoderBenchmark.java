@@ -1,8 +1,8 @@
 package io.sparkattention.examples.bench;
 
-import io.sparkattention.ml.BertEncoderModel;
 import io.sparkattention.bert.BertConfig;
 import io.sparkattention.bert.BertEncoder;
+import io.sparkattention.ml.feature.BertEncoderModel;
 import org.apache.spark.api.java.function.MapFunction;
 import org.apache.spark.ml.linalg.Vector;
 import org.apache.spark.sql.Dataset;

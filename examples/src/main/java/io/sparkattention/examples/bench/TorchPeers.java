@@ -79,6 +79,15 @@ public final class TorchPeers {
             c.layerNormEps());
     }
 
+    /**
+     * Checks that the module is built, before any other work of a run that needs it.
+     *
+     * @throws BadInputException naming the missing file and how to build it
+     */
+    public static void checkBuilt() {
+        classPath(target());
+    }
+
     /** The module's target directory. */
     static Path target() {
         String dir = System.getProperty(TARGET_PROPERTY);

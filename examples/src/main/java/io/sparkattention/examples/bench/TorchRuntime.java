@@ -120,6 +120,12 @@ public interface TorchRuntime {
          */
         double step(int[][] ids, int[] labels);
 
+        /**
+         * The batch's mean cross-entropy at the current weights in evaluation mode (no dropout),
+         * without a step.
+         */
+        double loss(int[][] ids, int[] labels);
+
         /** A parameter's current value by name ({@code classifier.weight} and {@code classifier.bias} included). */
         float[] parameter(String name);
 

@@ -39,7 +39,8 @@ final class TrainBenchOptions {
     @Option(names = "--num-heads", paramLabel = "H", description = "With --train or --layer: attention heads (dividing E).")
     Integer numHeads;
 
-    @Option(names = "--rows-per-step", paramLabel = "B", description = "With --train: rows in every step.")
+    @Option(names = "--rows-per-step", paramLabel = "B",
+        description = "With --train or --fine-tune: rows in every step (--fine-tune: default 32).")
     Integer rowsPerStep;
 
     /** Runs {@code bench}'s lengths as training runs; one JSON line each. */

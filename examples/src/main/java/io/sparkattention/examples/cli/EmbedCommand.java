@@ -1,7 +1,7 @@
 package io.sparkattention.examples.cli;
 
 import io.sparkattention.io.BundledModels;
-import io.sparkattention.ml.BertEncoderModel;
+import io.sparkattention.ml.feature.BertEncoderModel;
 import io.sparkattention.ml.feature.HuggingFaceTokenizer;
 import io.sparkattention.nn.Pooling;
 import org.apache.spark.sql.Dataset;
@@ -53,7 +53,7 @@ final class EmbedCommand extends TableOutputCommand {
 
     @Option(names = "--model", paramLabel = "NAME",
         description = "A bundled model: " + BundledModels.ALL_MINILM_L6_V2 + " (the default when neither --onnx nor "
-            + "--safetensors is given).")
+            + "--safetensors is given), or a directory fine-tune wrote: its fine-tuned encoder (and tokenizer).")
     String model;
 
     @Option(names = "--onnx", paramLabel = "M.onnx",
@@ -100,6 +100,8 @@ final class EmbedCommand extends TableOutputCommand {
     @Mixin
     HandleInvalidOption handleInvalid;
 
+    /** The fine-tune output --model names, or null for a bundled model. */
+    private FineTunedModel fineTuned;
     private HuggingFaceTokenizer tokenize;
     private BertEncoderModel encode;
     private LongAccumulator cut;
@@ -120,7 +122,12 @@ final class EmbedCommand extends TableOutputCommand {
     /** Reads the tokenizer and the encoder, and checks --max-length against the model's positions. */
     @Override
     void prepare() {
-        modelFiles().forEach(AttentionCommand::checkFileExists);
+        modelFiles().forEach((option, path) -> {
+            if (!option.equals("--model")) {
+                AttentionCommand.checkFileExists(option, path);
+            }
+        });
+        fineTuned = FineTunedModel.isDirectory(model) ? FineTunedModel.read(model) : null;
         tokenize = tokenizerStage();
         encode = encoderStage();
         int positions = encode.encoder().config().maxPositions();
@@ -201,8 +208,9 @@ final class EmbedCommand extends TableOutputCommand {
         if (file != null && tokenizer == null) {
             throw new BadInputException(file + " needs --tokenizer (the model's tokenizer.json)");
         }
-        if (file == null && tokenizer != null) {
-            throw new BadInputException("--tokenizer goes with --onnx or --safetensors; the bundled model has its own");
+        if (file == null && tokenizer != null && !FineTunedModel.isDirectory(model)) {
+            throw new BadInputException("--tokenizer goes with --onnx, --safetensors or a fine-tuned --model DIR; the "
+                + "bundled model has its own");
         }
         if (safetensors != null && numHeads == null) {
             throw new BadInputException("--safetensors needs --num-heads (no tensor shows the heads)");
@@ -234,6 +242,9 @@ final class EmbedCommand extends TableOutputCommand {
             throw new BadInputException("--text-col: the column name is empty");
         }
         Map<String, String> files = new LinkedHashMap<>();
+        if (FineTunedModel.isDirectory(model)) {
+            files.put("--model", model);
+        }
         if (onnx != null) {
             files.put("--onnx", onnx);
         }
@@ -248,6 +259,13 @@ final class EmbedCommand extends TableOutputCommand {
 
     private HuggingFaceTokenizer tokenizerStage() {
         try {
+            if (fineTuned != null && tokenizer == null) {
+                if (fineTuned.tokenizer == null) {
+                    throw new BadInputException("--model " + model + " was fine-tuned on token ids (--ids-col) and "
+                        + "holds no tokenizer: give its tokenizer.json with --tokenizer");
+                }
+                return fineTuned.tokenizer;
+            }
             return tokenizer != null ? HuggingFaceTokenizer.fromPath(tokenizer)
                 : HuggingFaceTokenizer.pretrained(bundledName());
         } catch (UncheckedIOException | IllegalArgumentException | IllegalStateException e) {
@@ -263,6 +281,9 @@ final class EmbedCommand extends TableOutputCommand {
             }
             if (safetensors != null) {
                 return BertEncoderModel.fromSafeTensors(safetensors, modelPrefix, numHeads);
+            }
+            if (fineTuned != null) {
+                return fineTuned.encoder;
             }
             return BertEncoderModel.pretrained(bundledName());
         } catch (UncheckedIOException e) {

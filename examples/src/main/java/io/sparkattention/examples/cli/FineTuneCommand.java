@@ -1,7 +1,7 @@
 package io.sparkattention.examples.cli;
 
 import io.sparkattention.io.BundledModels;
-import io.sparkattention.ml.BertEncoderModel;
+import io.sparkattention.ml.feature.BertEncoderModel;
 import io.sparkattention.ml.classification.BertClassificationModel;
 import io.sparkattention.ml.classification.BertClassifier;
 import io.sparkattention.ml.feature.HuggingFaceTokenizer;

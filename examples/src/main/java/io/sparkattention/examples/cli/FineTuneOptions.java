@@ -1,6 +1,6 @@
 package io.sparkattention.examples.cli;
 
-import io.sparkattention.ml.BertEncoderModel;
+import io.sparkattention.ml.feature.BertEncoderModel;
 import io.sparkattention.ml.classification.BertClassifier;
 
 /**

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.sparkattention.io.BundledModels;
 import io.sparkattention.ml.classification.AttentionClassificationModel;
+import io.sparkattention.ml.classification.BertClassificationModel;
 import io.sparkattention.ml.MultiHeadAttentionModel;
 import org.apache.spark.ml.PipelineModel;
 import org.apache.spark.ml.feature.StringIndexerModel;
@@ -85,7 +86,7 @@ public final class AttentionDemo {
         public double miniBatchFraction = DEFAULT_MINI_BATCH_FRACTION;
     }
 
-    private static final int PHASES = 15;
+    private static final int PHASES = 16;
 
     private final SparkSession spark;
     private final PrintStream out;
@@ -171,6 +172,12 @@ public final class AttentionDemo {
         progress.phase("minilm-attn", String.format(Locale.ROOT, "AttentionClassifier on MiniLM's token states "
                 + "(E = %d, encoder frozen): %d Adam steps, training loss %.3f → %.3f", MiniLm.HIDDEN,
             minilmClassifier.summary().totalIterations(), minilmHistory[0], minilmHistory[minilmHistory.length - 1]));
+        BertClassificationModel fineTuned = MiniLm.fineTune(minilmTraining, s);
+        double minilmFineTuned = Baselines.accuracy(fineTuned.transform(minilmHeldOut));
+        double[] fineTuneHistory = fineTuned.summary().objectiveHistory();
+        progress.phase("minilm-ft", String.format(Locale.ROOT, "all-MiniLM-L6-v2 fine-tuned (top %d layer and a "
+                + "head): %d AdamW steps, training loss %.3f → %.3f", MiniLm.FINE_TUNE_LAYERS,
+            fineTuned.summary().totalIterations(), fineTuneHistory[0], fineTuneHistory[fineTuneHistory.length - 1]));
 
         // (10) the attention classifier
         AttentionClassificationModel classifier = BookModel.train(trainingX, s);
@@ -233,6 +240,8 @@ public final class AttentionDemo {
             minilmLr);
         out.printf(Locale.ROOT, "    %-62s %.3f%n", "attention classifier on all-MiniLM-L6-v2 token states ("
             + s.heads + " heads)", minilmAttention);
+        out.printf(Locale.ROOT, "    %-62s %.3f%n", "all-MiniLM-L6-v2 fine-tuned (top " + MiniLm.FINE_TUNE_LAYERS
+            + " layer and a head)", minilmFineTuned);
 
         // (15) summary
         ObjectMapper json = new ObjectMapper();
@@ -253,6 +262,7 @@ public final class AttentionDemo {
         accuracy.put("attention_classifier", attentionAccuracy);
         accuracy.put("minilm_logistic_regression", minilmLr);
         accuracy.put("attention_classifier_minilm", minilmAttention);
+        accuracy.put("minilm_fine_tuned", minilmFineTuned);
         ObjectNode encoderNode = summary.putObject("encoder");
         encoderNode.put("model", BundledModels.ALL_MINILM_L6_V2);
         encoderNode.put("subset", MiniLm.describeSubset());
@@ -264,6 +274,11 @@ public final class AttentionDemo {
         encoderNode.put("tokens_per_second", Math.round(minilmTokens / minilmSeconds));
         encoderNode.put("classifier_max_iter", MiniLm.MAX_ITER);
         encoderNode.put("classifier_mini_batch_fraction", MiniLm.MINI_BATCH_FRACTION);
+        ObjectNode fineTuneNode = encoderNode.putObject("fine_tune");
+        fineTuneNode.put("trainable_layers", MiniLm.FINE_TUNE_LAYERS);
+        fineTuneNode.put("steps", fineTuned.summary().totalIterations());
+        fineTuneNode.put("batch", MiniLm.FINE_TUNE_BATCH);
+        fineTuneNode.put("step_size", MiniLm.FINE_TUNE_STEP_SIZE);
         encoderNode.put("picture_layer", MiniLm.PICTURE_LAYER);
         encoderNode.putPOJO("picture_heads", MiniLm.PICTURE_HEADS);
         encoderNode.put("nearest_by", "minilm_embedding");

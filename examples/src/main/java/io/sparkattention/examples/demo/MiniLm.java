@@ -1,9 +1,11 @@
 package io.sparkattention.examples.demo;
 
 import io.sparkattention.io.BundledModels;
-import io.sparkattention.ml.BertEncoderModel;
+import io.sparkattention.ml.feature.BertEncoderModel;
 import io.sparkattention.ml.classification.AttentionClassificationModel;
 import io.sparkattention.ml.classification.AttentionClassifier;
+import io.sparkattention.ml.classification.BertClassificationModel;
+import io.sparkattention.ml.classification.BertClassifier;
 import io.sparkattention.ml.feature.HuggingFaceTokenizer;
 import io.sparkattention.viz.HeatmapRows;
 import org.apache.spark.sql.Column;
@@ -57,6 +59,21 @@ final class MiniLm {
     static final int[] PICTURE_HEADS = {2, 5, 4};
     /** The encoder's width. */
     static final int HIDDEN = 384;
+    /**
+     * Fine-tuning trains the top layer and the head: PyTorch 1.13 on this subset (AdamW 3e-4,
+     * batches of 32, 10% warmup) reached 0.697 held-out accuracy after one epoch this way, 0.701
+     * with the top two layers (whose steps cost twice as much), 0.673 with all six at 5e-5 in
+     * 188 s: one trainable layer fits the demo's budget and beats both frozen-MiniLM rows. The
+     * five frozen layers run once per training passage.
+     */
+    static final int FINE_TUNE_LAYERS = 1;
+    /** Passages per fine-tuning step, as in the PyTorch run. */
+    static final int FINE_TUNE_BATCH = 32;
+    /** Passes over the training passages: one epoch of {@link #FINE_TUNE_BATCH}-passage steps. */
+    static final int FINE_TUNE_EPOCHS = 1;
+    /** AdamW's peak learning rate, and the share of the steps that warm it up. */
+    static final double FINE_TUNE_STEP_SIZE = 3e-4;
+    static final double FINE_TUNE_WARMUP = 0.1;
 
     private MiniLm() {
     }
@@ -100,6 +117,21 @@ final class MiniLm {
         return new AttentionClassifier().setFeaturesCol("minilm_states").setLabelCol("label").setNumHeads(s.heads)
             .setSolver("adam").setMaxIter(MAX_ITER).setStepSize(s.stepSize).setMiniBatchFraction(MINI_BATCH_FRACTION)
             .setSeed(s.seed).fit(rows);
+    }
+
+    /**
+     * Fine-tunes all-MiniLM-L6-v2's top {@link #FINE_TUNE_LAYERS} layer and a head on the training
+     * passages' ids: {@link #FINE_TUNE_EPOCHS} epoch of steps sampling {@link #FINE_TUNE_BATCH}
+     * passages each (on average), AdamW with a linear warmup and decay, dropout 0.1, clipping at 1.
+     */
+    static BertClassificationModel fineTune(Dataset<Row> training, AttentionDemo.Settings s) {
+        long rows = training.count();
+        int steps = (int) Math.max(1, (FINE_TUNE_EPOCHS * rows + FINE_TUNE_BATCH - 1) / FINE_TUNE_BATCH);
+        return new BertClassifier().setFeaturesCol("minilm_ids").setLabelCol("label")
+            .setTrainableLayers(FINE_TUNE_LAYERS).setStepSize(FINE_TUNE_STEP_SIZE).setWeightDecay(0.01)
+            .setWarmupSteps((int) Math.round(FINE_TUNE_WARMUP * steps)).setMaxIter(steps)
+            .setMiniBatchFraction(Math.min(1.0, (double) FINE_TUNE_BATCH / rows)).setSeed(s.seed)
+            .fit(training.select("minilm_ids", "label"));
     }
 
     /**

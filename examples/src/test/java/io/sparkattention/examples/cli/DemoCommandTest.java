@@ -49,20 +49,20 @@ class DemoCommandTest {
     }
 
     @Test
-    @DisplayName("the demo trains the classifier, embeds passages with all-MiniLM-L6-v2, scores six models on held-out "
+    @DisplayName("the demo trains the classifier, embeds passages with all-MiniLM-L6-v2, scores seven models on held-out "
         + "blocks, and writes Parquet, the saved model, its PyTorch export, pictures of the trained heads and of "
         + "MiniLM's, an HTML page and a summary")
     void endToEnd(@TempDir Path out) throws IOException {
         Path output = out.resolve("demo");
         CommandLineRun run = CommandLineRun.of(demo(output, "--pictures", "2"));
         assertEquals(0, run.exitCode, run.err);
-        assertTrue(run.out.contains("[15/15] summary"), run.out);
+        assertTrue(run.out.contains("[16/16] summary"), run.out);
         assertTrue(run.out.contains("per book, blocks of 1 consecutive passages; every 2nd block held out"), run.out);
         assertTrue(run.out.contains("query: First book #0: \"It is a truth universally acknowledged"), run.out);
         for (String model : List.of("majority class", "logistic regression on TF-IDF",
             "logistic regression on the mean word + position vector", "attention classifier",
             "logistic regression on all-MiniLM-L6-v2 sentence embeddings",
-            "attention classifier on all-MiniLM-L6-v2 token states")) {
+            "attention classifier on all-MiniLM-L6-v2 token states", "all-MiniLM-L6-v2 fine-tuned")) {
             assertTrue(run.outLines().stream().anyMatch(l -> l.trim().startsWith(model) && l.matches(".* [01]\\.\\d{3}")),
                 "one accuracy line for " + model + ":\n" + run.out);
         }
@@ -75,7 +75,7 @@ class DemoCommandTest {
         assertEquals(3, summary.get("split").get("held_out_passages").asInt());
         JsonNode accuracy = summary.get("accuracy");
         assertEquals(List.of("majority", "tfidf_logistic_regression", "mean_embedding_logistic_regression",
-            "attention_classifier", "minilm_logistic_regression", "attention_classifier_minilm"),
+            "attention_classifier", "minilm_logistic_regression", "attention_classifier_minilm", "minilm_fine_tuned"),
             fieldNames(accuracy));
         accuracy.forEach(a -> assertTrue(a.isNumber() && a.asDouble() >= 0 && a.asDouble() <= 1, accuracy.toString()));
         // Two training passages per book: the majority is the first book (the smaller label on a tie),

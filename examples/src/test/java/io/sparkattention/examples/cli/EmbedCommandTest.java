@@ -105,31 +105,6 @@ class EmbedCommandTest {
     }
 
     @Test
-    @DisplayName("the README's embed command, as written, on the texts it names")
-    void readmeCommand() throws IOException {
-        Path root = Path.of(System.getProperty("user.dir")).toAbsolutePath();
-        if (!Files.isRegularFile(root.resolve("README.md"))) {
-            root = root.getParent();
-        }
-        String readme = Files.readString(root.resolve("README.md"));
-        String section = readme.substring(readme.indexOf("## Pretrained encoders"));
-        int bash = section.indexOf("```bash") + 7;
-        String block = section.substring(bash, section.indexOf("```", bash)).replace("\\\n", " ");
-        String first = block.lines().filter(l -> l.startsWith("examples/bin/spark-attention embed")).findFirst()
-            .orElseThrow();
-        List<String> args = new ArrayList<>(List.of(first.substring("examples/bin/spark-attention ".length()).trim()
-            .split("\\s+")));
-        int in = args.indexOf("--input") + 1;
-        int out = args.indexOf("--output") + 1;
-        args.set(in, root.resolve(args.get(in)).toString());
-        args.set(out, dir.resolve(args.get(out)).toString());
-        args.addAll(List.of("--master", Cli.MASTER));
-        Cli.Result r = Cli.run(args.toArray(new String[0]));
-        assertEquals(0, r.exitCode, r.toString());
-        assertEquals(6, SparkTestSession.get().read().parquet(args.get(out)).count());
-    }
-
-    @Test
     @DisplayName("Parquet output: the embedding is an MLlib vector, --states adds L×E, --max-length truncates and says so")
     void parquetWithStatesAndTruncation() {
         Path in = texts(referenceTexts());

@@ -140,8 +140,10 @@ class EncoderBenchCommandTest {
         assertError("--seq-len with --encoder must be in [2, 256] ([CLS] and [SEP] included), got 300", "bench",
             "--encoder", "--seq-len", "300");
         assertError("--texts must be >= 1, got 0", "bench", "--encoder", "--texts", "0");
-        assertError("--peer: unknown peer \"fma\" for --encoder, expected ort", "bench", "--encoder", "--seq-len", "4",
-            "--peer", "fma");
+        assertError("--peer: unknown peer \"fma\" for --encoder, expected ort, torch or ort,torch", "bench", "--encoder",
+            "--seq-len", "4", "--peer", "fma");
+        assertError("--peer runs beside the raw encoder, not with --spark (use --compare-kernel)", "bench", "--encoder",
+            "--spark", "--seq-len", "4", "--peer", "torch");
         assertError("--partitions, --compare-kernel and --master need --spark", "bench", "--encoder", "--seq-len",
             "4", "--compare-kernel");
         assertError("--threads is not an option of --spark (it runs on the cluster's cores: --master 'local[N]')",

@@ -26,8 +26,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -38,8 +36,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /**
  * The shipped PyTorch module ({@code examples/python/spark_attention_reference.py}) on exports of
  * the {@code cls_*} fixtures' trained weights: its logits are the Java model's rawPrediction on
- * the same ragged rows, and the fixtures' own float64 logits, within 1e-4 relative; the README's
- * snippet runs as written. Needs a {@code python3} with {@code torch} (Debian's
+ * the same ragged rows, and the fixtures' own float64 logits, within 1e-4 relative (the docs'
+ * snippets run in {@code DocsCodeBlocksTest}). Needs a {@code python3} with {@code torch} (Debian's
  * {@code python3-torch}); without one the tests are skipped, and say so.
  */
 class PyTorchReferenceModuleTest {
@@ -117,22 +115,6 @@ class PyTorchReferenceModuleTest {
                 assertClose(ref, p, name + " row " + b + " against the fixture's float64 logits");
             }
         }
-    }
-
-    @Test
-    @DisplayName("the README's PyTorch snippet runs as written, from the repository's root, on an export")
-    void readmeSnippetRuns() throws Exception {
-        assumePython();
-        String snippet = readmeSnippet();
-        Path root = dir.resolve("root");
-        Files.createDirectories(root.resolve("examples"));
-        Files.createSymbolicLink(root.resolve("examples").resolve("python"), moduleDir());
-        export(TrainFixture.open("cls_basic"), root.resolve("cls.safetensors"));
-        Path file = root.resolve("snippet.py");
-        Files.writeString(file, snippet);
-        Result r = run(List.of(python, file.toString()), root);
-        assertEquals(0, r.exitCode, snippet + "\n---\n" + r.output);
-        assertTrue(r.output.contains("tensor("), r.output);
     }
 
     /** The fixture's trained weights through the Java model and out again by exportPyTorch. */
@@ -222,18 +204,6 @@ class PyTorchReferenceModuleTest {
         }
         assertTrue(Math.sqrt(diff) <= TOLERANCE * Math.sqrt(norm), what + ": relative error "
             + Math.sqrt(diff / norm));
-    }
-
-    /** The first python block of README.md that uses load_classifier. */
-    private static String readmeSnippet() throws IOException {
-        String readme = Files.readString(repositoryRoot().resolve("README.md"));
-        Matcher m = Pattern.compile("```python\n(.*?)```", Pattern.DOTALL).matcher(readme);
-        while (m.find()) {
-            if (m.group(1).contains("load_classifier(")) {
-                return m.group(1);
-            }
-        }
-        throw new AssertionError("README.md has no python block calling load_classifier");
     }
 
     /** The repository's root: the working directory (the examples module) or its parent. */

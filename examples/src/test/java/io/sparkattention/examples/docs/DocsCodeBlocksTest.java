@@ -1,7 +1,8 @@
 package io.sparkattention.examples.docs;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sparkattention.io.BundledModels;
-import io.sparkattention.ml.BertEncoderModel;
+import io.sparkattention.ml.feature.BertEncoderModel;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.Assumptions;
@@ -40,12 +41,26 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class DocsCodeBlocksTest {
 
+    /**
+     * A comma-separated list of pages ({@code docs/training.md,README.md}) to run alone while writing them:
+     * {@code -Ddocs.pages=...} on Maven's command line. Unset: every page.
+     */
+    static final String ONLY_PAGES = "docs.pages";
+
     /** The inputs the pages' commands name as the reader's own files, and how the test makes each. */
     private static final Map<String, Seed> SEEDS = new LinkedHashMap<>();
 
     static {
         SEEDS.put("texts.jsonl", dir -> copy("spark-attention/src/test/resources/fixtures/encoder/texts.jsonl", dir));
         SEEDS.put("train.jsonl", dir -> copy("examples/data/sequences/train.jsonl", dir));
+        SEEDS.put("labelled-texts.jsonl", file -> {
+            StringBuilder lines = new StringBuilder();
+            for (int i = 0; i < DocsGiven.SENTENCES.size(); i++) {
+                lines.append(new ObjectMapper().writeValueAsString(Map.of("text", DocsGiven.SENTENCES.get(i),
+                    "label", DocsGiven.label(i)))).append('\n');
+            }
+            Files.writeString(file, lines);
+        });
         SEEDS.put("tokenizer.json", dir -> Files.write(dir, BundledModels.tokenizerJson(BundledModels.ALL_MINILM_L6_V2)));
         SEEDS.put("model.onnx", dir -> {
             try (InputStream in = DocsCodeBlocksTest.class.getResourceAsStream("/all-minilm-l6-v2.onnx")) {
@@ -104,7 +119,11 @@ class DocsCodeBlocksTest {
     @DisplayName("every page's code runs as written")
     List<DynamicNode> everyPageRunsItsBlocks() throws IOException {
         List<DynamicNode> pages = new ArrayList<>();
+        String only = System.getProperty(ONLY_PAGES, "");
         for (DocPage page : DocPage.all(DocPage.root())) {
+            if (!only.isEmpty() && !List.of(only.split(",")).contains(page.name)) {
+                continue;
+            }
             List<DynamicNode> blocks = new ArrayList<>();
             Path dir = workRoot.resolve(page.name.replace('/', '_').replace(".md", ""));
             for (DocPage.Block block : page.blocks) {
@@ -156,7 +175,8 @@ class DocsCodeBlocksTest {
         }
         Assumptions.assumeTrue(torch, block + ": /usr/bin/python3 has no torch and numpy");
         Path script = dir.resolve("block-" + block.line + ".py");
-        Files.writeString(script, block.code);
+        JavaBlocks.createRoots(dir);
+        Files.writeString(script, JavaBlocks.inWorkDir(block.code, dir));
         Process process = new ProcessBuilder("/usr/bin/python3", script.toString()).directory(dir.toFile())
             .redirectErrorStream(true).start();
         String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);

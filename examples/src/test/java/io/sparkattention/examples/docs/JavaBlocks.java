@@ -29,7 +29,7 @@ import java.util.stream.Collectors;
  * A page's Java block compiled in this JVM with {@code javax.tools} against the test class path and run: the
  * block's {@code given} statements, the block as written, its {@code then} statements, in one method with the
  * imports a user of the library writes. String literals that start with one of {@link #ROOTS} (a reader's
- * {@code "/models/encoder.safetensors"}) are moved into the page's working directory.
+ * {@code "/models/encoder.safetensors"}) are moved into the page's working directory, in Python blocks too.
  */
 final class JavaBlocks {
 
@@ -45,6 +45,8 @@ final class JavaBlocks {
         "import static org.apache.spark.sql.functions.*;",
         "import io.sparkattention.ml.*;",
         "import io.sparkattention.ml.feature.*;",
+        // ml keeps a read alias of the encoder's old name: the single-type import picks the stage.
+        "import io.sparkattention.ml.feature.BertEncoderModel;",
         "import io.sparkattention.ml.classification.*;",
         "import io.sparkattention.rows.*;",
         "import io.sparkattention.viz.*;",
@@ -56,10 +58,7 @@ final class JavaBlocks {
 
     /** The source of one block's class. */
     static String source(String className, DocPage.Block block, Path workDir) {
-        String body = block.given + "\n// " + block + "\n" + block.code + "\n" + block.then;
-        for (String root : ROOTS) {
-            body = body.replace("\"" + root, "\"" + workDir.resolve(root.substring(1)) + "/");
-        }
+        String body = inWorkDir(block.given + "\n// " + block + "\n" + block.code + "\n" + block.then, workDir);
         return "package docsblocks;\n" + IMPORTS + "\n"
             + "public final class " + className + " implements java.util.concurrent.Callable<Object> {\n"
             + "  public Object call() throws Exception {\n"
@@ -68,11 +67,19 @@ final class JavaBlocks {
             + "    return null;\n  }\n}\n";
     }
 
+    /** {@code code} with its string literals that start with one of {@link #ROOTS} moved into {@code workDir}. */
+    static String inWorkDir(String code, Path workDir) {
+        for (String root : ROOTS) {
+            for (String quote : List.of("\"", "'")) {
+                code = code.replace(quote + root, quote + workDir.resolve(root.substring(1)) + "/");
+            }
+        }
+        return code;
+    }
+
     /** Compiles and runs the block; a compile error fails with the compiler's messages and the source. */
     static void run(DocPage.Block block, Path workDir) throws Exception {
-        for (String root : ROOTS) {
-            Files.createDirectories(workDir.resolve(root.substring(1)));
-        }
+        createRoots(workDir);
         String className = "Block_" + block.page.name.replaceAll("[^A-Za-z0-9]", "_") + "_" + block.line;
         String source = source(className, block, workDir);
         Path classes = Files.createTempDirectory(workDir, "classes");
@@ -102,6 +109,12 @@ final class JavaBlocks {
             JavaBlocks.class.getClassLoader())) {
             Callable<?> code = (Callable<?>) loader.loadClass("docsblocks." + className).getConstructor().newInstance();
             code.call();
+        }
+    }
+
+    static void createRoots(Path workDir) throws IOException {
+        for (String root : ROOTS) {
+            Files.createDirectories(workDir.resolve(root.substring(1)));
         }
     }
 

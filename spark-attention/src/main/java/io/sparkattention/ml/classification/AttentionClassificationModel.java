@@ -1,6 +1,7 @@
 package io.sparkattention.ml.classification;
 
 import io.sparkattention.exec.RowFunctions;
+import io.sparkattention.ml.ContextBroadcast;
 import io.sparkattention.ml.MultiHeadAttentionModel;
 import io.sparkattention.ml.StageSchema;
 import io.sparkattention.ml.StageUid;
@@ -8,7 +9,6 @@ import io.sparkattention.nn.MultiHeadAttentionWeights;
 import io.sparkattention.nn.Softmax;
 import io.sparkattention.rows.SequenceDecoder;
 import org.apache.spark.SparkContext;
-import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.ml.classification.ProbabilisticClassificationModel;
 import org.apache.spark.ml.linalg.DenseVector;
@@ -75,8 +75,7 @@ public final class AttentionClassificationModel
      * unused: as for MLlib's models' broadcasts, Spark's ContextCleaner destroys it (on the driver
      * and the executors) once the model and those DataFrames are unreachable.
      */
-    private transient Broadcast<float[]> shipped;
-    private transient SparkContext shippedTo;
+    private transient ContextBroadcast<float[]> shipped;
 
     /**
      * An empty model, without weights: what Spark Connect ML's service loader instantiates to list
@@ -297,11 +296,14 @@ public final class AttentionClassificationModel
         return getRawPredictionCol().isEmpty() ? df.drop(raw) : df;
     }
 
-    /** This model's parameters broadcast to {@code sc}, made on first use there. */
-    synchronized Broadcast<float[]> shippedParameters(SparkContext sc) {
-        if (shipped == null || shippedTo != sc || sc.isStopped()) {
-            shipped = JavaSparkContext.fromSparkContext(sc).broadcast(parameters);
-            shippedTo = sc;
+    /** This model's parameters broadcast to {@code sc}, made on first use there; shared with its copies. */
+    Broadcast<float[]> shippedParameters(SparkContext sc) {
+        return shipped().get(sc);
+    }
+
+    private synchronized ContextBroadcast<float[]> shipped() {
+        if (shipped == null) {
+            shipped = new ContextBroadcast<>(() -> parameters);
         }
         return shipped;
     }
@@ -355,6 +357,7 @@ public final class AttentionClassificationModel
         AttentionClassificationModel copied = copyValues(new AttentionClassificationModel(uid, shape, parameters),
             extra);
         copied.summary = summary;
+        copied.shipped = shipped();
         return copied.setParent(parent());
     }
 

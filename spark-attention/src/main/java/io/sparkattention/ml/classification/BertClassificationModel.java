@@ -4,7 +4,7 @@ import io.sparkattention.bert.BertClassifierNetwork;
 import io.sparkattention.bert.BertClassifierSettings;
 import io.sparkattention.bert.BertEncoder;
 import io.sparkattention.exec.RowFunctions;
-import io.sparkattention.ml.BertEncoderModel;
+import io.sparkattention.ml.feature.BertEncoderModel;
 import io.sparkattention.ml.StageSchema;
 import io.sparkattention.ml.StageUid;
 import io.sparkattention.nn.Pooling;
@@ -96,6 +96,29 @@ public final class BertClassificationModel
         if (encoder != null) {
             network();
         }
+    }
+
+    /**
+     * A model from a file as {@link #exportPyTorch} writes it (the encoder's tensors under
+     * {@code prefix}, {@code classifier.weight} and {@code classifier.bias} without), on any Hadoop
+     * file system.
+     *
+     * @param path     the file
+     * @param prefix   the encoder's name prefix, or {@code ""}
+     * @param numHeads the encoder's heads, or 0 to take them from the file's metadata
+     * @param pooling  {@code mean} or {@code cls}, or null to take it from the file's metadata
+     * @return the model
+     * @throws IllegalArgumentException naming the file and the tensor or metadata entry that is
+     *     missing or does not fit
+     */
+    public static BertClassificationModel fromSafeTensors(String path, String prefix, int numHeads, String pooling) {
+        Objects.requireNonNull(path, "path");
+        Objects.requireNonNull(prefix, "prefix");
+        if (numHeads < 0) {
+            throw new IllegalArgumentException("numHeads must be >= 0 (0: from the file), got " + numHeads);
+        }
+        return BertModelIO.fromSafeTensors(Identifiable$.MODULE$.randomUID("bertClassificationModel"), path, prefix,
+            numHeads, pooling, null);
     }
 
     @Override

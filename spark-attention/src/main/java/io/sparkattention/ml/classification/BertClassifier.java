@@ -4,7 +4,7 @@ import io.sparkattention.bert.BertClassifierNetwork;
 import io.sparkattention.bert.BertClassifierSettings;
 import io.sparkattention.bert.BertEncoder;
 import io.sparkattention.io.SafeTensors;
-import io.sparkattention.ml.BertEncoderModel;
+import io.sparkattention.ml.feature.BertEncoderModel;
 import io.sparkattention.ml.HadoopSafeTensors;
 import io.sparkattention.ml.StageSchema;
 import io.sparkattention.ml.StageUid;

@@ -7,6 +7,7 @@ import io.sparkattention.io.ClassifierStateDict;
 import io.sparkattention.io.SafeTensors;
 import io.sparkattention.io.Tensor;
 import io.sparkattention.ml.HadoopSafeTensors;
+import io.sparkattention.ml.StageData;
 import io.sparkattention.nn.ParameterTensor;
 import io.sparkattention.nn.Pooling;
 import io.sparkattention.sparkinternal.ParamsMetadata;
@@ -51,7 +52,7 @@ final class BertModelIO {
         metadata.put(POOLING, model.getPooling());
         metadata.put("format", BertClassificationModel.EXPORT_FORMAT);
         try {
-            HadoopSafeTensors.write(path, tensors, metadata, conf != null ? conf : ClassifierModelIO.hadoopConf());
+            HadoopSafeTensors.write(path, tensors, metadata, conf != null ? conf : StageData.hadoopConf());
         } catch (IOException e) {
             throw new UncheckedIOException(path + ": " + e.getMessage(), e);
         }
@@ -66,7 +67,7 @@ final class BertModelIO {
     static BertClassificationModel fromSafeTensors(String uid, String path, String prefix, int numHeads,
                                                    String pooling, Configuration conf) {
         try {
-            SafeTensors file = HadoopSafeTensors.read(path, conf != null ? conf : ClassifierModelIO.hadoopConf());
+            SafeTensors file = HadoopSafeTensors.read(path, conf != null ? conf : StageData.hadoopConf());
             int heads = numHeads > 0 ? numHeads : metadataHeads(file, path);
             String pool = pooling != null ? pooling : file.metadata().get(POOLING);
             if (pool == null) {

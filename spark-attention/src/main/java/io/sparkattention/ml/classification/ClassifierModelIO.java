@@ -3,20 +3,18 @@ package io.sparkattention.ml.classification;
 import io.sparkattention.io.ClassifierStateDict;
 import io.sparkattention.io.SafeTensors;
 import io.sparkattention.ml.HadoopSafeTensors;
+import io.sparkattention.ml.StageData;
 import io.sparkattention.nn.AttentionClassifierNetwork;
 import io.sparkattention.nn.Pooling;
-import io.sparkattention.sparkinternal.ParamsMetadata;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.Path;
 import org.apache.spark.ml.util.Identifiable$;
 import org.apache.spark.ml.util.MLReader;
 import org.apache.spark.ml.util.MLWriter;
-import org.apache.spark.sql.SparkSession;
-import scala.Option;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -45,7 +43,7 @@ final class ClassifierModelIO {
             POOLING, shape.poolingName(), "format", "AttentionClassifier state_dict");
         try {
             HadoopSafeTensors.write(path, ClassifierStateDict.toTensors(model.sharedParameters(), network.parameters()),
-                metadata, conf != null ? conf : hadoopConf());
+                metadata, conf != null ? conf : StageData.hadoopConf());
         } catch (IOException e) {
             throw new UncheckedIOException(path + ": " + e.getMessage(), e);
         }
@@ -56,7 +54,7 @@ final class ClassifierModelIO {
                                                         String pooling, Configuration conf) {
         Pooling p = parsePooling(pooling);
         try {
-            SafeTensors file = HadoopSafeTensors.read(path, conf != null ? conf : hadoopConf());
+            SafeTensors file = HadoopSafeTensors.read(path, conf != null ? conf : StageData.hadoopConf());
             int[] ek = ClassifierStateDict.dimensions(file);
             ClassifierArchitecture shape = new ClassifierArchitecture(ek[0], numHeads, ek[1], causal, residual, p);
             AttentionClassifierNetwork network = shape.network();
@@ -77,59 +75,31 @@ final class ClassifierModelIO {
     }
 
     static MLWriter writer(AttentionClassificationModel model) {
-        return new MLWriter() {
-            @Override
-            public void saveImpl(String path) {
-                model.shape();
-                ParamsMetadata.save(model, path, sparkSession());
-                exportPyTorch(model, dataFile(path), sparkSession().sparkContext().hadoopConfiguration());
-            }
-        };
+        model.shape();
+        return StageData.writer(model, (path, conf) -> exportPyTorch(model, dataFile(path), conf));
     }
 
     static MLReader<AttentionClassificationModel> reader() {
-        return new MLReader<>() {
-            @Override
-            public AttentionClassificationModel load(String path) {
-                return ParamsMetadata.load(path, sparkSession(), AttentionClassificationModel.class.getName(),
-                    uid -> {
-                        AttentionClassificationModel saved = readData(path);
-                        return new AttentionClassificationModel(uid, saved.shape(), saved.sharedParameters());
-                    });
-            }
+        return StageData.reader(List.of(AttentionClassificationModel.class.getName()), (uid, path, conf) -> {
+            AttentionClassificationModel saved = readData(path, conf);
+            return new AttentionClassificationModel(uid, saved.shape(), saved.sharedParameters());
+        });
+    }
 
-            /** The model in {@code path/data}, built from the architecture in the file's metadata. */
-            private AttentionClassificationModel readData(String path) {
-                String file = dataFile(path);
-                Configuration conf = sparkSession().sparkContext().hadoopConfiguration();
-                Map<String, String> arch;
-                try {
-                    arch = HadoopSafeTensors.read(file, conf).metadata();
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-                for (String key : new String[] {NUM_HEADS, CAUSAL, RESIDUAL, POOLING}) {
-                    if (!arch.containsKey(key)) {
-                        throw new IllegalArgumentException(file + ": no " + key + " in the file's metadata");
-                    }
-                }
-                return fromSafeTensors(file, Integer.parseInt(arch.get(NUM_HEADS)),
-                    Boolean.parseBoolean(arch.get(CAUSAL)), Boolean.parseBoolean(arch.get(RESIDUAL)),
-                    arch.get(POOLING), conf);
+    /** The model in {@code path/data}, built from the architecture in the file's metadata. */
+    private static AttentionClassificationModel readData(String path, Configuration conf) throws IOException {
+        String file = dataFile(path);
+        Map<String, String> arch = HadoopSafeTensors.read(file, conf).metadata();
+        for (String key : new String[] {NUM_HEADS, CAUSAL, RESIDUAL, POOLING}) {
+            if (!arch.containsKey(key)) {
+                throw new IllegalArgumentException(file + ": no " + key + " in the file's metadata");
             }
-        };
+        }
+        return fromSafeTensors(file, Integer.parseInt(arch.get(NUM_HEADS)), Boolean.parseBoolean(arch.get(CAUSAL)),
+            Boolean.parseBoolean(arch.get(RESIDUAL)), arch.get(POOLING), conf);
     }
 
     private static String dataFile(String path) {
-        return new Path(new Path(path, "data"), WEIGHTS_FILE).toString();
-    }
-
-    /** The active session's Hadoop configuration, or Hadoop's defaults when there is no session. */
-    static Configuration hadoopConf() {
-        Option<SparkSession> active = SparkSession.getActiveSession();
-        if (active.isEmpty()) {
-            active = SparkSession.getDefaultSession();
-        }
-        return active.isDefined() ? active.get().sparkContext().hadoopConfiguration() : new Configuration();
+        return StageData.dataFile(path, WEIGHTS_FILE);
     }
 }

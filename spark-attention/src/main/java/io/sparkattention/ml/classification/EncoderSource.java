@@ -2,7 +2,7 @@ package io.sparkattention.ml.classification;
 
 import io.sparkattention.bert.BertEncoder;
 import io.sparkattention.io.SafeTensors;
-import io.sparkattention.ml.BertEncoderModel;
+import io.sparkattention.ml.feature.BertEncoderModel;
 import io.sparkattention.ml.HadoopSafeTensors;
 import io.sparkattention.sparkinternal.ParamsMetadata;
 import org.apache.hadoop.conf.Configuration;

@@ -1,14 +1,10 @@
 package io.sparkattention.ml.feature;
 
 import io.sparkattention.exec.RowFunctions;
-import io.sparkattention.sparkinternal.ParamsMetadata;
-import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FSDataInputStream;
-import org.apache.hadoop.fs.FSDataOutputStream;
-import org.apache.hadoop.fs.FileSystem;
-import org.apache.hadoop.fs.Path;
-import org.apache.spark.SparkContext;
-import org.apache.spark.api.java.JavaSparkContext;
+import io.sparkattention.ml.ContextBroadcast;
+import io.sparkattention.ml.StageData;
+import io.sparkattention.ml.StageParamSet;
+import io.sparkattention.ml.StageParams;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.ml.Transformer;
 import org.apache.spark.ml.param.IntParam;
@@ -22,14 +18,11 @@ import org.apache.spark.ml.util.MLWriter;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.SparkSession;
-import org.apache.spark.sql.functions;
 import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.Metadata;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
-import scala.Option;
 
-import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -56,20 +49,20 @@ import java.util.Set;
  * follows {@code handleInvalid}: {@code error} (the default; the error names column and row),
  * {@code skip} (the row is dropped) or {@code keep} (null outputs).
  *
- * <p>The tokenizer file travels with the stage: to executors by broadcast, where each JVM builds
+ * <p>The tokenizer file travels with the stage: to executors by one broadcast per SparkContext
+ * ({@link ContextBroadcast}, shared by the stage's copies), where each JVM builds
  * its native tokenizer once per file (keyed by the file's content hash) and shares it between
  * tasks; and into a saved stage or {@code Pipeline}, under {@code data/tokenizer.json}, so a saved
  * pipeline is self-contained. DJL loads the native library bundled in its jar and is kept offline
  * (see {@link NativeTokenizers}). Works row by row, so it runs unchanged on streaming DataFrames.
  */
-public final class HuggingFaceTokenizer extends Transformer implements MLWritable {
+public final class HuggingFaceTokenizer extends Transformer
+    implements MLWritable, StageParams<HuggingFaceTokenizer> {
 
     private static final long serialVersionUID = 1L;
 
     /** The tokenizer file under a saved stage's {@code data} directory. */
     static final String TOKENIZER_FILE = "tokenizer.json";
-    /** The values of {@code handleInvalid}. */
-    static final String[] HANDLE_INVALID = {"error", "skip", "keep"};
     /** sentence-transformers' limit for all-MiniLM-L6-v2, and the default of {@code maxLength}. */
     public static final int DEFAULT_MAX_LENGTH = 256;
     /**
@@ -84,16 +77,12 @@ public final class HuggingFaceTokenizer extends Transformer implements MLWritabl
     private final String hash;
     /** What the file is (its path, or the bundled model's name), for messages. */
     private final String source;
-    private Param<String> inputCol;
-    private Param<String> outputCol;
+    private StageParamSet stageParams;
     private Param<String> tokensCol;
     private Param<String> truncatedCol;
     private IntParam maxLength;
-    private Param<String> handleInvalid;
-    private Param<String> rowIdCol;
-    /** The file shipped to executors, once per SparkContext (Spark's cleaner drops it with the stage). */
-    private transient Broadcast<byte[]> shipped;
-    private transient SparkContext shippedTo;
+    /** The file shipped to executors, once per SparkContext; shared with the stage's copies. */
+    private transient ContextBroadcast<byte[]> shipped;
 
     /**
      * An empty stage, without a tokenizer: what Spark Connect ML's service loader instantiates to
@@ -133,7 +122,7 @@ public final class HuggingFaceTokenizer extends Transformer implements MLWritabl
      */
     public static HuggingFaceTokenizer fromPath(String path) {
         return new HuggingFaceTokenizer(Identifiable$.MODULE$.randomUID("hfTokenizer"),
-            readFile(path, hadoopConf()), path);
+            StageData.readBytes(path, StageData.hadoopConf()), path);
     }
 
     /**
@@ -163,8 +152,10 @@ public final class HuggingFaceTokenizer extends Transformer implements MLWritabl
     }
 
     private void init() {
-        inputCol = new Param<>(this, "inputCol", "input column: the texts (string)");
-        outputCol = new Param<>(this, "outputCol", "output column: the token ids (array<int>), special tokens included");
+        stageParams = new StageParamSet(this, "input column: the texts (string)", "text",
+            "output column: the token ids (array<int>), special tokens included", "input_ids",
+            "null texts: error (fail naming the row), skip (drop the row) or keep (null outputs)",
+            StageParamSet.NULL_HANDLING);
         tokensCol = new Param<>(this, "tokensCol",
             "optional output column: the tokens as strings (array<string>); empty for none");
         truncatedCol = new Param<>(this, "truncatedCol",
@@ -172,17 +163,9 @@ public final class HuggingFaceTokenizer extends Transformer implements MLWritabl
         maxLength = new IntParam(this, "maxLength",
             "the longest output in tokens, special tokens included (at least " + MIN_MAX_LENGTH + ": [CLS] and [SEP]); "
                 + "longer texts are truncated", ParamValidators.gtEq(MIN_MAX_LENGTH));
-        handleInvalid = new Param<>(this, "handleInvalid",
-            "null texts: error (fail naming the row), skip (drop the row) or keep (null outputs)",
-            ParamValidators.inArray(HANDLE_INVALID));
-        setDefault(inputCol, "text");
-        setDefault(outputCol, "input_ids");
         setDefault(tokensCol, "");
         setDefault(truncatedCol, "");
         setDefault(maxLength, DEFAULT_MAX_LENGTH);
-        rowIdCol = new Param<>(this, "rowIdCol", "column naming rows in data error messages; empty: position");
-        setDefault(handleInvalid, "error");
-        setDefault(rowIdCol, "");
     }
 
     @Override
@@ -190,42 +173,9 @@ public final class HuggingFaceTokenizer extends Transformer implements MLWritabl
         return uid;
     }
 
-    /** @return the input column param (default {@code text}) */
-    public Param<String> inputCol() {
-        return inputCol;
-    }
-
-    /** @return the input column */
-    public String getInputCol() {
-        return getOrDefault(inputCol);
-    }
-
-    /**
-     * @param value the input column, of strings
-     * @return this stage
-     */
-    public HuggingFaceTokenizer setInputCol(String value) {
-        set(inputCol, value);
-        return this;
-    }
-
-    /** @return the output column param (default {@code input_ids}) */
-    public Param<String> outputCol() {
-        return outputCol;
-    }
-
-    /** @return the output column */
-    public String getOutputCol() {
-        return getOrDefault(outputCol);
-    }
-
-    /**
-     * @param value the ids' column; must not exist in the input
-     * @return this stage
-     */
-    public HuggingFaceTokenizer setOutputCol(String value) {
-        set(outputCol, value);
-        return this;
+    @Override
+    public StageParamSet stageParamSet() {
+        return stageParams;
     }
 
     /** @return the tokens column param (default empty: no such column) */
@@ -290,44 +240,6 @@ public final class HuggingFaceTokenizer extends Transformer implements MLWritabl
         return this;
     }
 
-    /** @return the row id param (default empty: rows are named by their position in their partition) */
-    public Param<String> rowIdCol() {
-        return rowIdCol;
-    }
-
-    /** @return the column naming rows in error messages, or empty */
-    public String getRowIdCol() {
-        return getOrDefault(rowIdCol);
-    }
-
-    /**
-     * @param value a column naming rows in data error messages ("row ID: ..."), or empty
-     * @return this stage
-     */
-    public HuggingFaceTokenizer setRowIdCol(String value) {
-        set(rowIdCol, value);
-        return this;
-    }
-
-    /** @return the param for null texts (default {@code error}) */
-    public Param<String> handleInvalid() {
-        return handleInvalid;
-    }
-
-    /** @return {@code error}, {@code skip} or {@code keep} */
-    public String getHandleInvalid() {
-        return getOrDefault(handleInvalid);
-    }
-
-    /**
-     * @param value {@code error}, {@code skip} or {@code keep}
-     * @return this stage
-     */
-    public HuggingFaceTokenizer setHandleInvalid(String value) {
-        set(handleInvalid, value);
-        return this;
-    }
-
     /**
      * The tokenizer file.
      *
@@ -350,14 +262,14 @@ public final class HuggingFaceTokenizer extends Transformer implements MLWritabl
     private List<StructField> outputFields() {
         List<StructField> out = new ArrayList<>();
         out.add(new StructField(getOutputCol(), TokenizeFunction.RESULT.apply(TokenizeFunction.IDS).dataType(),
-            true, org.apache.spark.sql.types.Metadata.empty()));
+            true, Metadata.empty()));
         if (!getTokensCol().isEmpty()) {
             out.add(new StructField(getTokensCol(), TokenizeFunction.RESULT.apply(TokenizeFunction.TOKENS).dataType(),
-                true, org.apache.spark.sql.types.Metadata.empty()));
+                true, Metadata.empty()));
         }
         if (!getTruncatedCol().isEmpty()) {
             out.add(new StructField(getTruncatedCol(), DataTypes.BooleanType, true,
-                org.apache.spark.sql.types.Metadata.empty()));
+                Metadata.empty()));
         }
         return out;
     }
@@ -389,19 +301,19 @@ public final class HuggingFaceTokenizer extends Transformer implements MLWritabl
     @Override
     public Dataset<Row> transform(Dataset<?> dataset) {
         transformSchema(dataset.schema(), true);
-        String input = getInputCol();
-        Column text = functions.col("`" + input.replace("`", "``") + "`");
+        Column text = inputColumn();
         String mode = getHandleInvalid();
-        TokenizeFunction function = new TokenizeFunction(shipped(dataset.sparkSession().sparkContext()), hash,
-            source, getMaxLength(), !getTokensCol().isEmpty(), input, "error".equals(mode));
+        Broadcast<byte[]> file = shipped().get(dataset.sparkSession().sparkContext());
+        TokenizeFunction function = new TokenizeFunction(file, hash, source, getMaxLength(), !getTokensCol().isEmpty(),
+            getInputCol(), "error".equals(mode));
         Dataset<Row> df = dataset.toDF();
         if ("skip".equals(mode)) {
             df = df.filter(text.isNotNull());
         }
         String encoded = uid + "__encoding";
-        df = df.withColumn(encoded, RowFunctions.column("hf_tokenize", function, TokenizeFunction.RESULT, rowId(),
-            List.of(text)));
-        Column encoding = functions.col("`" + encoded + "`");
+        df = df.withColumn(encoded, RowFunctions.column("hf_tokenize", function, TokenizeFunction.RESULT,
+            rowIdColumn(), List.of(text)));
+        Column encoding = StageParams.column(encoded);
         df = df.withColumn(getOutputCol(), encoding.getField(TokenizeFunction.IDS));
         if (!getTokensCol().isEmpty()) {
             df = df.withColumn(getTokensCol(), encoding.getField(TokenizeFunction.TOKENS));
@@ -412,16 +324,9 @@ public final class HuggingFaceTokenizer extends Transformer implements MLWritabl
         return df.drop(encoded);
     }
 
-    /** The row id column for error messages, or null. */
-    private Column rowId() {
-        String id = getRowIdCol();
-        return id.isEmpty() ? null : functions.col("`" + id.replace("`", "``") + "`");
-    }
-
-    private synchronized Broadcast<byte[]> shipped(SparkContext sc) {
-        if (shipped == null || shippedTo != sc) {
-            shipped = JavaSparkContext.fromSparkContext(sc).broadcast(requireTokenizer());
-            shippedTo = sc;
+    private synchronized ContextBroadcast<byte[]> shipped() {
+        if (shipped == null) {
+            shipped = new ContextBroadcast<>(this::requireTokenizer);
         }
         return shipped;
     }
@@ -429,17 +334,15 @@ public final class HuggingFaceTokenizer extends Transformer implements MLWritabl
     @Override
     public HuggingFaceTokenizer copy(ParamMap extra) {
         HuggingFaceTokenizer copied = copyValues(new HuggingFaceTokenizer(uid, json, source), extra);
-        synchronized (this) {
-            // The same file: a copy reuses the broadcast.
-            copied.shipped = shipped;
-            copied.shippedTo = shippedTo;
-        }
+        copied.shipped = shipped();
         return copied;
     }
 
+    /** Params as MLlib metadata, the tokenizer file as {@code data/tokenizer.json}. */
     @Override
     public MLWriter write() {
-        return new Writer(this);
+        return StageData.writer(this, (path, conf) -> StageData.write(StageData.dataFile(path, TOKENIZER_FILE), conf,
+            out -> out.write(requireTokenizer())));
     }
 
     /**
@@ -448,7 +351,10 @@ public final class HuggingFaceTokenizer extends Transformer implements MLWritabl
      * @return the reader of the params metadata and the tokenizer file
      */
     public static MLReader<HuggingFaceTokenizer> read() {
-        return new Reader();
+        return StageData.reader(List.of(HuggingFaceTokenizer.class.getName()), (uid, path, conf) -> {
+            String file = StageData.dataFile(path, TOKENIZER_FILE);
+            return new HuggingFaceTokenizer(uid, StageData.readBytes(file, conf), file);
+        });
     }
 
     /**
@@ -464,64 +370,5 @@ public final class HuggingFaceTokenizer extends Transformer implements MLWritabl
     @Override
     public String toString() {
         return "HuggingFaceTokenizer: uid=" + uid + ", " + source;
-    }
-
-    private static Configuration hadoopConf() {
-        Option<SparkSession> active = SparkSession.getActiveSession();
-        if (active.isEmpty()) {
-            active = SparkSession.getDefaultSession();
-        }
-        return active.isDefined() ? active.get().sparkContext().hadoopConfiguration() : new Configuration();
-    }
-
-    private static byte[] readFile(String path, Configuration conf) {
-        Path p = new Path(path);
-        try {
-            FileSystem fs = p.getFileSystem(conf);
-            if (fs.getFileStatus(p).isDirectory()) {
-                throw new IllegalArgumentException(path + " is a directory, not a tokenizer.json");
-            }
-            try (FSDataInputStream in = fs.open(p)) {
-                return in.readAllBytes();
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read the tokenizer file " + path + ": " + e.getMessage(), e);
-        }
-    }
-
-    /** Params as MLlib metadata, the tokenizer file as {@code data/tokenizer.json}. */
-    private static final class Writer extends MLWriter {
-        private final HuggingFaceTokenizer instance;
-
-        Writer(HuggingFaceTokenizer instance) {
-            this.instance = instance;
-        }
-
-        @Override
-        public void saveImpl(String path) {
-            byte[] bytes = instance.requireTokenizer();
-            ParamsMetadata.save(instance, path, sparkSession());
-            Path file = new Path(new Path(path, "data"), TOKENIZER_FILE);
-            try {
-                FileSystem fs = file.getFileSystem(sparkSession().sparkContext().hadoopConfiguration());
-                try (FSDataOutputStream out = fs.create(file, false)) {
-                    out.write(bytes);
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
-    }
-
-    /** Reads what {@link Writer} wrote. */
-    private static final class Reader extends MLReader<HuggingFaceTokenizer> {
-
-        @Override
-        public HuggingFaceTokenizer load(String path) {
-            String file = new Path(new Path(path, "data"), TOKENIZER_FILE).toString();
-            return ParamsMetadata.load(path, sparkSession(), HuggingFaceTokenizer.class.getName(),
-                uid -> new HuggingFaceTokenizer(uid, readFile(file, sparkSession().sparkContext().hadoopConfiguration()),
-                    file));
-        }
     }
 }

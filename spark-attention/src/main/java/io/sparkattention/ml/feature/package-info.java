@@ -9,6 +9,7 @@
  *
  * <p>{@link io.sparkattention.ml.feature.HuggingFaceTokenizer} turns texts into token ids with a
  * Hugging Face {@code tokenizer.json} (Hugging Face's Rust tokenizers through DJL), for
- * {@link io.sparkattention.ml.BertEncoderModel}.
+ * {@link io.sparkattention.ml.feature.BertEncoderModel}, which encodes them with a pretrained
+ * BERT-family encoder (e.g. all-MiniLM-L6-v2) in batches per task ({@link io.sparkattention.ml.feature.EncoderBatches}).
  */
 package io.sparkattention.ml.feature;

@@ -75,6 +75,14 @@ final class DjlFineTuner implements TorchRuntime.FineTuner {
         }
     }
 
+    @Override
+    public double loss(int[][] ids, int[] labels) {
+        try (NDScope scope = new NDScope()) {
+            scope.suppressNotUsedWarning();
+            return backward(ids, labels, false);
+        }
+    }
+
     /**
      * Sets every parameter's gradient to that of the batch's mean cross-entropy (in training mode:
      * with dropout) and returns the loss. Call inside an {@link NDScope}.

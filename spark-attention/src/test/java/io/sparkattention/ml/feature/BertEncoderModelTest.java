@@ -1,7 +1,5 @@
-package io.sparkattention.ml;
+package io.sparkattention.ml.feature;
 
-import io.sparkattention.ml.feature.HuggingFaceTokenizer;
-import io.sparkattention.ml.feature.MiniLmReference;
 import io.sparkattention.bert.BertEncoder;
 import io.sparkattention.nn.Pooling;
 import io.sparkattention.rows.MatrixType;
@@ -246,6 +244,28 @@ class BertEncoderModelTest {
         List<Row> after = loaded.transform(df).orderBy("id").select("input_ids", "features", "prediction")
             .collectAsList();
         assertEquals(before, after);
+
+        // A pipeline saved when the class was io.sparkattention.ml.BertEncoderModel loads as this class.
+        Path metadata;
+        try (var files = Files.walk(dir.resolve("pipeline"))) {
+            metadata = files.filter(p -> p.toString().contains("bertEncoder") && p.getFileName().toString()
+                .startsWith("part-")).findFirst().orElseThrow();
+        }
+        String json = Files.readString(metadata);
+        assertTrue(json.contains("\"class\":\"io.sparkattention.ml.feature.BertEncoderModel\""), json);
+        Files.writeString(metadata, json.replace("io.sparkattention.ml.feature.BertEncoderModel",
+            "io.sparkattention.ml.BertEncoderModel"));
+        Files.deleteIfExists(metadata.resolveSibling("." + metadata.getFileName() + ".crc"));
+        PipelineModel old = PipelineModel.load(saved);
+        assertEquals(BertEncoderModel.class, old.stages()[1].getClass());
+        assertEquals(before, old.transform(df).orderBy("id").select("input_ids", "features", "prediction")
+            .collectAsList());
+        assertEquals("cls", BertEncoderModel.load(metadata.getParent().getParent().toString()).getPooling());
+        String foreign = assertThrows(IllegalArgumentException.class,
+            () -> BertEncoderModel.load(dir.resolve("pipeline").resolve("stages").toFile().listFiles(
+                f -> f.getName().contains("hfTokenizer"))[0].toString())).getMessage();
+        assertTrue(foreign.contains("holds a " + HuggingFaceTokenizer.class.getName() + ", not a "
+            + BertEncoderModel.class.getName()), foreign);
     }
 
     @Test

@@ -1,4 +1,4 @@
-package io.sparkattention.ml;
+package io.sparkattention.ml.feature;
 
 import io.sparkattention.bert.BertEncoder;
 
