@@ -62,9 +62,14 @@ public final class BertClassificationModel
     public static final String EXPORT_FORMAT = "BertModel state_dict with a classifier head";
 
     private final String uid;
-    private final BertEncoder encoder;
-    private final float[] classifierWeight;
-    private final float[] classifierBias;
+    /**
+     * The weights stay on the driver (transient): MLlib's prediction UDFs capture the model, and
+     * the executors get the network through one broadcast ({@link #shipped}), not in every task.
+     */
+    private final transient BertEncoder encoder;
+    private final transient float[] classifierWeight;
+    private final transient float[] classifierBias;
+    private final int classes;
     private final Pooling poolingMode;
     private BertClassifierParamSet params;
     private transient BertClassifierSummary summary;
@@ -88,6 +93,7 @@ public final class BertClassificationModel
         this.encoder = encoder;
         this.classifierWeight = classifierWeight;
         this.classifierBias = classifierBias;
+        this.classes = classifierBias == null ? 0 : classifierBias.length;
         this.poolingMode = pooling;
         params = new BertClassifierParamSet(this);
         setDefault(featuresCol(), BertClassifier.DEFAULT_IDS_COL);
@@ -175,7 +181,7 @@ public final class BertClassificationModel
 
     @Override
     public int numClasses() {
-        return classifierBias == null ? 0 : classifierBias.length;
+        return classes;
     }
 
     @Override
