@@ -194,13 +194,14 @@ public final class MultiHeadAttentionLayer implements SequenceAttention {
     public void selfBackward(float[] x, int[] starts, int count, SelfAttentionRecord rec, float[] dy, float[] dx,
                              float[] grad, GradientSlots slots) {
         int M = checkStacked(x, starts, count, rec);
-        int E = weights.embedDim(), F = fusedWidth(), H = weights.numHeads(), Ekv = F - E >> 1;
+        int E = weights.embedDim(), F = fusedWidth(), H = weights.numHeads();
+        int Ekv = weights.numKvHeads() * weights.headDim();
         checkRows("output gradient", dy, M, E, true);
         if (dx != null) {
             checkRows("input gradient", dx, M, E, true);
         }
-        java.util.Objects.requireNonNull(grad, "grad");
-        java.util.Objects.requireNonNull(slots, "slots");
+        Objects.requireNonNull(grad, "grad");
+        Objects.requireNonNull(slots, "slots");
         rec.ensureBackward(M, E, F);
         LayerProjections p = projections();
         WeightGradient wg = rec.weightGradient(p.kernel);
@@ -264,8 +265,8 @@ public final class MultiHeadAttentionLayer implements SequenceAttention {
             throw new IllegalArgumentException("self-attention needs kdim = vdim = embedDim, got kdim "
                 + weights.kdim() + ", vdim " + weights.vdim() + ", embedDim " + weights.embedDim());
         }
-        java.util.Objects.requireNonNull(starts, "starts");
-        java.util.Objects.requireNonNull(rec, "record");
+        Objects.requireNonNull(starts, "starts");
+        Objects.requireNonNull(rec, "record");
         if (count < 0 || starts.length < count + 1 || starts[0] != 0) {
             throw new IllegalArgumentException("starts needs count + 1 = " + (count + 1L)
                 + " offsets from 0, got " + starts.length + (starts.length > 0 ? " from " + starts[0] : ""));

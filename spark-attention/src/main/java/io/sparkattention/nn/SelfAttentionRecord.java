@@ -57,18 +57,18 @@ public final class SelfAttentionRecord {
     }
 
     void ensure(int rows, int E, int fused, int H) {
-        if (context.length < rows * E) {
-            qkv = new float[rows * fused];
-            context = new float[rows * E];
-            lse = new float[rows * H];
-        }
+        qkv = atLeast(qkv, rows * fused);
+        context = atLeast(context, rows * E);
+        lse = atLeast(lse, rows * H);
     }
 
     void ensureBackward(int rows, int E, int fused) {
-        if (dContext.length < rows * E) {
-            dContext = new float[rows * E];
-            dqkv = new float[rows * fused];
-            split = new float[rows * E];
-        }
+        dContext = atLeast(dContext, rows * E);
+        dqkv = atLeast(dqkv, rows * fused);
+        split = atLeast(split, rows * E);
+    }
+
+    private static float[] atLeast(float[] a, int n) {
+        return a.length >= n ? a : new float[n];
     }
 }

@@ -4,6 +4,7 @@ import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -56,7 +57,7 @@ public final class InputOptions {
         if (inputFormat == null) {
             return null;
         }
-        String v = Choices.check("--input-format", inputFormat, java.util.List.of("json", "csv", "parquet"));
+        String v = Choices.check("--input-format", inputFormat, List.of("json", "csv", "parquet"));
         return InputFiles.Format.valueOf(v.toUpperCase(Locale.ROOT));
     }
 

@@ -75,10 +75,13 @@ final class InputTable {
 
     /**
      * Reads the input, whose format {@link InputFiles#inspect} found. JSON lines are read with the
-     * schema {@link DeclaredSchema} declares (no pass over the whole input to infer one); in
-     * Parquet, integer matrices (int or long arrays) are read as double: the stages take float or double.
+     * schema {@link DeclaredSchema} declares (no pass over the whole input to infer one); CSV with
+     * its header, every column a string; in Parquet, integer matrices (int or long arrays) are read
+     * as double: the stages take float or double. The rows are split into runs of consecutive rows
+     * in input order ({@link RowSplit}).
      *
-     * @param known the columns the command knows, by name, and their kinds
+     * @param known      the columns the command knows, by name, and their kinds
+     * @param partitions {@code --partitions}, or null for the default
      */
     static InputTable read(SparkSession spark, String path, InputFiles.Format format, Map<String, ColumnKind> known,
                            Integer partitions) {

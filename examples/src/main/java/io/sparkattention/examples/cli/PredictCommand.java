@@ -32,6 +32,8 @@ import java.util.Map;
         "A JSON lines input is read with the types the model needs (its features column: a sequence L×E of "
             + "numbers); its errors name the file and the 1-based line of the record, a Parquet input's the row "
             + "(from 0).",
+        "stdout: a progress line every " + RowProgress.INTERVAL_SECONDS + " s (rows done of the total, rows per "
+            + "second, time left) and a last line saying how many rows were written where; rows in input order.",
         "Exit codes: 0 success; 2 bad input (one line on stderr naming the model, column, line, file or parameter; no "
             + "output left behind); 1 internal error."})
 final class PredictCommand extends TableOutputCommand {

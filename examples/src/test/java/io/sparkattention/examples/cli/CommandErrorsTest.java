@@ -165,7 +165,7 @@ class CommandErrorsTest {
         assertBadInput(Cli.run(args.toArray(new String[0])), "numHeads (5) must divide embed_dim E (16)");
         Path in = dir.resolve("in.jsonl");
         assertBadInput(Cli.run("sdpa", "--num-heads", "3", "--input", in.toString(), "--output",
-            dir.resolve("out.jsonl").toString(), "--master", Cli.MASTER), "numHeads (3) must divide the query width (16)");
+            dir.resolve("out.jsonl").toString(), "--master", Cli.MASTER), "--num-heads (3) must divide the query width (16)");
     }
 
     @Test

@@ -42,20 +42,24 @@ public final class DocsGiven {
         return workDir.resolve(name).toString();
     }
 
-    /** Twelve labelled sentences: {@code text}, {@code label} 0 (weather) or 1 (dancing). */
+    /** Twelve sentences, the first six about the weather (label 0), the others about dancing (label 1). */
+    static final List<String> SENTENCES = List.of("It rained all afternoon in Bath.",
+        "The wind blew cold over the downs.", "A storm broke over the village at night.",
+        "The morning was bright and warm.", "Snow lay deep on the road to Highbury.", "Fog hid the lane until noon.",
+        "They danced two dances at the ball.", "The assembly rooms were full of dancers.",
+        "He asked her for the next dance.", "The musicians struck up a reel.",
+        "She stood up with Mr. Elton for the cotillion.", "The ball went on until two in the morning.");
+
+    /** The label of sentence i: 0 (weather) or 1 (dancing). */
+    static double label(int i) {
+        return i < SENTENCES.size() / 2 ? 0.0 : 1.0;
+    }
+
+    /** {@link #SENTENCES} as a data frame: {@code text}, {@code label}. */
     public static Dataset<Row> sentences() {
-        String[] weather = {"It rained all afternoon in Bath.", "The wind blew cold over the downs.",
-            "A storm broke over the village at night.", "The morning was bright and warm.",
-            "Snow lay deep on the road to Highbury.", "Fog hid the lane until noon."};
-        String[] dancing = {"They danced two dances at the ball.", "The assembly rooms were full of dancers.",
-            "He asked her for the next dance.", "The musicians struck up a reel.",
-            "She stood up with Mr. Elton for the cotillion.", "The ball went on until two in the morning."};
         List<Row> rows = new ArrayList<>();
-        for (String s : weather) {
-            rows.add(RowFactory.create(s, 0.0));
-        }
-        for (String s : dancing) {
-            rows.add(RowFactory.create(s, 1.0));
+        for (int i = 0; i < SENTENCES.size(); i++) {
+            rows.add(RowFactory.create(SENTENCES.get(i), label(i)));
         }
         StructType schema = new StructType().add("text", DataTypes.StringType).add("label", DataTypes.DoubleType);
         return spark().createDataFrame(rows, schema);

@@ -80,6 +80,26 @@ class EncoderBatchesTest {
     }
 
     @Test
+    @DisplayName("encoders of other widths and heads on one thread: each batch still gets every text's own bits")
+    void encodersOfOtherShapesShareAThread() {
+        // 32 wide, 4 heads over 600 tokens, then 8 wide, 2 heads over 1,800: the wide batch's context
+        // buffer holds the narrow one's, its log-sum-exp buffer does not.
+        BertEncoder wide = RandomBert.encoder(1, 32, 4, 100, 2);
+        BertEncoder narrow = RandomBert.encoder(1, 8, 2, 100, 1);
+        int[][] few = new int[10][];
+        int[][] many = new int[30][];
+        for (int i = 0; i < many.length; i++) {
+            many[i] = randomIds(60, 100, i);
+        }
+        System.arraycopy(many, 0, few, 0, few.length);
+        EncoderBatches.encode(wide, few);
+        float[][] states = EncoderBatches.encode(narrow, many);
+        for (int i = 0; i < many.length; i++) {
+            assertArrayEquals(narrow.forward(many[i]), states[i], "sequence " + i);
+        }
+    }
+
+    @Test
     @DisplayName("the stage: rows in input order, bitwise equal to the encoder alone, over batch bounds and partitions")
     void stageOutputsEqualTheEncoderAlone() {
         BertEncoder encoder = RandomBert.encoder(2, 32, 4, 100, 7);
