@@ -261,6 +261,20 @@ final class VectorEncoderMath extends EncoderMath {
         }
     }
 
+    @Override
+    void addAndClear(float[] part, double[] sums, int from, int to) {
+        FloatVector zero = FloatVector.zero(F_HALF);
+        int i = from;
+        for (int bound = from + D.loopBound(to - from); i < bound; i += DL) {
+            widen(part, i).add(DoubleVector.fromArray(D, sums, i)).intoArray(sums, i);
+            zero.intoArray(part, i);
+        }
+        for (; i < to; i++) {
+            sums[i] += part[i];
+            part[i] = 0f;
+        }
+    }
+
     /** Floats {@code a[i … i + DL)} widened to double lanes. */
     private static DoubleVector widen(float[] a, int i) {
         return (DoubleVector) FloatVector.fromArray(F_HALF, a, i).convertShape(VectorOperators.F2D, D, 0);

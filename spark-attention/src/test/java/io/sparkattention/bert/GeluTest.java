@@ -128,6 +128,37 @@ class GeluTest {
         }
     }
 
+    /**
+     * Moving a row's float32 gradient into float64 sums: every sub-range of a seeded array (so
+     * every alignment and tail), on both paths, adds each value exactly (the float64 sum of the
+     * two, computed here) and clears it, touching nothing outside the range.
+     */
+    @Test
+    void addAndClearAddsEachValueExactlyAndClearsOnlyTheRange() {
+        java.util.SplittableRandom random = new java.util.SplittableRandom(37);
+        int n = 41;
+        for (EncoderMath math : new EncoderMath[] {EncoderMath.INSTANCE, new EncoderMath.Scalar()}) {
+            for (int from = 0; from <= n; from++) {
+                for (int to = from; to <= n; to++) {
+                    float[] part = new float[n];
+                    double[] sums = new double[n];
+                    for (int i = 0; i < n; i++) {
+                        part[i] = (float) (random.nextDouble() * 2e3 - 1e3);
+                        sums[i] = random.nextDouble() * 2e6 - 1e6;
+                    }
+                    float[] part0 = part.clone();
+                    double[] sums0 = sums.clone();
+                    math.addAndClear(part, sums, from, to);
+                    for (int i = 0; i < n; i++) {
+                        boolean in = i >= from && i < to;
+                        assertEquals(in ? sums0[i] + (double) part0[i] : sums0[i], sums[i], math.name() + " at " + i);
+                        assertEquals(in ? 0f : part0[i], part[i], math.name() + " at " + i);
+                    }
+                }
+            }
+        }
+    }
+
     @Test
     void theVectorPathIsTheOneInUseWhenTheModuleIsVisible() {
         assertTrue(EncoderMath.INSTANCE.name().startsWith("vector"), EncoderMath.INSTANCE.name());
