@@ -15,8 +15,10 @@ import java.util.Objects;
  * One encoder layer's inference forward over stacked sequences, cut into the parts a profile
  * names and each runnable alone on buffers held here, so that a benchmark can time them side by
  * side in one JVM ({@code bench --layer-split}). The parts run the arithmetic
- * {@link BertLayer#forward(float[], int[], int, EncoderScratch, float[])} runs (the same
- * {@link LinearWeight}s, attention kernel and {@link EncoderMath}), in its order:
+ * {@link BertLayer#forward(float[], int[], int, EncoderScratch, float[])} runs (its weights
+ * prepared as {@link LinearWeight}s on the JVM's kernel, the attention kernel's default spec and
+ * {@link EncoderMath}), in its order; {@code EncoderLayerPartsTest} checks that the parts in
+ * order give the layer's output bit for bit:
  * <pre>
  *   qkv_gemm             qkv = x·[Wq; Wk; Wv]ᵀ + b             M×3E
  *   attention            ctx = attention(q, k, v) per sequence  M×E
@@ -29,8 +31,8 @@ import java.util.Objects;
  * </pre>
  * Each part reads its input from buffers the previous parts filled once at construction and
  * writes its own output buffer, so a part's repetitions compute the same values; the
- * in-place LayerNorms run on a copy restored from the kept input first (an M×E copy, a fraction
- * of the pass). Not thread-safe.
+ * in-place LayerNorms and GELU run on a copy of their kept input (an M×E or M×F copy, counted in
+ * their time). Not thread-safe.
  */
 public final class EncoderLayerParts {
 
@@ -117,6 +119,16 @@ public final class EncoderLayerParts {
     /** Stacked rows M. */
     public int tokens() {
         return M;
+    }
+
+    /** The last part's output (M×E): the layer's output once every part has run in order. */
+    float[] partsOutput() {
+        return normed;
+    }
+
+    /** {@link #whole}'s output (M×E). */
+    float[] layerOutput() {
+        return layerIo;
     }
 
     /** Runs part {@code PARTS.get(part)} once. */
