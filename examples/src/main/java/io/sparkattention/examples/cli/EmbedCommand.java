@@ -289,8 +289,9 @@ final class EmbedCommand extends TableOutputCommand {
         } catch (UncheckedIOException e) {
             throw new BadInputException(option + ": " + e.getMessage(), e);
         } catch (IllegalArgumentException | IllegalStateException e) {
-            throw new BadInputException((numHeads != null && e.getMessage().contains("heads") ? "--num-heads: "
-                : option + ": ") + e.getMessage(), e);
+            String m = e.getMessage();
+            throw new BadInputException(m.contains("numHeads (") ? m.replace("numHeads (", "--num-heads (")
+                : (numHeads != null && m.contains("heads") ? "--num-heads: " : option + ": ") + m, e);
         }
     }
 
