@@ -206,7 +206,7 @@ final class InputTable {
     String records(String message, long firstRow) {
         Matcher m = ROW_ID.matcher(message);
         StringBuilder out = new StringBuilder();
-        List<Run> runs = null;
+        List<RowSplit.Block> runs = null;
         while (m.find()) {
             long n;
             long split = -1;
@@ -238,74 +238,20 @@ final class InputTable {
         return out.toString();
     }
 
-    /** Consecutive rows of one input split read from one file block. */
-    private static final class Run implements java.io.Serializable {
-        private static final long serialVersionUID = 1L;
-        final int split;
-        final String file;
-        final long start;
-        final long rows;
-        /** The place of the run's first row in the input's order. */
-        long place;
-
-        Run(int split, String file, long start, long rows) {
-            this.split = split;
-            this.file = file;
-            this.start = start;
-            this.rows = rows;
-        }
-    }
-
-    /**
-     * The input's rows as runs of one file block, in the order Spark reads them, with their place
-     * in the input's order; null when they cannot be listed.
-     */
-    private List<Run> runs() {
-        List<Run> runs;
+    /** The input's file blocks in the order Spark reads them, with their places; null when they cannot be listed. */
+    private List<RowSplit.Block> runs() {
         try {
-            runs = read.select(functions.input_file_name(), functions.input_file_block_start()).javaRDD()
-                .mapPartitionsWithIndex((p, rows) -> {
-                    List<Run> found = new ArrayList<>();
-                    String file = null;
-                    long start = -1, n = 0;
-                    while (rows.hasNext()) {
-                        Row r = rows.next();
-                        if (n > 0 && (!r.getString(0).equals(file) || r.getLong(1) != start)) {
-                            found.add(new Run(p, file, start, n));
-                            n = 0;
-                        }
-                        file = r.getString(0);
-                        start = r.getLong(1);
-                        n++;
-                    }
-                    if (n > 0) {
-                        found.add(new Run(p, file, start, n));
-                    }
-                    return found.iterator();
-                }, true).collect();
+            return RowSplit.blocks(read);
         } catch (Exception e) {
             // SparkException is checked, and thrown by Scala code undeclared.
             return null;
         }
-        List<Run> sorted = inOrder(runs);
-        long place = 0;
-        for (Run r : sorted) {
-            r.place = place;
-            place += r.rows;
-        }
-        return runs;
-    }
-
-    private static List<Run> inOrder(List<Run> runs) {
-        List<Run> sorted = new ArrayList<>(runs);
-        sorted.sort(java.util.Comparator.<Run, String>comparing(r -> r.file).thenComparingLong(r -> r.start));
-        return sorted;
     }
 
     /** Where row {@code local} of input split {@code split} (a row id) is. */
-    private String where(List<Run> runs, int split, long local) {
+    private String where(List<RowSplit.Block> runs, int split, long local) {
         long left = local;
-        for (Run run : runs) {
+        for (RowSplit.Block run : runs) {
             if (run.split != split) {
                 continue;
             }
@@ -319,8 +265,8 @@ final class InputTable {
     }
 
     /** Where the row at {@code place} of the input's order is. */
-    private String whereAt(List<Run> runs, long place) {
-        for (Run run : inOrder(runs)) {
+    private String whereAt(List<RowSplit.Block> runs, long place) {
+        for (RowSplit.Block run : RowSplit.inOrder(runs)) {
             if (place < run.place + run.rows) {
                 return describe(runs, run, place - run.place);
             }
@@ -329,12 +275,12 @@ final class InputTable {
     }
 
     /** Row {@code k} of a run: its line of a JSON lines file, or its place in the input from 0. */
-    private String describe(List<Run> runs, Run run, long k) {
+    private String describe(List<RowSplit.Block> runs, RowSplit.Block run, long k) {
         if (jsonLines == null) {
             return "row " + (run.place + k);
         }
         long inFile = k;
-        for (Run r : runs) {
+        for (RowSplit.Block r : runs) {
             inFile += r.file.equals(run.file) && r.start < run.start ? r.rows : 0;
         }
         return line(run.file, inFile, run.place + k);

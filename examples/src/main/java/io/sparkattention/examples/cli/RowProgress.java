@@ -16,6 +16,7 @@ import scala.Tuple4;
 import scala.jdk.javaapi.CollectionConverters;
 
 import java.io.PrintStream;
+import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -25,7 +26,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A table command's progress while it writes: every {@link #INTERVAL_SECONDS} a line with the
- * rows written of the input's total, rows per second and the time left. Rows are counted as they
+ * rows written of the input's total, rows per second over the last minute and the time left at
+ * that rate. Rows are counted as they
  * leave the command's last stage, by an accumulator whose values in running tasks reach the
  * driver with the executors' heartbeats ({@link SparkSessions#HEARTBEAT_INTERVAL}), so a long task
  * moves the count too. A task that Spark retries counts its rows again while it runs; its count
@@ -35,13 +37,16 @@ final class RowProgress extends SparkListener implements AutoCloseable {
 
     /** Seconds between two progress lines. */
     static final long INTERVAL_SECONDS = 5;
+    /** The rate, and the time left from it, are measured over about this many recent seconds. */
+    static final long RATE_WINDOW_SECONDS = 60;
 
     private final SparkContext sc;
     private final String command;
     private final long total;
     private final PrintStream out;
     private final LongAccumulator rows;
-    private final long start = System.nanoTime();
+    /** Earlier (time in ns, rows done) samples of the last {@link #RATE_WINDOW_SECONDS}, oldest first. */
+    private final ArrayDeque<long[]> samples = new ArrayDeque<>();
     /** Rows of the tasks that ended successfully. */
     private long finished;
     /** Rows so far of each running task, by task id, as its last heartbeat reported them. */
@@ -58,6 +63,7 @@ final class RowProgress extends SparkListener implements AutoCloseable {
         this.total = total;
         this.out = out;
         this.rows = sc.longAccumulator(command + ": rows written");
+        samples.add(new long[] {System.nanoTime(), 0});
     }
 
     /** Starts reporting the progress of {@code command} over {@code total} rows on {@code out}. */
@@ -127,12 +133,17 @@ final class RowProgress extends SparkListener implements AutoCloseable {
         return Math.min(n, total);
     }
 
-    /** One progress line: rows done of the total, rows per second, time left. */
+    /** One progress line: rows done of the total, rows per second and time left over the recent window. */
     void print() {
+        long now = System.nanoTime();
         long done = done();
-        double seconds = (System.nanoTime() - start) / 1e9;
-        double rate = done / seconds;
-        String left = done == 0 ? "unknown" : String.format(Locale.ROOT, "%.0f s", (total - done) / rate);
+        while (samples.size() > 1 && now - samples.peekFirst()[0] > TimeUnit.SECONDS.toNanos(RATE_WINDOW_SECONDS)) {
+            samples.removeFirst();
+        }
+        long[] first = samples.peekFirst();
+        double rate = (done - first[1]) / ((now - first[0]) / 1e9);
+        samples.addLast(new long[] {now, done});
+        String left = rate > 0 ? String.format(Locale.ROOT, "%.0f s", (total - done) / rate) : "unknown";
         out.printf(Locale.ROOT, "%s: %,d of %,d rows (%.1f%%), %.1f rows/s, %s left%n", command, done, total,
             total == 0 ? 100.0 : 100.0 * done / total, rate, left);
         out.flush();

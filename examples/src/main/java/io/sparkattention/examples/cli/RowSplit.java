@@ -53,13 +53,14 @@ final class RowSplit {
     }
 
     /** Consecutive rows of one file block read by one input split. */
-    private static final class Block implements Serializable {
+    static final class Block implements Serializable {
         private static final long serialVersionUID = 1L;
         final int split;
         final String file;
         final long start;
         final long rows;
-        long offset;
+        /** The place of the block's first row in the input's order. */
+        long place;
 
         Block(int split, String file, long start, long rows) {
             this.split = split;
@@ -82,13 +83,9 @@ final class RowSplit {
         StructType indexed = schema.add(index, DataTypes.LongType, false);
         JavaRDD<InternalRow> source = read.select(col("*"), input_file_name(), input_file_block_start())
             .queryExecution().toRdd().toJavaRDD();
-        List<Block> blocks = new ArrayList<>(source.mapPartitionsWithIndex((split, it) -> blocks(split, it, width), true)
-            .collect());
-        List<Block> inOrder = new ArrayList<>(blocks);
-        inOrder.sort(Comparator.<Block, String>comparing(b -> b.file).thenComparingLong(b -> b.start));
+        List<Block> blocks = blocks(source, width);
         long total = 0;
-        for (Block b : inOrder) {
-            b.offset = total;
+        for (Block b : blocks) {
             total += b.rows;
         }
         int n = asked != null ? asked : defaultPartitions(spark.sparkContext().defaultParallelism(), total);
@@ -112,7 +109,34 @@ final class RowSplit {
         return (int) Math.min(InputOptions.MAX_PARTITIONS, Math.max((long) cores * TASKS_PER_CORE, bySize));
     }
 
-    /** The file blocks one input split reads, in order (the file name and block start are the last two fields). */
+    /**
+     * The input's file blocks in the order Spark reads them (input split by input split), each with
+     * its place in the input's order: one job.
+     */
+    static List<Block> blocks(Dataset<Row> read) {
+        return blocks(read.select(input_file_name(), input_file_block_start()).queryExecution().toRdd().toJavaRDD(), 0);
+    }
+
+    /** {@link #blocks(Dataset)} of rows whose fields {@code width} and {@code width + 1} are the file and block start. */
+    private static List<Block> blocks(JavaRDD<InternalRow> located, int width) {
+        List<Block> blocks = new ArrayList<>(located.mapPartitionsWithIndex((split, it) -> blocks(split, it, width), true)
+            .collect());
+        long place = 0;
+        for (Block b : inOrder(blocks)) {
+            b.place = place;
+            place += b.rows;
+        }
+        return blocks;
+    }
+
+    /** The blocks in the input's order: files in the order of their paths, a file's blocks by their start. */
+    static List<Block> inOrder(List<Block> blocks) {
+        List<Block> sorted = new ArrayList<>(blocks);
+        sorted.sort(Comparator.<Block, String>comparing(b -> b.file).thenComparingLong(b -> b.start));
+        return sorted;
+    }
+
+    /** The file blocks one input split reads, in order (the file name and block start are fields width, width + 1). */
     private static Iterator<Block> blocks(int split, Iterator<InternalRow> it, int width) {
         List<Block> found = new ArrayList<>();
         String file = null;
@@ -142,7 +166,7 @@ final class RowSplit {
             bySplit.add(new ArrayList<>());
         }
         for (Block b : blocks) {
-            bySplit.get(b.split).add(b.offset);
+            bySplit.get(b.split).add(b.place);
         }
         long[][] out = new long[splits][];
         for (int i = 0; i < splits; i++) {

@@ -63,8 +63,8 @@ final class MiniLm {
      * Fine-tuning trains the top layer and the head: PyTorch 1.13 on this subset (AdamW 3e-4,
      * batches of 32, 10% warmup) reached 0.697 held-out accuracy after one epoch this way, 0.701
      * with the top two layers (whose steps cost twice as much), 0.673 with all six at 5e-5 in
-     * 188 s: one trainable layer fits the demo's budget and beats both frozen-MiniLM rows. The
-     * five frozen layers run once per training passage.
+     * 188 s: one trainable layer is what fits the demo's budget. The five frozen layers run once
+     * per training passage.
      */
     static final int FINE_TUNE_LAYERS = 1;
     /** Passages per fine-tuning step, as in the PyTorch run. */

@@ -4,13 +4,13 @@ import io.sparkattention.bert.BertClassifierNetwork;
 import io.sparkattention.bert.BertClassifierSettings;
 import io.sparkattention.bert.BertEncoder;
 import io.sparkattention.exec.RowFunctions;
+import io.sparkattention.ml.ContextBroadcast;
 import io.sparkattention.ml.feature.BertEncoderModel;
 import io.sparkattention.ml.StageSchema;
 import io.sparkattention.ml.StageUid;
 import io.sparkattention.nn.Pooling;
 import io.sparkattention.nn.Softmax;
 import org.apache.spark.SparkContext;
-import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.ml.classification.ProbabilisticClassificationModel;
 import org.apache.spark.ml.linalg.DenseVector;
@@ -62,15 +62,19 @@ public final class BertClassificationModel
     public static final String EXPORT_FORMAT = "BertModel state_dict with a classifier head";
 
     private final String uid;
-    private final BertEncoder encoder;
-    private final float[] classifierWeight;
-    private final float[] classifierBias;
+    /**
+     * The weights stay on the driver (transient): MLlib's prediction UDFs capture the model, and
+     * the executors get the network through one broadcast ({@link #shipped}), not in every task.
+     */
+    private final transient BertEncoder encoder;
+    private final transient float[] classifierWeight;
+    private final transient float[] classifierBias;
+    private final int classes;
     private final Pooling poolingMode;
     private BertClassifierParamSet params;
     private transient BertClassifierSummary summary;
     /** The head-only network on the executors, one broadcast per model and SparkContext (see AttentionClassificationModel). */
-    private transient Broadcast<JavaSerialized<BertClassifierNetwork>> shipped;
-    private transient SparkContext shippedTo;
+    private transient ContextBroadcast<JavaSerialized<BertClassifierNetwork>> shipped;
 
     /** An empty model, without weights, for Spark Connect ML's service loader; use {@link #load} or fit. */
     public BertClassificationModel() {
@@ -89,6 +93,7 @@ public final class BertClassificationModel
         this.encoder = encoder;
         this.classifierWeight = classifierWeight;
         this.classifierBias = classifierBias;
+        this.classes = classifierBias == null ? 0 : classifierBias.length;
         this.poolingMode = pooling;
         params = new BertClassifierParamSet(this);
         setDefault(featuresCol(), BertClassifier.DEFAULT_IDS_COL);
@@ -176,7 +181,7 @@ public final class BertClassificationModel
 
     @Override
     public int numClasses() {
-        return classifierBias == null ? 0 : classifierBias.length;
+        return classes;
     }
 
     @Override
@@ -281,10 +286,13 @@ public final class BertClassificationModel
         return getRawPredictionCol().isEmpty() ? df.drop(raw) : df;
     }
 
-    private synchronized Broadcast<JavaSerialized<BertClassifierNetwork>> shipped(SparkContext sc) {
-        if (shipped == null || shippedTo != sc || sc.isStopped()) {
-            shipped = JavaSparkContext.fromSparkContext(sc).broadcast(JavaSerialized.of(network()));
-            shippedTo = sc;
+    private Broadcast<JavaSerialized<BertClassifierNetwork>> shipped(SparkContext sc) {
+        return shipped().get(sc);
+    }
+
+    private synchronized ContextBroadcast<JavaSerialized<BertClassifierNetwork>> shipped() {
+        if (shipped == null) {
+            shipped = new ContextBroadcast<>(() -> JavaSerialized.of(network()));
         }
         return shipped;
     }
@@ -331,10 +339,7 @@ public final class BertClassificationModel
         BertClassificationModel copied = copyValues(new BertClassificationModel(uid, encoder, classifierWeight,
             classifierBias, poolingMode), extra);
         copied.summary = summary;
-        synchronized (this) {
-            copied.shipped = shipped;
-            copied.shippedTo = shippedTo;
-        }
+        copied.shipped = shipped();
         return copied.setParent(parent());
     }
 

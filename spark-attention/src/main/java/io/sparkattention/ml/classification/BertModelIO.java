@@ -10,9 +10,7 @@ import io.sparkattention.ml.HadoopSafeTensors;
 import io.sparkattention.ml.StageData;
 import io.sparkattention.nn.ParameterTensor;
 import io.sparkattention.nn.Pooling;
-import io.sparkattention.sparkinternal.ParamsMetadata;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.Path;
 import org.apache.spark.ml.util.MLReader;
 import org.apache.spark.ml.util.MLWriter;
 
@@ -124,28 +122,16 @@ final class BertModelIO {
     }
 
     static MLWriter writer(BertClassificationModel model) {
-        return new MLWriter() {
-            @Override
-            public void saveImpl(String path) {
-                model.encoder();
-                ParamsMetadata.save(model, path, sparkSession());
-                exportPyTorch(model, dataFile(path), sparkSession().sparkContext().hadoopConfiguration());
-            }
-        };
+        model.encoder();
+        return StageData.writer(model, (path, conf) -> exportPyTorch(model, dataFile(path), conf));
     }
 
     static MLReader<BertClassificationModel> reader() {
-        return new MLReader<>() {
-            @Override
-            public BertClassificationModel load(String path) {
-                return ParamsMetadata.load(path, sparkSession(), BertClassificationModel.class.getName(),
-                    uid -> fromSafeTensors(uid, dataFile(path), "", 0, null,
-                        sparkSession().sparkContext().hadoopConfiguration()));
-            }
-        };
+        return StageData.reader(List.of(BertClassificationModel.class.getName()),
+            (uid, path, conf) -> fromSafeTensors(uid, dataFile(path), "", 0, null, conf));
     }
 
     private static String dataFile(String path) {
-        return new Path(new Path(path, "data"), WEIGHTS_FILE).toString();
+        return StageData.dataFile(path, WEIGHTS_FILE);
     }
 }
