@@ -139,8 +139,9 @@ public final class EncoderOptions {
         } catch (UncheckedIOException e) {
             throw new BadInputException(option + ": " + ErrorReporting.oneLine(e.getMessage()), e);
         } catch (IllegalArgumentException | IllegalStateException e) {
-            throw new BadInputException((numHeads != null && String.valueOf(e.getMessage()).contains("heads")
-                ? "--num-heads: " : option + ": ") + ErrorReporting.oneLine(e.getMessage()), e);
+            String m = ErrorReporting.oneLine(e.getMessage());
+            throw new BadInputException(m.contains("numHeads (") ? m.replace("numHeads (", "--num-heads (")
+                : (numHeads != null && m.contains("heads") ? "--num-heads: " : option + ": ") + m, e);
         }
     }
 
