@@ -163,6 +163,29 @@ class FineTuneCommandTest {
         assertEquals(3, skip.outLines().size(), "steps 0, 1 and the final line: " + skip.outLines());
     }
 
+    @Test
+    @DisplayName("--tol stops the run early: one line per i = 0 ... T, strictly increasing, the last with "
+        + "training_accuracy")
+    void tolStopsOnceEachLine() throws Exception {
+        Path fixture = copy("ft_head_only_cls");
+        SafeTensors st = SafeTensors.read(fixture);
+        JsonNode config = JSON.readTree(st.metadata().get("config"));
+        Path input = writeIds(st, dir.resolve("in.jsonl"), -1, -1);
+        // Any step improves the loss by less than 1e9 relative: the run stops before step 10, the fewest with tol.
+        CommandLineRun run = CommandLineRun.of("fine-tune", "--input", input.toString(), "--output",
+            dir.resolve("model").toString(), "--master", Cli.MASTER, "--ids-col", "input_ids", "--safetensors",
+            fixture.toString(), "--prefix", "initial.", "--num-heads", config.get("num_heads").asText(),
+            "--num-classes", "2", "--trainable-layers", "0", "--max-iter", "15", "--tol", "1e9");
+        assertEquals(0, run.exitCode, run.err);
+        List<String> lines = run.outLines();
+        assertEquals(11, lines.size(), "steps 0 ... 9 and the final line, each once: " + lines);
+        for (int i = 0; i < lines.size(); i++) {
+            JsonNode line = JSON.readTree(lines.get(i));
+            assertEquals(i, line.get("iteration").asInt(), lines.toString());
+            assertEquals(i == lines.size() - 1, line.has("training_accuracy"), lines.get(i));
+        }
+    }
+
     private static String[] concat(String[] a, String... b) {
         String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
         System.arraycopy(b, 0, out, a.length, b.length);

@@ -61,13 +61,15 @@ final class BertTrainer {
         for (; steps < maxIter; steps++) {
             StepSums sums = gradientAt(rows, network, shipped, theta, steps);
             history[steps] = sums.meanLoss();
-            if (listener != null) {
-                listener.onLoss(steps, history[steps]);
-            }
+            // Convergence is checked before the listener hears step i: a stopped run's entry i is the
+            // final eval loss below, reported once.
             if (converged(history, steps)) {
                 LOG.info("BertClassifier converged before step {}: the step loss improved by less than tol {} "
                     + "(relative) over the last {} steps", steps, params.getTol(), TOL_WINDOW);
                 break;
+            }
+            if (listener != null) {
+                listener.onLoss(steps, history[steps]);
             }
             double[] grad = sums.meanGrad();
             if (params.getMaxGradNorm() > 0) {
