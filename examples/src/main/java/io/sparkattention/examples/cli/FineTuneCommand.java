@@ -22,6 +22,9 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * {@code spark-attention fine-tune}: fine-tunes a pretrained BERT encoder with a classifier head
@@ -52,6 +55,8 @@ final class FineTuneCommand extends TableCommand {
     static final List<String> SOLVERS = List.of("adamw", "adam");
     /** The tokenized ids' column with --text-col. */
     static final String IDS = "input_ids";
+    /** How the stage names a bad row: "row N:", its position from 1 among the rows it fits. */
+    private static final Pattern STAGE_ROW = Pattern.compile("row (\\d+):");
 
     @Mixin
     EncoderOptions model;
@@ -141,6 +146,8 @@ final class FineTuneCommand extends TableCommand {
     private BertEncoderModel encoder;
     private HuggingFaceTokenizer tokenize;
     private StepLines lines;
+    /** The rows the stage fits, with the input's row index; null before the fit. */
+    private Supplier<Dataset<Row>> trainingRows;
 
     @Override
     void validate() {
@@ -198,22 +205,26 @@ final class FineTuneCommand extends TableCommand {
             require(table, weightCol, "--weight-col");
         }
         require(table, idsCol != null ? idsCol : textCol, idsCol != null ? "--ids-col" : "--text-col");
-        // The split keeps the input's order, so the stage's "row N" is the record's position in the input.
-        Dataset<Row> rows = table.rows.drop(table.rowIndexColumn);
+        // The rows keep the input's row index (the stage reads only its own columns): the stage names a bad row
+        // by its position among the rows it fits, which --handle-invalid skip makes differ from the input's.
+        Dataset<Row> rows = table.rows;
         if (idsCol != null && handleInvalid.get().equals("skip")) {
             rows = rows.filter(functions.col(idsCol).isNotNull());
         }
+        Dataset<Row> fitRows = rows;
         BertClassifier stage = FineTuneOptions.stage(this, encoder)
             .setNumPartitions(rows.rdd().getNumPartitions());
         lines = new StepLines(System.out);
         stage.setTrainingListener(lines::step);
         BertClassificationModel fitted;
         if (idsCol != null) {
+            trainingRows = () -> fitRows;
             fitted = stage.setFeaturesCol(idsCol).fit(rows);
             lines.finish(fitted.summary().accuracy());
             fitted.write().save(run.out.main().uri());
         } else {
             tokenize.setInputCol(textCol).setOutputCol(IDS).setMaxLength(model.maxLength);
+            trainingRows = () -> tokenize.transform(fitRows);
             PipelineModel pipeline = new Pipeline().setStages(new PipelineStage[] {tokenize,
                 stage.setFeaturesCol(IDS)}).fit(rows);
             fitted = (BertClassificationModel) pipeline.stages()[1];
@@ -232,7 +243,15 @@ final class FineTuneCommand extends TableCommand {
             lines.stop();
         }
         if (table != null && e instanceof IllegalArgumentException && !(e instanceof BadInputException)) {
-            return table.records(new BadInputException(FineTuneOptions.optionNames(e.getMessage()), e),
+            String message = e.getMessage() == null ? "" : e.getMessage();
+            Matcher row = STAGE_ROW.matcher(message);
+            Long index = trainingRows == null || !row.lookingAt() ? null
+                : rowIndexAt(trainingRows.get(), table.rowIndexColumn, Long.parseLong(row.group(1)) - 1);
+            if (index != null) {
+                return table.records(new BadInputException(FineTuneOptions.optionNames("row " + index + ":"
+                    + message.substring(row.end())), e));
+            }
+            return table.records(new BadInputException(FineTuneOptions.optionNames(message), e),
                 TrainCommand.FIRST_TRAINING_ROW);
         }
         BadInputException record = BadRecords.describe(e, table);
@@ -241,6 +260,16 @@ final class FineTuneCommand extends TableCommand {
         }
         Exception failure = readFailure(e, in.input);
         return table == null ? failure : table.records(failure, TrainCommand.FIRST_TRAINING_ROW);
+    }
+
+    /**
+     * The input row index of the row at {@code position} (from 0) of {@code rows}, in the order the
+     * stage reads them; null when there is none. A job over the rows, on the error path only.
+     */
+    private static Long rowIndexAt(Dataset<Row> rows, String indexColumn, long position) {
+        List<Long> found = rows.select(indexColumn).javaRDD().zipWithIndex().filter(t -> t._2() == position)
+            .map(t -> ((Number) t._1().get(0)).longValue()).collect();
+        return found.isEmpty() ? null : found.get(0);
     }
 
     private void require(InputTable table, String column, String option) {

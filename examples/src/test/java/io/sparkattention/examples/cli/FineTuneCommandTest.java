@@ -186,6 +186,47 @@ class FineTuneCommandTest {
         }
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"ids", "texts"})
+    @DisplayName("--handle-invalid skip: a bad label after a skipped row is named by its own line")
+    void skippedRowsKeepLines(String input) throws Exception {
+        Path fixture = copy("ft_head_only_cls");
+        SafeTensors st = SafeTensors.read(fixture);
+        JsonNode config = JSON.readTree(st.metadata().get("config"));
+        Path file = dir.resolve("in.jsonl");
+        int badLine = 4;
+        List<String> args = new ArrayList<>(List.of("fine-tune", "--input", file.toString(), "--output",
+            dir.resolve("model").toString(), "--master", Cli.MASTER, "--num-classes", "2", "--max-iter", "2",
+            "--handle-invalid", "skip"));
+        if (input.equals("ids")) {
+            // Line 1 has null ids (skipped), line 4 label 7.
+            writeIds(st, file, badLine, Integer.MIN_VALUE);
+            List<String> lines = new ArrayList<>(Files.readAllLines(file));
+            lines.set(0, "{\"input_ids\": null, \"label\": 0}");
+            Files.write(file, lines);
+            args.addAll(List.of("--ids-col", "input_ids", "--safetensors", fixture.toString(), "--prefix", "initial.",
+                "--num-heads", config.get("num_heads").asText()));
+        } else {
+            List<Map<String, Object>> rows = new ArrayList<>();
+            for (int i = 1; i <= 6; i++) {
+                Map<String, Object> row = new LinkedHashMap<>();
+                row.put("text", i == 1 ? null : "Text number " + i + ".");
+                row.put("label", i == badLine ? 7 : i % 2);
+                rows.add(row);
+            }
+            Cli.writeJsonLines(file, rows);
+            args.addAll(List.of("--trainable-layers", "0", "--max-length", "16"));
+        }
+        CommandLineRun run = CommandLineRun.of(args.toArray(new String[0]));
+        assertEquals(2, run.exitCode, run.err);
+        assertEquals(1, run.errorLines().size(), run.err);
+        String message = run.errorLines().get(0);
+        assertTrue(message.contains(file.getFileName() + ":" + badLine) || message.contains("line " + badLine),
+            "names the bad label's own line " + badLine + ": " + message);
+        assertTrue(message.contains("label"), message);
+        assertFalse(Files.exists(dir.resolve("model")), "nothing at --output");
+    }
+
     private static String[] concat(String[] a, String... b) {
         String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
         System.arraycopy(b, 0, out, a.length, b.length);
