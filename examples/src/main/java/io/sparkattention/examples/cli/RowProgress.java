@@ -5,6 +5,7 @@ import org.apache.spark.scheduler.AccumulableInfo;
 import org.apache.spark.scheduler.SparkListener;
 import org.apache.spark.scheduler.SparkListenerExecutorMetricsUpdate;
 import org.apache.spark.scheduler.SparkListenerTaskEnd;
+import org.apache.spark.scheduler.SparkListenerTaskStart;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.api.java.UDF0;
@@ -31,7 +32,9 @@ import java.util.concurrent.TimeUnit;
  * leave the command's last stage, by an accumulator whose values in running tasks reach the
  * driver with the executors' heartbeats ({@link SparkSessions#HEARTBEAT_INTERVAL}), so a long task
  * moves the count too. A task that Spark retries counts its rows again while it runs; its count
- * is dropped when it fails.
+ * is dropped when it fails. Heartbeats count only for tasks that have started and not ended, as
+ * Spark's own status listener keeps its live tasks: a heartbeat the listener bus delivers after
+ * its task's end would otherwise count the task's rows a second time.
  */
 final class RowProgress extends SparkListener implements AutoCloseable {
 
@@ -49,7 +52,7 @@ final class RowProgress extends SparkListener implements AutoCloseable {
     private final ArrayDeque<long[]> samples = new ArrayDeque<>();
     /** Rows of the tasks that ended successfully. */
     private long finished;
-    /** Rows so far of each running task, by task id, as its last heartbeat reported them. */
+    /** Rows so far of each running task (started, not ended), by task id, as its last heartbeat reported them. */
     private final Map<Long, Long> running = new HashMap<>();
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "progress");
@@ -89,9 +92,19 @@ final class RowProgress extends SparkListener implements AutoCloseable {
         return in.filter(count.apply());
     }
 
+    /** The id of the rows' accumulator, as task updates name it. */
+    long accumulatorId() {
+        return rows.id();
+    }
+
     /** Rows written by the tasks that succeeded: the final count once the write is done. */
     long written() {
         return rows.value();
+    }
+
+    @Override
+    public synchronized void onTaskStart(SparkListenerTaskStart start) {
+        running.put(start.taskInfo().taskId(), 0L);
     }
 
     @Override
@@ -100,7 +113,7 @@ final class RowProgress extends SparkListener implements AutoCloseable {
             : CollectionConverters.asJava(update.accumUpdates())) {
             Long value = valueOf(task._4());
             if (value != null) {
-                running.put((Long) task._1(), value);
+                running.replace((Long) task._1(), value);
             }
         }
     }
