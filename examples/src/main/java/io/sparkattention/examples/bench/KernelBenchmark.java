@@ -14,6 +14,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.ForkJoinPool;
+import java.util.function.LongSupplier;
 
 /**
  * Times the local kernel: BH (row, head) problems of n×d, laid out as one sequence of BH heads
@@ -156,7 +157,10 @@ public final class KernelBenchmark {
         /** One tick of the per-thread CPU clock ({@link CompilerClock#threadMillis}): 2% of one core over the window. */
         static final long QUIET_COMPILER_MILLIS = CompilerClock.MILLIS_PER_TICK;
 
-        private final long start = System.nanoTime();
+        /** Wall time in ns ({@link System#nanoTime}) and the compiler threads' CPU ms ({@link CompilerClock}). */
+        private final LongSupplier wallNanos;
+        private final LongSupplier compilerMillis;
+        private final long start;
         private final long[] last = new long[RUNS];
         private final boolean quietCompilers;
         /** {wall nanos, compiler CPU millis} after each run, from the newest one a window before the last. */
@@ -166,11 +170,15 @@ public final class KernelBenchmark {
 
         /** Settled by run times alone. */
         Settling() {
-            this(false);
+            this(false, System::nanoTime, CompilerClock::threadMillis);
         }
 
-        private Settling(boolean quietCompilers) {
+        /** Settling on the given clocks: the JVM's, or a test's. */
+        Settling(boolean quietCompilers, LongSupplier wallNanos, LongSupplier compilerMillis) {
             this.quietCompilers = quietCompilers;
+            this.wallNanos = wallNanos;
+            this.compilerMillis = compilerMillis;
+            this.start = wallNanos.getAsLong();
         }
 
         /**
@@ -179,14 +187,14 @@ public final class KernelBenchmark {
          * at half speed.
          */
         static Settling withQuietCompilers() {
-            return new Settling(CompilerClock.threadMillis() >= 0);
+            return new Settling(CompilerClock.threadMillis() >= 0, System::nanoTime, CompilerClock::threadMillis);
         }
 
         void add(long nanos) {
             best = Math.min(best, nanos);
             last[count++ % RUNS] = nanos;
             if (quietCompilers) {
-                long[] mark = {System.nanoTime(), CompilerClock.threadMillis()};
+                long[] mark = {wallNanos.getAsLong(), compilerMillis.getAsLong()};
                 marks.addLast(mark);
                 // Keep as the oldest mark the newest one at least a window before this one.
                 while (marks.size() > 2 && mark[0] - second(marks)[0] >= QUIET_NANOS) {
@@ -219,15 +227,15 @@ public final class KernelBenchmark {
         }
 
         boolean givenUp() {
-            return System.nanoTime() - start > GIVE_UP_NANOS;
+            return wallNanos.getAsLong() - start > GIVE_UP_NANOS;
         }
 
         /** Runs {@code work} until settled, given up, or {@code budgetMillis} of wall time have passed since this was made. */
         void runUntilSettled(Runnable work, long budgetMillis) {
-            while (!settled() && !givenUp() && System.nanoTime() - start < budgetMillis * 1_000_000) {
-                long t0 = System.nanoTime();
+            while (!settled() && !givenUp() && wallNanos.getAsLong() - start < budgetMillis * 1_000_000) {
+                long t0 = wallNanos.getAsLong();
                 work.run();
-                add(System.nanoTime() - t0);
+                add(wallNanos.getAsLong() - t0);
             }
         }
     }

@@ -3,6 +3,7 @@ package io.sparkattention.examples.bench;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -26,21 +27,55 @@ class SettlingTest {
     }
 
     @Test
-    @DisplayName("with quiet compilers: settled times count only after half a second of watching the compilers")
-    void quietCompilersNeedTheirWindow() throws InterruptedException {
-        assumeTrue(CompilerClock.threadMillis() >= 0, "no per-thread CPU times in /proc here");
-        KernelBenchmark.Settling settling = KernelBenchmark.Settling.withQuietCompilers();
-        for (int i = 0; i < 6; i++) {
+    @DisplayName("with quiet compilers: settled times count only after half a second of watching the compilers, and "
+        + "compiler work restarts the window")
+    void quietCompilersNeedTheirWindow() {
+        // Synthetic clocks: each run takes 1 ms of a 100 ms step of wall time.
+        long step = KernelBenchmark.Settling.QUIET_NANOS / 5;
+        long[] wall = {0};
+        long[] compilers = {0};
+        KernelBenchmark.Settling settling = new KernelBenchmark.Settling(true, () -> wall[0], () -> compilers[0]);
+        for (int i = 1; i <= 5; i++) {
+            wall[0] += step;
             settling.add(1_000_000);
+            assertFalse(settling.settled(), "run " + i + ": " + (i - 1) * step / 1e6 + " ms of marks, fewer than 500");
         }
-        assertFalse(settling.settled(), "six equal runs within a millisecond: the window has not passed");
-        KernelBenchmark.Settling sleeps = KernelBenchmark.Settling.withQuietCompilers();
-        long start = System.nanoTime();
-        sleeps.runUntilSettled(() -> sleep(20), 30_000);
-        long waited = System.nanoTime() - start;
-        assertTrue(sleeps.settled(), "runs that compile nothing settle: " + waited / 1e6 + " ms");
-        assertTrue(waited >= KernelBenchmark.Settling.QUIET_NANOS,
-            "but only after half a second of them: " + waited / 1e6 + " ms");
+        wall[0] += step;
+        settling.add(1_000_000);
+        assertTrue(settling.settled(), "equal runs over half a second of quiet compilers");
+        // The compilers take two ticks before the next run: not settled until the runs after it span a window.
+        compilers[0] += 2 * KernelBenchmark.Settling.QUIET_COMPILER_MILLIS;
+        for (int i = 1; i <= 5; i++) {
+            wall[0] += step;
+            settling.add(1_000_000);
+            assertFalse(settling.settled(), "run " + i + " after the compilers' work");
+        }
+        wall[0] += step;
+        settling.add(1_000_000);
+        assertTrue(settling.settled(), "half a second after the compilers' work");
+    }
+
+    @Test
+    @DisplayName("runUntilSettled stops once settled, or at its budget of wall time when never")
+    void runUntilSettledStops() {
+        long step = KernelBenchmark.Settling.QUIET_NANOS / 5;
+        long[] wall = {0};
+        long[] compilers = {0};
+        int[] runs = {0};
+        new KernelBenchmark.Settling(true, () -> wall[0], () -> compilers[0]).runUntilSettled(() -> {
+            wall[0] += step;
+            runs[0]++;
+        }, 30_000);
+        assertEquals(6, runs[0], "settled after six runs of 100 ms");
+        runs[0] = 0;
+        KernelBenchmark.Settling busy = new KernelBenchmark.Settling(true, () -> wall[0], () -> compilers[0]);
+        busy.runUntilSettled(() -> {
+            wall[0] += step;
+            compilers[0] += KernelBenchmark.Settling.QUIET_COMPILER_MILLIS;
+            runs[0]++;
+        }, 2_000);
+        assertFalse(busy.settled(), "the compilers never rest");
+        assertEquals(2_000_000_000L / step, runs[0], "runs until the 2 s budget");
     }
 
     @Test
@@ -50,14 +85,5 @@ class SettlingTest {
         assumeTrue(first >= 0, "no per-thread CPU times in /proc here");
         assertTrue(first % CompilerClock.MILLIS_PER_TICK == 0, "whole ticks: " + first);
         assertTrue(CompilerClock.threadMillis() >= first);
-    }
-
-    private static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
     }
 }
