@@ -18,8 +18,9 @@ import java.util.NoSuchElementException;
 /**
  * The encoder stage on one partition: its rows gathered into {@link EncoderBatches}, each group
  * encoded by one stacked forward, every row returned in its input order with the requested
- * outputs appended. A row whose ids are null and kept passes through with null outputs and takes
- * no place in a group; with the attention output each row is encoded alone (the probabilities
+ * outputs appended. A row whose ids are null and kept passes through with null outputs: it counts
+ * toward its group's {@code batchRows} (a group holds its rows until they return) but takes no
+ * place in the forward; with the attention output each row is encoded alone (the probabilities
  * are one sequence's). Errors name the row as the stages' row functions do: by its
  * {@code rowIdCol} value, else by its position in its partition.
  */
@@ -79,7 +80,7 @@ final class EncodePartition implements Function2<Integer, Iterator<InternalRow>,
         private final List<int[]> groupIds = new ArrayList<>();
         private InternalRow[] ready = new InternalRow[0];
         private int next;
-        /** The row read past the last group's end, and its ids: the next group's first row. */
+        /** The row read past the last group's end, and its ids (null when kept null): the next group's first row. */
         private InternalRow carried;
         private int[] carriedIds;
         /** Rows read from this partition: the position of the next one. */
@@ -118,13 +119,11 @@ final class EncodePartition implements Function2<Integer, Iterator<InternalRow>,
         private void fill() {
             group.clear();
             groupIds.clear();
-            int encoded = 0;
             long tokens = 0;
             if (carried != null) {
                 group.add(carried);
                 groupIds.add(carriedIds);
-                encoded = 1;
-                tokens = carriedIds.length;
+                tokens = carriedIds == null ? 0 : carriedIds.length;
                 carried = null;
                 carriedIds = null;
             }
@@ -132,7 +131,8 @@ final class EncodePartition implements Function2<Integer, Iterator<InternalRow>,
                 // A private copy: the upstream iterator reuses its row object.
                 InternalRow row = input.next().copy();
                 int[] ids = decode(row, position++);
-                if (ids != null && batches.closesBefore(encoded, tokens, ids.length)) {
+                // Every row counts toward batchRows, a null one with no tokens.
+                if (batches.closesBefore(group.size(), tokens, ids == null ? 0 : ids.length)) {
                     carried = row;
                     carriedIds = ids;
                     break;
@@ -140,7 +140,6 @@ final class EncodePartition implements Function2<Integer, Iterator<InternalRow>,
                 group.add(row);
                 groupIds.add(ids);
                 if (ids != null) {
-                    encoded++;
                     tokens += ids.length;
                 }
             }
