@@ -2,7 +2,6 @@ package io.sparkattention.kernel;
 
 import java.util.Arrays;
 import java.util.List;
-import java.util.Objects;
 
 /**
  * Attention of one short sequence without tiles: per head the whole score matrix, its softmax and
@@ -121,53 +120,6 @@ public final class DirectAttention {
             return ImplementationChoice.requireVector(vector, "direct attention arithmetic");
         }
         return vector != null ? vector : new ScalarDirectAttention();
-    }
-
-    /**
-     * Unmasked self-attention of one sequence straight from a fused projection {@code [q | k | v]}
-     * (L×3E, E = H·d), the encoder's call.
-     *
-     * @param qkv   L×3E row-major, {@code [q | k | v]} per row
-     * @param L     sequence length ≥ 0
-     * @param H     heads ≥ 1
-     * @param d     columns per head ≥ 1
-     * @param scale score scale, usually 1/√d
-     * @param ctx   L×E, written: the heads' outputs side by side
-     * @param probs H×L×L ({@code [h][query][key]}) attention probabilities, written, or null
-     * @param ws    the calling thread's scratch
-     */
-    public static void selfAttention(float[] qkv, int L, int H, int d, float scale, float[] ctx, float[] probs,
-                                     Workspace ws) {
-        selfAttention(qkv, 0, L, H, d, scale, ctx, 0, probs, ws);
-    }
-
-    /**
-     * {@link #selfAttention(float[], int, int, int, float, float[], float[], Workspace)} of a
-     * sequence whose rows start at {@code qkvOff} in {@code qkv} and are written from
-     * {@code ctxOff} in {@code ctx} (one sequence of several stacked in the same arrays).
-     */
-    public static void selfAttention(float[] qkv, int qkvOff, int L, int H, int d, float scale, float[] ctx,
-                                     int ctxOff, float[] probs, Workspace ws) {
-        Objects.requireNonNull(qkv, "qkv");
-        Objects.requireNonNull(ctx, "ctx");
-        Objects.requireNonNull(ws, "ws");
-        if (L < 0 || H < 1 || d < 1) {
-            throw new IllegalArgumentException("bad shape L=" + L + ", H=" + H + ", d=" + d);
-        }
-        long E = (long) H * d;
-        if (qkvOff < 0 || ctxOff < 0 || qkv.length - (long) qkvOff < 3 * E * L || ctx.length - (long) ctxOff < E * L) {
-            throw new IllegalArgumentException("qkv has " + qkv.length + " values from " + qkvOff + " and ctx "
-                + ctx.length + " from " + ctxOff + ", expected at least " + L + "×" + 3 * E + " and " + L + "×" + E);
-        }
-        if (probs != null && probs.length != (long) H * L * L) {
-            throw new IllegalArgumentException("probs has " + probs.length + " values, expected " + H + "×" + L + "×"
-                + L);
-        }
-        int e = (int) E;
-        AttentionShape shape = AttentionShape.self(L, H, d);
-        forward(IMPL, AttentionSpec.defaults().withScale(scale), shape, new MatrixView(qkv, qkvOff, 3 * e),
-            new MatrixView(qkv, qkvOff + e, 3 * e), new MatrixView(qkv, qkvOff + 2 * e, 3 * e), RowMask.NONE,
-            new MatrixView(ctx, ctxOff, e), null, 0, probs, true, ws);
     }
 
     /** The name of the arithmetic in use, for logs and benchmarks. */

@@ -1,9 +1,11 @@
 package io.sparkattention.bert;
 
+import io.sparkattention.kernel.AttentionPath;
 import io.sparkattention.kernel.AttentionShape;
 import io.sparkattention.kernel.AttentionSpec;
 import io.sparkattention.kernel.FlashAttention;
 import io.sparkattention.kernel.LinearWeight;
+import io.sparkattention.kernel.MatrixView;
 import io.sparkattention.kernel.RowMask;
 import io.sparkattention.kernel.Workspace;
 
@@ -34,7 +36,11 @@ public final class EncoderParts {
         LinearWeight down = LinearWeight.of(rand(r, E * F), E, F, rand(r, E));
         float[] yqkv = new float[L * 3 * E], yE = new float[L * E], yF = new float[L * F];
         float[] q = rand(r, L * E), k = rand(r, L * E), v = rand(r, L * E), ctx = new float[L * E];
-        FlashAttention kernel = new FlashAttention(AttentionSpec.defaults());
+        FlashAttention tiled = new FlashAttention(AttentionSpec.defaults()).withPath(AttentionPath.TILED);
+        FlashAttention direct = tiled.withPath(AttentionPath.DIRECT);
+        // The encoder's call: Q, K and V read in place from the fused projection [q | k | v].
+        MatrixView yq = new MatrixView(yqkv, 0, 3 * E), yk = new MatrixView(yqkv, E, 3 * E);
+        MatrixView yv = new MatrixView(yqkv, 2 * E, 3 * E), yctx = new MatrixView(ctx, 0, E);
         AttentionShape shape = AttentionShape.self(L, H, E / H);
         Workspace ws = new Workspace();
         float[] g = rand(r, E), b = rand(r, E);
@@ -43,10 +49,8 @@ public final class EncoderParts {
             double to = time(reps, () -> out.apply(x, L, yE));
             double ti = time(reps, () -> inter.apply(x, L, yF));
             double td = time(reps, () -> down.apply(h, L, yE));
-            io.sparkattention.kernel.DirectAttention.Workspace dws = new io.sparkattention.kernel.DirectAttention.Workspace();
-            double tdir = time(reps, () -> io.sparkattention.kernel.DirectAttention.selfAttention(yqkv, L, H, E / H,
-                0.17677669f, ctx, null, dws));
-            System.out.printf("attention tiled %.1f µs, direct %.1f µs%n", time(reps, () -> kernel.forward(shape, q, k,
+            double tdir = time(reps, () -> direct.forward(shape, yq, yk, yv, RowMask.NONE, yctx, null, 0, ws));
+            System.out.printf("attention tiled %.1f µs, direct %.1f µs%n", time(reps, () -> tiled.forward(shape, q, k,
                 v, RowMask.NONE, ctx, null, ws)), tdir);
             double ta = tdir;
             double tg = time(reps, () -> EncoderMath.INSTANCE.gelu(yF, L * F));

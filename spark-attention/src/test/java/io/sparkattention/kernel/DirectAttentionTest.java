@@ -1,13 +1,19 @@
 package io.sparkattention.kernel;
 
+import io.sparkattention.testing.Close;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import java.util.Random;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Direct self-attention from a fused [q | k | v] against float64, on awkward shapes, both paths. */
+/**
+ * The direct path ({@link AttentionPath#DIRECT}) of unmasked self-attention read in place from a
+ * fused [q | k | v], against float64, on awkward shapes, with both arithmetics: the output
+ * element by element, and the per-head probabilities from its log-sum-exp ({@link Close}).
+ */
 class DirectAttentionTest {
 
     @ParameterizedTest(name = "L={0} H={1} d={2}")
@@ -46,31 +52,30 @@ class DirectAttentionTest {
                 }
             }
         }
-        for (boolean vector : new boolean[] {true, false}) {
+        AttentionShape shape = AttentionShape.self(L, H, d);
+        MatrixView q = new MatrixView(qkv, 0, 3 * E), k = new MatrixView(qkv, E, 3 * E);
+        MatrixView v = new MatrixView(qkv, 2 * E, 3 * E);
+        FlashAttention direct = new FlashAttention(AttentionSpec.defaults().withScale(scale))
+            .withPath(AttentionPath.DIRECT);
+        for (DirectAttention.Impl impl : new DirectAttention.Impl[] {DirectAttention.IMPL, new ScalarDirectAttention()}) {
+            FlashAttention kernel = direct.withDirectArithmetic(impl);
+            assertTrue(kernel.direct(shape), "the direct path");
+            String name = impl.name();
             float[] ctx = new float[L * E];
+            float[] lse = new float[H * L];
             float[] probs = new float[H * L * L];
-            DirectAttention.Workspace ws = new DirectAttention.Workspace();
-            if (vector) {
-                DirectAttention.selfAttention(qkv, L, H, d, scale, ctx, probs, ws);
-            } else {
-                int e = E;
-                DirectAttention.forward(new ScalarDirectAttention(), AttentionSpec.defaults().withScale(scale),
-                    AttentionShape.self(L, H, d), new MatrixView(qkv, 0, 3 * e), new MatrixView(qkv, e, 3 * e),
-                    new MatrixView(qkv, 2 * e, 3 * e), RowMask.NONE, new MatrixView(ctx, 0, e), null, 0, probs, true,
-                    ws);
-            }
+            Workspace ws = new Workspace();
+            kernel.forward(shape, q, k, v, RowMask.NONE, new MatrixView(ctx, 0, E), lse, 0, ws);
+            kernel.weights(shape, q, k, RowMask.NONE, lse, 0, true, probs, ws);
             for (int i = 0; i < ctx.length; i++) {
                 assertTrue(Math.abs(ctx[i] - exactCtx[i]) <= 1e-5 * (1 + Math.abs(exactCtx[i])),
-                    (vector ? "vector" : "scalar") + " ctx[" + i + "] " + ctx[i] + " vs " + exactCtx[i]);
+                    name + " ctx[" + i + "] " + ctx[i] + " vs " + exactCtx[i]);
             }
-            for (int i = 0; i < probs.length; i++) {
-                assertTrue(Math.abs(probs[i] - exactProbs[i]) <= 1e-6, "probs[" + i + "]");
-            }
+            // From the log-sum-exp, exp(s − lse): within the project's criterion, not the inline softmax's 1e-6.
+            Close.assertClose(name + " probabilities", exactProbs, probs);
             float[] again = new float[L * E];
-            DirectAttention.selfAttention(qkv, L, H, d, scale, again, null, ws);
-            if (vector) {
-                org.junit.jupiter.api.Assertions.assertArrayEquals(ctx, again, "probabilities change nothing");
-            }
+            kernel.forward(shape, q, k, v, RowMask.NONE, new MatrixView(again, 0, E), null, 0, ws);
+            assertArrayEquals(ctx, again, name + ": the log-sum-exp changes nothing");
         }
     }
 }
