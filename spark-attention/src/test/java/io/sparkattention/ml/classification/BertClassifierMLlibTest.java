@@ -127,6 +127,32 @@ class BertClassifierMLlibTest {
             loaded.encoder().weights().tensor(BertWeights.WORD_EMBEDDINGS), 0f);
     }
 
+    @Test
+    @DisplayName("tol: the listener hears each iteration once, 0 … totalIterations in order, the last the history's "
+        + "final loss at the final weights")
+    void tolStopsWithOneLossPerIteration() {
+        Dataset<Row> tokenized = tokenizer().transform(texts());
+        List<Integer> iterations = new ArrayList<>();
+        List<Double> losses = new ArrayList<>();
+        // Any step improves the loss by less than 1e9 relative: the run stops before step TOL_WINDOW, the fewest.
+        BertClassificationModel fitted = classifier().setMaxIter(15).setTol(1e9).setTrainingListener((i, loss) -> {
+            iterations.add(i);
+            losses.add(loss);
+        }).fit(tokenized);
+        int steps = fitted.summary().totalIterations();
+        assertEquals(BertTrainer.TOL_WINDOW, steps);
+        List<Integer> expected = new ArrayList<>();
+        for (int i = 0; i <= steps; i++) {
+            expected.add(i);
+        }
+        assertEquals(expected, iterations);
+        double[] history = fitted.summary().objectiveHistory();
+        assertEquals(steps + 1, history.length);
+        for (int i = 0; i <= steps; i++) {
+            assertEquals(history[i], losses.get(i), 0.0, "the history's entry " + i + " is the loss heard");
+        }
+    }
+
     private String saveAlone(BertClassificationModel model) throws IOException {
         String path = dir.resolve("model").toString();
         model.write().save(path);
