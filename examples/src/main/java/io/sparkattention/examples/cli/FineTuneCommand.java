@@ -264,12 +264,18 @@ final class FineTuneCommand extends TableCommand {
 
     /**
      * The input row index of the row at {@code position} (from 0) of {@code rows}, in the order the
-     * stage reads them; null when there is none. A job over the rows, on the error path only.
+     * stage reads them; null when there is none or the job fails (the stage's own error is then
+     * reported as it is). A job over the rows, on the error path only.
      */
     private static Long rowIndexAt(Dataset<Row> rows, String indexColumn, long position) {
-        List<Long> found = rows.select(indexColumn).javaRDD().zipWithIndex().filter(t -> t._2() == position)
-            .map(t -> ((Number) t._1().get(0)).longValue()).collect();
-        return found.isEmpty() ? null : found.get(0);
+        try {
+            List<Long> found = rows.select(indexColumn).javaRDD().zipWithIndex().filter(t -> t._2() == position)
+                .map(t -> ((Number) t._1().get(0)).longValue()).collect();
+            return found.isEmpty() ? null : found.get(0);
+        } catch (Exception e) {
+            // SparkException is checked, and thrown by Scala code undeclared.
+            return null;
+        }
     }
 
     private void require(InputTable table, String column, String option) {
