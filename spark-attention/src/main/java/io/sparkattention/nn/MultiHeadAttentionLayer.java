@@ -76,6 +76,9 @@ public final class MultiHeadAttentionLayer implements SequenceAttention {
 
     /**
      * Input projections: {@code q = x_q·W_qᵀ + b_q} (L×E), {@code k} and {@code v} (S×Ekv).
+     * Self-attention — query, key and value the same array of the same rows, on a
+     * {@link #fusable()} layer — runs one GEMM into {@code [q | k | v]} (L×(E + 2·Ekv)), and the
+     * prepared sequence's Q, K and V are views of its columns; otherwise three GEMMs, three arrays.
      *
      * @param query L×E row-major
      * @param key   S×kdim (the query itself for self-attention)
@@ -89,29 +92,21 @@ public final class MultiHeadAttentionLayer implements SequenceAttention {
         checkRows("key", key, keyLength, weights.kdim());
         checkRows("value", value, keyLength, weights.vdim());
         LayerProjections p = projections();
-        float[] q = p.q.apply(query, queryLength);
-        float[] k = p.k.apply(key, keyLength);
-        float[] v = p.v.apply(value, keyLength);
         AttentionShape shape = new AttentionShape(queryLength, keyLength, weights.numHeads(), weights.numKvHeads(),
             weights.headDim(), weights.headDim());
-        return new PreparedSequence(shape, q, k, v, mask);
+        if (fusable() && key == query && value == query && keyLength == queryLength) {
+            float[] qkv = p.qkv.apply(query, queryLength);
+            int Ekv = weights.numKvHeads() * weights.headDim();
+            return new PreparedSequence(shape, fused(qkv, 0, 0), fused(qkv, 0, E), fused(qkv, 0, E + Ekv), mask);
+        }
+        return new PreparedSequence(shape, p.q.apply(query, queryLength), p.k.apply(key, keyLength),
+            p.v.apply(value, keyLength), mask);
     }
 
     /** Output projection: {@code y = a·W_oᵀ + b_o} (L×E). */
     @Override
     public float[] finish(float[] attended, int queryLength) {
         return projections().out.apply(attended, queryLength);
-    }
-
-    /**
-     * Self-attention's input projections into the caller's buffers: {@code q, k, v = x·W_{q,k,v}ᵀ + b}
-     * (n×E each; E = kdim = vdim). The first n rows of x are read and of q, k, v written.
-     */
-    void projectSelf(float[] x, int n, float[] q, float[] k, float[] v) {
-        LayerProjections p = projections();
-        p.q.apply(x, n, q);
-        p.k.apply(x, n, k);
-        p.v.apply(x, n, v);
     }
 
     /** {@link #finish} into the caller's buffer: its first {@code queryLength} rows are written. */
