@@ -84,6 +84,7 @@ public final class FlashAttention implements Serializable {
     FlashAttention withDirectArithmetic(DirectAttention.Impl impl) {
         return new FlashAttention(spec, ops, path, impl);
     }
+
     /** The direct/tiled rule in use. */
     public AttentionPath path() {
         return path;
@@ -167,9 +168,8 @@ public final class FlashAttention implements Serializable {
     }
 
     /**
-     * Multi-head attention of one sequence on views: Q (L rows of H·d), K (S rows of Hkv·d) and V
-     * (S rows of Hkv·dv) read in place, e.g. a fused projection's columns; the output (L rows of
-     * H·dv, not overlapping them) written into place; the H×L log-sum-exp from {@code lseOff}, or null.
+     * Multi-head attention of one sequence on views: Q (L×H·d), K (S×Hkv·d), V (S×Hkv·dv) read in place; the
+     * output (L×H·dv, not overlapping them) written into place; the H×L log-sum-exp from {@code lseOff}, or null.
      */
     public void forward(AttentionShape shape, MatrixView q, MatrixView k, MatrixView v, RowMask mask,
                         MatrixView out, float[] lse, int lseOff, Workspace ws) {

@@ -1,5 +1,6 @@
 package io.sparkattention.kernel;
 
+import io.sparkattention.testing.HashedDropout;
 import io.sparkattention.testing.NaiveAttention;
 import io.sparkattention.testing.NaiveAttentionGrad;
 import io.sparkattention.testing.RandomTensors;
@@ -29,18 +30,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * log-sum-exp and the weights undropped; a dropout that keeps everything giving the bits of none.
  */
 class ProbabilityDropoutTest {
-
-    /** A counter-based test dropout: SplitMix64's finaliser of (seed, h, i, j), kept when its uniform ≥ p. */
-    record Hashed(long seed, double p) implements ProbabilityDropout {
-        @Override
-        public float factor(int h, int i, int j) {
-            long z = seed + 0x9e3779b97f4a7c15L * (((long) h << 42) ^ ((long) i << 21) ^ j);
-            z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
-            z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
-            z ^= z >>> 31;
-            return (z >>> 11) * 0x1.0p-53 >= p ? (float) (1 / (1 - p)) : 0f;
-        }
-    }
 
     /** A kernel's output, log-sum-exp and gradients of one call with dropout. */
     record Run(float[] out, float[] lse, float[] dq, float[] dk, float[] dv, float[] dBias) {
@@ -89,7 +78,7 @@ class ProbabilityDropoutTest {
     @DisplayName("output and dQ, dK, dV, dBias match the float64 reference with the same factors; log-sum-exp and "
         + "weights stay the undropped softmax's")
     void matchesReference(String name, FlashAttention kernel, FlashAttentionTest.Case c, double p) {
-        ProbabilityDropout dropout = new Hashed(c.label.hashCode(), p);
+        ProbabilityDropout dropout = new HashedDropout(c.label.hashCode(), p);
         float[] dOut = new RandomTensors(c.label.hashCode() + 1).normal(c.shape.outputSize(), 1);
         Run run = Run.of(kernel, c.shape, c.q, c.k, c.v, c.mask, dOut, dropout);
         NaiveAttentionGrad ref = new NaiveAttentionGrad(c.spec, c.shape, c.mask, dropout);
@@ -158,7 +147,7 @@ class ProbabilityDropoutTest {
         RowMask mask = RowMask.keyLength(8).withAllowed(rnd.bernoulli(6 * 9, 0.8)).withBias(biasF);
         float[] qF = rnd.normal(shape.querySize(), 1), kF = rnd.normal(shape.keySize(), 1);
         float[] vF = rnd.normal(shape.valueSize(), 1), dOutF = rnd.normal(shape.outputSize(), 1);
-        ProbabilityDropout dropout = new Hashed(17, 0.3);
+        ProbabilityDropout dropout = new HashedDropout(17, 0.3);
         Run run = Run.of(kernel, shape, qF, kF, vF, mask, dOutF, dropout);
 
         NaiveAttentionGrad ref = new NaiveAttentionGrad(kernel.spec(), shape, mask, dropout);
@@ -198,7 +187,7 @@ class ProbabilityDropoutTest {
     void keepingEverythingIsNoDropout(String name, FlashAttention kernel, FlashAttentionTest.Case c) {
         float[] dOut = new RandomTensors(c.label.hashCode()).normal(c.shape.outputSize(), 1);
         Run none = Run.of(kernel, c.shape, c.q, c.k, c.v, c.mask, dOut, null);
-        Run keepAll = Run.of(kernel, c.shape, c.q, c.k, c.v, c.mask, dOut, new Hashed(3, 0.0));
+        Run keepAll = Run.of(kernel, c.shape, c.q, c.k, c.v, c.mask, dOut, new HashedDropout(3, 0.0));
         assertArrayEquals(none.out, keepAll.out, c.label + " output");
         assertArrayEquals(none.lse, keepAll.lse, c.label + " lse");
         assertArrayEquals(none.dq, keepAll.dq, c.label + " dQ");
@@ -215,7 +204,7 @@ class ProbabilityDropoutTest {
     @DisplayName("the test's dropout drops at its rate, so the cases above exercise dropped and kept elements")
     void testDropoutHasItsRate() {
         for (double p : new double[] {0.1, 0.5, 0.9}) {
-            Hashed d = new Hashed(11, p);
+            HashedDropout d = new HashedDropout(11, p);
             int dropped = 0, n = 4 * 300 * 300;
             for (int h = 0; h < 4; h++) {
                 for (int i = 0; i < 300; i++) {

@@ -7,6 +7,7 @@ import io.sparkattention.kernel.ProbabilityDropout;
 import io.sparkattention.kernel.RowMask;
 import io.sparkattention.kernel.TileOps;
 import io.sparkattention.kernel.Workspace;
+import io.sparkattention.testing.HashedDropout;
 import io.sparkattention.testing.RandomTensors;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -155,13 +156,7 @@ class SelfAttentionLayerTest {
         MultiHeadAttentionLayer layer = new MultiHeadAttentionLayer(w, kernel);
         ProbabilityDropout[] dropout = p == 0 ? null : new ProbabilityDropout[count];
         for (int r = 0; dropout != null && r < count; r++) {
-            long seed = 977L * r + 13;  // a hashed keep/drop per (sequence, head, query, key)
-            dropout[r] = (h, i, j) -> {
-                long z = (seed * 31 + h) * 1_000_003L + i * 7919L + j;
-                z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
-                z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
-                return ((z ^ (z >>> 31)) >>> 11) * 0x1.0p-53 >= p ? (float) (1 / (1 - p)) : 0f;
-            };
+            dropout[r] = new HashedDropout(977L * r + 13, p);
         }
         SelfAttentionRecord rec = new SelfAttentionRecord();
         float[] y = new float[M * E];
