@@ -5,19 +5,21 @@ import io.sparkattention.kernel.LinearWeight;
 
 /**
  * A {@link MultiHeadAttentionLayer}'s projections, each weight prepared once for the projection
- * kernel ({@link LinearWeight#of}): the four of PyTorch's module, the fused [Wq; Wk; Wv] when the
- * layer is {@link MultiHeadAttentionLayer#fusable()}, and the transposes the backward needs,
- * prepared on first use. Thread-safe.
+ * kernel ({@link LinearWeight#of}): the output projection and the fused [Wq; Wk; Wv] when the
+ * layer is {@link MultiHeadAttentionLayer#fusable()} up front; the separate q, k and v (which a
+ * fusable layer needs only for cross-attention) and the transposes the backward needs on first
+ * use. Thread-safe: threads that start together may each prepare a weight once; they get equal
+ * values, and the last one written is kept.
  */
 final class LayerProjections {
 
     final LinearKernel kernel;
     final MultiHeadAttentionWeights w;
-    final LinearWeight q;
-    final LinearWeight k;
-    final LinearWeight v;
     final LinearWeight out;
     final LinearWeight qkv;
+    private volatile LinearWeight q;
+    private volatile LinearWeight k;
+    private volatile LinearWeight v;
     private volatile LinearWeight outTransposed;
     private volatile LinearWeight qkvTransposed;
 
@@ -26,12 +28,39 @@ final class LayerProjections {
         this.w = w;
         int E = w.embedDim();
         int kvDim = w.numKvHeads() * w.headDim();
-        q = LinearWeight.of(kernel, w.qWeight(), E, E, w.qBias());
-        k = LinearWeight.of(kernel, w.kWeight(), kvDim, w.kdim(), w.kBias());
-        v = LinearWeight.of(kernel, w.vWeight(), kvDim, w.vdim(), w.vBias());
         out = LinearWeight.of(kernel, w.outWeight(), E, E, w.outBias());
         qkv = w.kdim() == E && w.vdim() == E
             ? LinearWeight.of(kernel, fusedWeight(w), E + 2 * kvDim, E, fusedBias(w)) : null;
+    }
+
+    /** The query projection, E×E. */
+    LinearWeight q() {
+        LinearWeight t = q;
+        if (t == null) {
+            t = LinearWeight.of(kernel, w.qWeight(), w.embedDim(), w.embedDim(), w.qBias());
+            q = t;
+        }
+        return t;
+    }
+
+    /** The key projection, kvDim×kdim. */
+    LinearWeight k() {
+        LinearWeight t = k;
+        if (t == null) {
+            t = LinearWeight.of(kernel, w.kWeight(), w.numKvHeads() * w.headDim(), w.kdim(), w.kBias());
+            k = t;
+        }
+        return t;
+    }
+
+    /** The value projection, kvDim×vdim. */
+    LinearWeight v() {
+        LinearWeight t = v;
+        if (t == null) {
+            t = LinearWeight.of(kernel, w.vWeight(), w.numKvHeads() * w.headDim(), w.vdim(), w.vBias());
+            v = t;
+        }
+        return t;
     }
 
     LinearWeight outTransposed() {
