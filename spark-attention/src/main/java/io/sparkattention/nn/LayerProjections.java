@@ -3,6 +3,8 @@ package io.sparkattention.nn;
 import io.sparkattention.kernel.LinearKernel;
 import io.sparkattention.kernel.LinearWeight;
 
+import java.util.function.Supplier;
+
 /**
  * A {@link MultiHeadAttentionLayer}'s projections, each weight prepared once for the projection
  * kernel ({@link LinearWeight#of}): the output projection and the fused [Wq; Wk; Wv] when the
@@ -17,11 +19,11 @@ final class LayerProjections {
     final MultiHeadAttentionWeights w;
     final LinearWeight out;
     final LinearWeight qkv;
-    private volatile LinearWeight q;
-    private volatile LinearWeight k;
-    private volatile LinearWeight v;
-    private volatile LinearWeight outTransposed;
-    private volatile LinearWeight qkvTransposed;
+    private final Lazy q;
+    private final Lazy k;
+    private final Lazy v;
+    private final Lazy outTransposed;
+    private final Lazy qkvTransposed;
 
     LayerProjections(MultiHeadAttentionWeights w, LinearKernel kernel) {
         this.kernel = kernel;
@@ -31,55 +33,55 @@ final class LayerProjections {
         out = LinearWeight.of(kernel, w.outWeight(), E, E, w.outBias());
         qkv = w.kdim() == E && w.vdim() == E
             ? LinearWeight.of(kernel, fusedWeight(w), E + 2 * kvDim, E, fusedBias(w)) : null;
+        q = new Lazy(() -> LinearWeight.of(kernel, w.qWeight(), E, E, w.qBias()));
+        k = new Lazy(() -> LinearWeight.of(kernel, w.kWeight(), kvDim, w.kdim(), w.kBias()));
+        v = new Lazy(() -> LinearWeight.of(kernel, w.vWeight(), kvDim, w.vdim(), w.vBias()));
+        outTransposed = new Lazy(() -> LinearWeight.transposeOf(kernel, w.outWeight(), E, E));
+        qkvTransposed = new Lazy(() -> LinearWeight.transposeOf(kernel, fusedWeight(w), E + 2 * kvDim, E));
     }
 
     /** The query projection, E×E. */
     LinearWeight q() {
-        LinearWeight t = q;
-        if (t == null) {
-            t = LinearWeight.of(kernel, w.qWeight(), w.embedDim(), w.embedDim(), w.qBias());
-            q = t;
-        }
-        return t;
+        return q.get();
     }
 
     /** The key projection, kvDim×kdim. */
     LinearWeight k() {
-        LinearWeight t = k;
-        if (t == null) {
-            t = LinearWeight.of(kernel, w.kWeight(), w.numKvHeads() * w.headDim(), w.kdim(), w.kBias());
-            k = t;
-        }
-        return t;
+        return k.get();
     }
 
     /** The value projection, kvDim×vdim. */
     LinearWeight v() {
-        LinearWeight t = v;
-        if (t == null) {
-            t = LinearWeight.of(kernel, w.vWeight(), w.numKvHeads() * w.headDim(), w.vdim(), w.vBias());
-            v = t;
-        }
-        return t;
+        return v.get();
     }
 
+    /** Wₒ prepared as the weight of dy·Wₒ (the context's gradient), E×E. */
     LinearWeight outTransposed() {
-        LinearWeight t = outTransposed;
-        if (t == null) {
-            t = LinearWeight.transposeOf(kernel, w.outWeight(), w.embedDim(), w.embedDim());
-            outTransposed = t;
-        }
-        return t;
+        return outTransposed.get();
     }
 
+    /** [Wq; Wk; Wv] prepared as the weight of dqkv·[Wq; Wk; Wv] (the input's gradient). */
     LinearWeight qkvTransposed() {
-        LinearWeight t = qkvTransposed;
-        if (t == null) {
-            int E = w.embedDim();
-            t = LinearWeight.transposeOf(kernel, fusedWeight(w), E + 2 * w.numKvHeads() * w.headDim(), E);
-            qkvTransposed = t;
+        return qkvTransposed.get();
+    }
+
+    /** A weight prepared on first use; racing threads may each prepare it, and the last one written is kept. */
+    private static final class Lazy {
+        private final Supplier<LinearWeight> prepare;
+        private volatile LinearWeight value;
+
+        Lazy(Supplier<LinearWeight> prepare) {
+            this.prepare = prepare;
         }
-        return t;
+
+        LinearWeight get() {
+            LinearWeight t = value;
+            if (t == null) {
+                t = prepare.get();
+                value = t;
+            }
+            return t;
+        }
     }
 
     private static float[] fusedWeight(MultiHeadAttentionWeights w) {
