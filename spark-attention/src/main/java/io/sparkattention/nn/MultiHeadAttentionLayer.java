@@ -5,6 +5,7 @@ import io.sparkattention.kernel.FlashAttention;
 import io.sparkattention.kernel.LinearKernel;
 import io.sparkattention.kernel.LinearWeight;
 import io.sparkattention.kernel.MatrixView;
+import io.sparkattention.kernel.ProbabilityDropout;
 import io.sparkattention.kernel.RowMask;
 import io.sparkattention.kernel.WeightGradient;
 import io.sparkattention.kernel.Workspace;
@@ -144,7 +145,20 @@ public final class MultiHeadAttentionLayer implements SequenceAttention {
      * @throws IllegalArgumentException when the layer is not {@link #fusable()} or an argument does not fit
      */
     public void selfForward(float[] x, int[] starts, int count, SelfAttentionRecord rec, float[] y, float[] probs) {
+        selfForward(x, starts, count, rec, y, probs, null);
+    }
+
+    /**
+     * {@link #selfForward(float[], int[], int, SelfAttentionRecord, float[], float[])} in training,
+     * with dropout on the attention probabilities: sequence r's ctx is {@code (P∘M_r)·v}, M_r from
+     * {@code dropout[r]} (the kernel's {@link ProbabilityDropout}, keyed by the row); null, or a
+     * null entry, for none. {@code probs} stays the undropped softmax. {@link #selfBackward} must
+     * be given the same dropout.
+     */
+    public void selfForward(float[] x, int[] starts, int count, SelfAttentionRecord rec, float[] y, float[] probs,
+                            ProbabilityDropout[] dropout) {
         int M = checkStacked(x, starts, count, rec);
+        checkDropout(dropout, count);
         int E = weights.embedDim(), F = fusedWidth(), H = weights.numHeads();
         checkRows("output", y, M, E, true);
         if (probs != null) {
@@ -161,7 +175,8 @@ public final class MultiHeadAttentionLayer implements SequenceAttention {
             AttentionShape shape = selfShape(L);
             kernel.forward(shape, fused(rec.qkv, s, 0), fused(rec.qkv, s, E),
                 fused(rec.qkv, s, E + weights.numKvHeads() * weights.headDim()), RowMask.NONE,
-                new MatrixView(rec.context, s * E, E), rec.lse, H * s, rec.workspace);
+                new MatrixView(rec.context, s * E, E), rec.lse, H * s, dropout == null ? null : dropout[r],
+                rec.workspace);
             if (probs != null) {
                 kernel.weights(shape, fused(rec.qkv, s, 0), fused(rec.qkv, s, E), RowMask.NONE, rec.lse, H * s, true,
                     probs, rec.workspace);
@@ -188,7 +203,17 @@ public final class MultiHeadAttentionLayer implements SequenceAttention {
      */
     public void selfBackward(float[] x, int[] starts, int count, SelfAttentionRecord rec, float[] dy, float[] dx,
                              float[] grad, GradientSlots slots) {
+        selfBackward(x, starts, count, rec, dy, dx, grad, slots, null);
+    }
+
+    /**
+     * {@link #selfBackward(float[], int[], int, SelfAttentionRecord, float[], float[], float[], GradientSlots)}
+     * of a forward with {@code dropout}: its factors are regenerated, never stored.
+     */
+    public void selfBackward(float[] x, int[] starts, int count, SelfAttentionRecord rec, float[] dy, float[] dx,
+                             float[] grad, GradientSlots slots, ProbabilityDropout[] dropout) {
         int M = checkStacked(x, starts, count, rec);
+        checkDropout(dropout, count);
         int E = weights.embedDim(), F = fusedWidth(), H = weights.numHeads();
         int Ekv = weights.numKvHeads() * weights.headDim();
         checkRows("output gradient", dy, M, E, true);
@@ -208,7 +233,7 @@ public final class MultiHeadAttentionLayer implements SequenceAttention {
             kernel.backward(selfShape(starts[r + 1] - s), fused(rec.qkv, s, 0), fused(rec.qkv, s, E),
                 fused(rec.qkv, s, E + Ekv), RowMask.NONE, new MatrixView(rec.context, s * E, E), rec.lse, H * s,
                 new MatrixView(rec.dContext, s * E, E), fused(rec.dqkv, s, 0), fused(rec.dqkv, s, E),
-                fused(rec.dqkv, s, E + Ekv), null, rec.workspace);
+                fused(rec.dqkv, s, E + Ekv), null, dropout == null ? null : dropout[r], rec.workspace);
         }
         if (slots.kWeight() == slots.qWeight() + E * E && slots.vWeight() == slots.kWeight() + Ekv * E) {
             wg.accumulate(M, E, F, rec.dqkv, x, grad, slots.qWeight());
@@ -247,6 +272,14 @@ public final class MultiHeadAttentionLayer implements SequenceAttention {
             for (int c = 0, a = i * ld + col; c < n; c++) {
                 g[off + c] += dy[a + c];
             }
+        }
+    }
+
+    /** Dropout per sequence: null, or one (possibly null) per sequence. */
+    private static void checkDropout(ProbabilityDropout[] dropout, int count) {
+        if (dropout != null && dropout.length < count) {
+            throw new IllegalArgumentException("dropout has " + dropout.length + " entries for " + count
+                + " sequences");
         }
     }
 
