@@ -302,14 +302,8 @@ public final class BertClassifierEvaluator {
 
     /** Adds {@link #rowGrad} into the caller's sums and clears it: all but the word embedding, then its rows of ids. */
     private void flush(int[] ids, double[] grad) {
-        for (int i = 0; i < wordFrom; i++) {
-            grad[i] += rowGrad[i];
-            rowGrad[i] = 0f;
-        }
-        for (int i = wordTo; i < rowGrad.length; i++) {
-            grad[i] += rowGrad[i];
-            rowGrad[i] = 0f;
-        }
+        EncoderMath.INSTANCE.addAndClear(rowGrad, grad, 0, wordFrom);
+        EncoderMath.INSTANCE.addAndClear(rowGrad, grad, wordTo, rowGrad.length);
         if (flushed == null) {
             return;
         }
@@ -317,10 +311,7 @@ public final class BertClassifierEvaluator {
             if (!flushed[id]) {
                 flushed[id] = true;
                 int o = wordFrom + id * width;
-                for (int j = 0; j < width; j++) {
-                    grad[o + j] += rowGrad[o + j];
-                    rowGrad[o + j] = 0f;
-                }
+                EncoderMath.INSTANCE.addAndClear(rowGrad, grad, o, o + width);
             }
         }
         for (int id : ids) {

@@ -1,5 +1,7 @@
 package io.sparkattention.bert;
 
+import io.sparkattention.kernel.Heads;
+
 import java.io.Serializable;
 
 /**
@@ -30,9 +32,7 @@ public record BertConfig(int layers, int hidden, int heads, int intermediate, in
         positive("maxPositions", maxPositions);
         positive("vocabSize", vocabSize);
         positive("typeVocabSize", typeVocabSize);
-        if (hidden % heads != 0) {
-            throw new IllegalArgumentException("heads (" + heads + ") must divide hidden (" + hidden + ")");
-        }
+        Heads.headDim(hidden, heads, "heads", "hidden");
         if (!(layerNormEps > 0f) || Float.isInfinite(layerNormEps)) {
             throw new IllegalArgumentException("layerNormEps must be finite and > 0, got " + layerNormEps);
         }

@@ -1,5 +1,7 @@
 package io.sparkattention.bert;
 
+import io.sparkattention.kernel.ProbabilityDropout;
+
 /**
  * Dropout masks from a counter-based generator: whether element e of site s is kept for row r at
  * step t of a run seeded σ is a pure function of (σ, t, r, s, e), so a mask does not depend on
@@ -13,7 +15,7 @@ package io.sparkattention.bert;
  * {@code 1/(1 − p)} (inverted dropout), so inference needs no rescaling.
  *
  * <p>Sites ({@link #site}): {@link #EMBEDDINGS} (the embeddings' output, L×E), per layer n the
- * attention probabilities (H×L×L, element {@code (h·L + i)·L + j}), the attention output and the
+ * attention probabilities (H×L×L, element {@code (h·L + i)·L + j}, {@link #probabilities}), the attention output and the
  * feed-forward output before their residuals (L×E each), and {@link #POOLED} (the pooled E-vector
  * before the head). Elements are row-major indices within the site's tensor.
  */
@@ -92,6 +94,20 @@ public final class DropoutMask {
         for (int i = 0; i < n; i++) {
             x[off + i] *= factor(first + i);
         }
+    }
+
+    /**
+     * This mask as the attention kernel's dropout of one sequence's probabilities (L queries, S
+     * keys per head): (head h, query i, key j) is element {@code (h·L + i)·S + j}, the
+     * {@link #ATTENTION_PROBS} site's row-major index.
+     *
+     * @throws IllegalArgumentException when L or S is negative
+     */
+    public ProbabilityDropout probabilities(int L, int S) {
+        if (L < 0 || S < 0) {
+            throw new IllegalArgumentException("probabilities need L, S >= 0, got " + L + ", " + S);
+        }
+        return (h, i, j) -> factor(((long) h * L + i) * S + j);
     }
 
     /** SplitMix64's finaliser. */

@@ -32,6 +32,13 @@ abstract class EncoderMath {
     /** {@code x[r] = LN(x[r] + residual[r])} for rows r &lt; rows of width E; residual may be null. */
     abstract void layerNorm(float[] x, float[] residual, int rows, int E, float[] gamma, float[] beta, float eps);
 
+    /**
+     * {@code sums[i] += part[i]} (widened to double, exact) then {@code part[i] = 0} for i in
+     * {@code [from, to)}: a row's float32 gradient moved into the step's float64 sums. The same
+     * bits on both paths (one exact widening and one double add per element).
+     */
+    abstract void addAndClear(float[] part, double[] sums, int from, int to);
+
     abstract String name();
 
     /** Plain loops ({@link Gelu}, {@link LayerNorm}). */
@@ -49,6 +56,14 @@ abstract class EncoderMath {
         @Override
         void layerNorm(float[] x, float[] residual, int rows, int E, float[] gamma, float[] beta, float eps) {
             LayerNorm.apply(x, residual, rows, E, gamma, beta, eps);
+        }
+
+        @Override
+        void addAndClear(float[] part, double[] sums, int from, int to) {
+            for (int i = from; i < to; i++) {
+                sums[i] += part[i];
+                part[i] = 0f;
+            }
         }
 
         @Override

@@ -8,8 +8,8 @@ import io.sparkattention.nn.SelfAttentionRecord;
  * {@code capacity} tokens, and the backwards' shared scratch. Arrays are grown to the longest row
  * seen (at most the encoder's maxPositions), so a row's activations are bounded whatever the row
  * count: per trainable layer {@code (12E + F + H + 2)·L} floats (the attention layer's record,
- * 9E + H of it, holds its backward's scratch too), {@code 4E + H} more with dropout on the
- * probabilities; shared by the layers, {@code (8E + 2F)·L + 2L²}. Not thread-safe: one per
+ * 9E + H of it, holds its backward's scratch too; dropout on the probabilities adds nothing,
+ * its mask is regenerated); shared by the layers, {@code (3E + 2F)·L}. Not thread-safe: one per
  * evaluator.
  */
 final class TrainingRecord {
@@ -37,14 +37,8 @@ final class TrainingRecord {
      * record's own arrays.
      */
     static final class Layer {
-        /** The shared attention layer's record (qkv, context, lse), without probability dropout. */
+        /** The shared attention layer's record (qkv, context after the probabilities' dropout, lse). */
         final SelfAttentionRecord attention = new SelfAttentionRecord();
-        /** With probability dropout ({@link AttentionCore}): L×3E {@code [q | k | v]}. */
-        float[] qkv = new float[0];
-        /** L×E the heads' outputs (after the probabilities' dropout). */
-        float[] context = new float[0];
-        /** H×L log-sum-exp per head and query. */
-        float[] lse = new float[0];
         final Norm attentionNorm = new Norm();
         /** L×E: the attention block's output, the feed-forward's input. */
         float[] mid = new float[0];
@@ -52,7 +46,6 @@ final class TrainingRecord {
         float[] pre = new float[0];
         final Norm outputNorm = new Norm();
         private int capacity;
-        private int coreCapacity;
 
         void ensure(int L, int E, int F) {
             if (L > capacity) {
@@ -63,32 +56,17 @@ final class TrainingRecord {
             attentionNorm.ensure(L, E);
             outputNorm.ensure(L, E);
         }
-
-        /** The arrays of the probability-dropout path, made on its first use. */
-        void ensureCore(int L, int E, int H) {
-            if (L > coreCapacity) {
-                qkv = new float[L * 3 * E];
-                context = new float[L * E];
-                lse = new float[H * L];
-                coreCapacity = L;
-            }
-        }
     }
 
     /** The backwards' scratch, shared by every layer of a row. */
     static final class Scratch {
-        /** L×E gradients: of a norm's input, of a projection's output, of the context, of the split q/k/v. */
+        /** L×E gradients: of a norm's input, of a projection's output, and a layer's output. */
         float[] dz = new float[0];
         float[] dy = new float[0];
-        float[] dctx = new float[0];
-        float[] split = new float[0];
         float[] tmp = new float[0];
-        /** L×3E gradient of the fused projection. */
-        float[] dqkv = new float[0];
         /** L×F: GELU's output (recomputed) and the gradient of the intermediate. */
         float[] act = new float[0];
         float[] dact = new float[0];
-        final AttentionCore attention = new AttentionCore();
         final WeightGradient weightGradient = new WeightGradient();
         private int capacity;
 
@@ -96,10 +74,7 @@ final class TrainingRecord {
             if (L > capacity) {
                 dz = new float[L * E];
                 dy = new float[L * E];
-                dctx = new float[L * E];
-                split = new float[L * E];
                 tmp = new float[L * E];
-                dqkv = new float[L * 3 * E];
                 act = new float[L * F];
                 dact = new float[L * F];
                 capacity = L;

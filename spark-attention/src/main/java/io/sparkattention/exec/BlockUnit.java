@@ -57,9 +57,9 @@ final class BlockUnit implements AttentionUnit {
         int kv = s.kvHeadOf(h);
         return new BlockUnit(h, groupSlot, rows, keys, d, dv,
             new BlockPosition(q0, k0, L, S, p.mask().validKeys()),
-            Slices.block(p.q(), s.numHeads() * d, q0, rows, h * d, d),
-            Slices.block(p.k(), s.numKvHeads() * d, k0, keys, kv * d, d),
-            Slices.block(p.v(), s.numKvHeads() * dv, k0, keys, kv * dv, dv),
+            Slices.block(p.q(), q0, rows, h * d, d),
+            Slices.block(p.k(), k0, keys, kv * d, d),
+            Slices.block(p.v(), k0, keys, kv * dv, dv),
             Slices.planeBlock(p.mask().allowed(), h, L, S, q0, rows, k0, keys),
             Slices.planeBlock(p.mask().bias(), h, L, S, q0, rows, k0, keys));
     }

@@ -49,9 +49,9 @@ final class HeadUnit implements AttentionUnit {
         int kv = s.kvHeadOf(h);
         RowMask mask = p.mask();
         return new HeadUnit(h, s, new AttentionShape(L, S, 1, 1, d, dv),
-            Slices.block(p.q(), s.numHeads() * d, 0, L, h * d, d),
-            Slices.block(p.k(), s.numKvHeads() * d, 0, S, kv * d, d),
-            Slices.block(p.v(), s.numKvHeads() * dv, 0, S, kv * dv, dv),
+            Slices.block(p.q(), 0, L, h * d, d),
+            Slices.block(p.k(), 0, S, kv * d, d),
+            Slices.block(p.v(), 0, S, kv * dv, dv),
             mask.validKeys(),
             Slices.plane(mask.allowed(), h, L, S),
             Slices.plane(mask.bias(), h, L, S));

@@ -1,5 +1,7 @@
 package io.sparkattention.exec;
 
+import io.sparkattention.kernel.MatrixView;
+
 /**
  * Contiguous copies of sub-matrices of row-major arrays: a head's columns of Q, K or V, a block
  * of rows of them, and a block of a mask or bias plane. Units carry such copies so that each
@@ -8,6 +10,14 @@ package io.sparkattention.exec;
 final class Slices {
 
     private Slices() {
+    }
+
+    /**
+     * Rows {@code [row0, row0+rows)}, columns {@code [col0, col0+width)} of a view (whose offset
+     * lies in its first row, as a fused projection's columns do), as a rows×width array.
+     */
+    static float[] block(MatrixView src, int row0, int rows, int col0, int width) {
+        return block(src.data(), src.ld(), row0, rows, src.offset() + col0, width);
     }
 
     /**

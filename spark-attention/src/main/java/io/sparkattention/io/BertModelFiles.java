@@ -3,6 +3,7 @@ package io.sparkattention.io;
 import io.sparkattention.bert.BertConfig;
 import io.sparkattention.bert.BertEncoder;
 import io.sparkattention.bert.BertWeights;
+import io.sparkattention.kernel.Heads;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -100,10 +101,8 @@ public final class BertModelFiles {
         }
         long[] intermediate = shape(file, p, BertWeights.layerPrefix(0) + "intermediate.dense.weight", 2);
         int hidden = (int) word[1];
-        if (hidden % numHeads != 0) {
-            throw new IllegalArgumentException(numHeads + " heads do not divide the hidden width " + hidden + " of "
-                + source + " (tensor " + p + BertWeights.WORD_EMBEDDINGS + ")");
-        }
+        Heads.headDim(hidden, numHeads, "numHeads", "the hidden width",
+            " of " + source + " (tensor " + p + BertWeights.WORD_EMBEDDINGS + ")");
         Map<String, String> meta = file.metadata();
         if (meta.containsKey(META_HEADS) && !meta.get(META_HEADS).equals(Integer.toString(numHeads))) {
             throw new IllegalArgumentException(numHeads + " heads given, but " + source + " says "

@@ -2,6 +2,7 @@ package io.sparkattention.io;
 
 import io.sparkattention.bert.BertConfig;
 import io.sparkattention.bert.BertWeights;
+import io.sparkattention.kernel.Heads;
 
 import java.util.HashMap;
 import java.util.Map;
@@ -159,9 +160,10 @@ final class BertOnnxGraph {
                 throw new IllegalArgumentException(source + ": " + numHeadsOrZero + " heads given, but the graph's "
                     + r.node + " splits the query into " + r.heads + " heads");
             }
-            if (r.heads < 1 || hidden % r.heads != 0) {
-                throw new TensorFormatException(source, r.tensor, "gives " + r.heads + " heads, which do not divide "
-                    + "the hidden width " + hidden);
+            try {
+                Heads.headDim(hidden, r.heads, "the heads it gives", "the hidden width");
+            } catch (IllegalArgumentException e) {
+                throw new TensorFormatException(source, r.tensor, e.getMessage());
             }
             return r.heads;
         }
@@ -169,10 +171,7 @@ final class BertOnnxGraph {
             throw new TensorFormatException(source, null, "the graph does not show the number of attention heads "
                 + "(no Reshape of the first query projection to [batch, L, heads, head size]); give it");
         }
-        if (hidden % numHeadsOrZero != 0) {
-            throw new IllegalArgumentException(numHeadsOrZero + " heads do not divide the hidden width " + hidden
-                + " of " + source);
-        }
+        Heads.headDim(hidden, numHeadsOrZero, "numHeads", "the hidden width", " of " + source);
         return numHeadsOrZero;
     }
 

@@ -109,4 +109,24 @@ public final class AttentionShape implements Serializable {
         return "L=" + queryLength + ", S=" + keyLength + ", H=" + numHeads + ", Hkv=" + numKvHeads
             + ", d=" + headDim + ", dv=" + valueDim;
     }
+
+    /** A whole array as the view of this shape's queries or query gradient: L rows of H·d. */
+    MatrixView queries(float[] a) {
+        return new MatrixView(a, 0, numHeads * headDim);
+    }
+
+    /** A whole array as the keys' view (or their gradient's): S rows of Hkv·d. */
+    MatrixView keys(float[] a) {
+        return new MatrixView(a, 0, numKvHeads * headDim);
+    }
+
+    /** A whole array as the values' view (or their gradient's): S rows of Hkv·dv. */
+    MatrixView values(float[] a) {
+        return new MatrixView(a, 0, numKvHeads * valueDim);
+    }
+
+    /** A whole array as the output's view (or its gradient's): L rows of H·dv. */
+    MatrixView outputs(float[] a) {
+        return new MatrixView(a, 0, numHeads * valueDim);
+    }
 }

@@ -10,8 +10,8 @@ import java.util.Arrays;
  * <pre>
  *   (1) S  = scale·Q·Kᵀ + bias, masked          nk×w key-major
  *   (2) P  = exp(S − lse)                       nk×w   (0 on rows with lse = −∞)
- *   (3) dV += Pᵀ·dO                             nk×dv
- *   (4) dP = dO·Vᵀ                              nk×w
+ *   (3) dV += Pᵀ·dO                             nk×dv     ((P∘M)ᵀ·dO with dropout's factors M)
+ *   (4) dP = dO·Vᵀ                              nk×w      (∘ M)
  *   (5) dS = P∘(dP − D)                         nk×w, in place of P; dBias += dS
  *   (6) dQ += dS·K                              w×d  (the block's accumulator)
  *   (7) dK += scale·dSᵀ·Q                       nk×d
@@ -36,6 +36,9 @@ final class BackwardPass extends StripVisitor {
     private final KeyValueTile tile;
     private final float[] lse;
     private final int lseOff;
+    /** Dropout on P, or null; the head and the view's first query and key it is asked about. */
+    private final ProbabilityDropout dropout;
+    private final int head, q0, k0;
 
     // the current block and tile
     private int i0, bq;
@@ -49,7 +52,8 @@ final class BackwardPass extends StripVisitor {
     BackwardPass(TileOps ops, Workspace ws, KeyBand band, float scale, int d, int dv, long q0, long k0,
                  MatrixView q, MatrixView k, MatrixView v, MaskView allowed, MatrixView bias,
                  MatrixView out, float[] lse, int lseOff, MatrixView dOut,
-                 MatrixView dq, MatrixView dk, MatrixView dV, MatrixView dBias) {
+                 MatrixView dq, MatrixView dk, MatrixView dV, MatrixView dBias, ProbabilityDropout dropout,
+                 int head) {
         this.ops = ops;
         this.softmax = ops.softmax();
         this.ws = ws;
@@ -68,6 +72,10 @@ final class BackwardPass extends StripVisitor {
         this.dk = dk;
         this.dV = dV;
         this.dBias = dBias;
+        this.dropout = dropout;
+        this.head = head;
+        this.q0 = (int) q0;
+        this.k0 = (int) k0;
     }
 
     /**
@@ -114,17 +122,21 @@ final class BackwardPass extends StripVisitor {
         scores.strip(r0, w, c0, nk, lds, t.k, t.kOff + c0 * t.ldk, t.ldk);
         // (2) P = exp(S − lse)
         softmax.expMinus(w, lds, nk, s, ws.rowMax, r0);
-        // (3) dV += Pᵀ·dO   (nk×dv)
-        ops.accumulateKeys(w, nk, dv, 1f, s, lds, ws.gradOutRows, r0 * dv, dv, dV.data(), dV.at(c0, 0), dV.ld());
-        // (4) dP = dO·Vᵀ   (nk×w, key-major)
-        ops.scores(w, nk, dv, alphaDo, ws.gradOut, r0 * dv, t.v, t.vOff + c0 * t.ldv, t.ldv, dp, lds);
-        // (5) dS = P∘(dP − D), in place of P
         final float[] delta = ws.rowSum;
-        for (int c = 0; c < nk; c++) {
-            final int i = c * lds;
-            for (int r = 0; r < w; r++) {
-                s[i + r] *= dp[i + r] - delta[r0 + r];
+        if (dropout == null) {
+            // (3) dV += Pᵀ·dO   (nk×dv)
+            ops.accumulateKeys(w, nk, dv, 1f, s, lds, ws.gradOutRows, r0 * dv, dv, dV.data(), dV.at(c0, 0), dV.ld());
+            // (4) dP = dO·Vᵀ   (nk×w, key-major)
+            ops.scores(w, nk, dv, alphaDo, ws.gradOut, r0 * dv, t.v, t.vOff + c0 * t.ldv, t.ldv, dp, lds);
+            // (5) dS = P∘(dP − D), in place of P
+            for (int c = 0; c < nk; c++) {
+                final int i = c * lds;
+                for (int r = 0; r < w; r++) {
+                    s[i + r] *= dp[i + r] - delta[r0 + r];
+                }
             }
+        } else {
+            dropoutStrip(r0, w, c0, nk, lds, s, dp, delta);
         }
         if (dBias.present()) {
             addBiasGradient(s, w, lds, nk, row, c0);
@@ -134,6 +146,28 @@ final class BackwardPass extends StripVisitor {
             ops.accColumnStride(w, bq));
         // (7) dK += scale·dSᵀ·Q   (nk×d)
         ops.accumulateKeys(w, nk, d, scale, s, lds, ws.queryRows, r0 * d, d, dk.data(), dk.at(c0, 0), dk.ld());
+    }
+
+    /**
+     * Steps (3)–(5) with dropout's factors M: dP = (dO·Vᵀ)∘M, dS = P∘(dP − D) (D from the dropped
+     * output, so the identity D = rowsum(P∘dP) holds), dV += (P∘M)ᵀ·dO; dS ends in place of P as
+     * without dropout.
+     */
+    private void dropoutStrip(int r0, int w, int c0, int nk, int lds, float[] s, float[] dp, float[] delta) {
+        final KeyValueTile t = tile;
+        ops.scores(w, nk, dv, alphaDo, ws.gradOut, r0 * dv, t.v, t.vOff + c0 * t.ldv, t.ldv, dp, lds);
+        final int i0q = q0 + i0 + r0, j0 = k0 + c0;
+        for (int c = 0; c < nk; c++) {
+            final int i = c * lds;
+            for (int r = 0; r < w; r++) {
+                final float m = dropout.factor(head, i0q + r, j0 + c), p = s[i + r];
+                final float g = p * (dp[i + r] * m - delta[r0 + r]);
+                s[i + r] = p * m;
+                dp[i + r] = g;
+            }
+        }
+        ops.accumulateKeys(w, nk, dv, 1f, s, lds, ws.gradOutRows, r0 * dv, dv, dV.data(), dV.at(c0, 0), dV.ld());
+        System.arraycopy(dp, 0, s, 0, (nk - 1) * lds + w);
     }
 
     /** {@code dBias[row + r, c0 + c] += dS[c, r]}. */

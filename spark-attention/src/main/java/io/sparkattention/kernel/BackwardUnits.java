@@ -35,6 +35,8 @@ final class BackwardUnits {
     private final RowMask mask;
     private final MatrixView q, k, v, out, dOut, dq, dk, dv;
     private final float[] lse, dBias;
+    /** Dropout on the probabilities, or null. */
+    private final ProbabilityDropout dropout;
     private final int lseOff;
     /** Groups of consecutive query heads that one unit walks, and heads per group. */
     private final int groups, groupHeads;
@@ -44,7 +46,7 @@ final class BackwardUnits {
 
     BackwardUnits(TileOps ops, BlockPolicy blocks, float scale, AttentionShape shape, KeyBand band, RowMask mask,
                   MatrixView q, MatrixView k, MatrixView v, MatrixView out, float[] lse, int lseOff, MatrixView dOut,
-                  MatrixView dq, MatrixView dk, MatrixView dv, float[] dBias) {
+                  MatrixView dq, MatrixView dk, MatrixView dv, float[] dBias, ProbabilityDropout dropout) {
         this.ops = ops;
         this.band = band;
         this.chunks = blocks.keyChunksFor(shape);
@@ -70,6 +72,7 @@ final class BackwardUnits {
         this.dk = dk;
         this.dv = dv;
         this.dBias = dBias;
+        this.dropout = dropout;
         boolean sharedBias = dBias != null && H > 1 && dBias.length != (long) H * L * S;
         this.groups = sharedBias ? 1 : Hkv;
         this.groupHeads = H / groups;
@@ -148,7 +151,7 @@ final class BackwardUnits {
             dqView,
             dk.columns(k0, kv * d),
             dv.columns(k0, kv * dvh),
-            MatrixView.headPlane(dBias, h, L, S, r0).from(0, k0));
+            MatrixView.headPlane(dBias, h, L, S, r0).from(0, k0), dropout, h);
         TileWalk.run(ops, band, Bq, Bk, rowTo[c] - r0, chunks.end(c) - k0, r0, k0, pass);
     }
 

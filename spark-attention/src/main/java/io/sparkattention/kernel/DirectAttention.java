@@ -189,10 +189,23 @@ public final class DirectAttention {
     static void forward(Impl impl, AttentionSpec spec, AttentionShape shape, MatrixView q, MatrixView k,
                         MatrixView v, RowMask mask, MatrixView out, float[] lse, int lseOff, float[] weights,
                         boolean perHead, Workspace ws) {
+        forward(impl, spec, shape, q, k, v, mask, out, lse, lseOff, weights, perHead, null, ws);
+    }
+
+    /**
+     * {@link #forward(Impl, AttentionSpec, AttentionShape, MatrixView, MatrixView, MatrixView, RowMask,
+     * MatrixView, float[], int, float[], boolean, Workspace)} with {@code dropout} on the
+     * probabilities before {@code P·V} (null: none); the weights and the log-sum-exp are the
+     * undropped softmax's.
+     */
+    static void forward(Impl impl, AttentionSpec spec, AttentionShape shape, MatrixView q, MatrixView k,
+                        MatrixView v, RowMask mask, MatrixView out, float[] lse, int lseOff, float[] weights,
+                        boolean perHead, ProbabilityDropout dropout, Workspace ws) {
         if (weights != null) {
             Arrays.fill(weights, 0f);
         }
-        heads(impl, spec, shape, q, k, v, mask, out, lse, lseOff, weights, perHead, 0, shape.numHeads(), ws);
+        heads(impl, spec, shape, q, k, v, mask, out, lse, lseOff, weights, perHead, dropout, 0, shape.numHeads(),
+            ws);
     }
 
     /**
@@ -202,7 +215,7 @@ public final class DirectAttention {
      */
     static void heads(Impl impl, AttentionSpec spec, AttentionShape shape, MatrixView q, MatrixView k,
                       MatrixView v, RowMask mask, MatrixView out, float[] lse, int lseOff, float[] weights,
-                      boolean perHead, int h0, int h1, Workspace ws) {
+                      boolean perHead, ProbabilityDropout dropout, int h0, int h1, Workspace ws) {
         int L = shape.queryLength(), S = shape.keyLength(), H = shape.numHeads();
         int d = shape.headDim(), dv = shape.valueDim();
         if (L == 0) {
@@ -226,11 +239,14 @@ public final class DirectAttention {
                 }
                 sum[j] = none ? 0f : 1f / sum[j];
             }
-            impl.values(sT, lp, L, S, v.data(), v.offset() + kv * dv, v.ld(), dv, sum, out.data(),
-                out.offset() + h * dv, out.ld(), ws);
-            if (weights != null) {
+            if (weights != null) {  // before the dropout: the weights are the softmax's
                 addWeights(sT, lp, L, S, sum, perHead ? 1f : 1f / H, weights, perHead ? h * L * S : 0);
             }
+            if (dropout != null) {
+                ProbabilityDropout.apply(dropout, h, 0, 0, sT, lp, L, S);
+            }
+            impl.values(sT, lp, L, S, v.data(), v.offset() + kv * dv, v.ld(), dv, sum, out.data(),
+                out.offset() + h * dv, out.ld(), ws);
         }
     }
 

@@ -12,10 +12,10 @@ import java.util.concurrent.ForkJoinPool;
  * <pre>
  *   per head h (key/value head kv):
  *     P   = exp(scale·k_kv·q_hᵀ + biasᵀ, masked − lse_h)      S × Lp   (0 where masked, or the row sees no key)
- *     dP  = v_kv · dO_hᵀ                                       S × Lp
+ *     dP  = v_kv · dO_hᵀ  (∘ M, the dropout's factors, if any)     S × Lp
  *     D[j] = Σ_t dO_h[j, t] · O_h[j, t]                        L
  *     dS  = P ∘ (dP − D)                                       S × Lp
- *     dV_kv += P · dO_h          dK_kv += scale · dS · q_h     S × dv, S × d (query heads of a group add in head order)
+ *     dV_kv += (P∘M) · dO_h      dK_kv += scale · dS · q_h     S × dv, S × d (query heads of a group add in head order)
  *     dQ_h   = scale · dSᵀ · k_kv                              L × d
  *     dBias_h = dSᵀ  (per head), or Σ_h dSᵀ in head order (shared L×S)
  * </pre>
@@ -28,7 +28,8 @@ final class DirectBackward {
 
     static void run(DirectAttention.Impl impl, AttentionSpec spec, AttentionShape shape, MatrixView q, MatrixView k,
                     MatrixView v, RowMask mask, MatrixView out, float[] lse, int lseOff, MatrixView dOut,
-                    MatrixView dq, MatrixView dk, MatrixView dv, float[] dBias, DirectAttention.Workspace ws) {
+                    MatrixView dq, MatrixView dk, MatrixView dv, float[] dBias, ProbabilityDropout dropout,
+                    DirectAttention.Workspace ws) {
         int L = shape.queryLength(), S = shape.keyLength(), H = shape.numHeads(), Hkv = shape.numKvHeads();
         int d = shape.headDim(), dvh = shape.valueDim();
         dk.zero(S, Hkv * d);
@@ -37,7 +38,7 @@ final class DirectBackward {
         if (dBias != null) {
             Arrays.fill(dBias, 0f);
         }
-        heads(impl, spec, shape, q, k, v, mask, out, lse, lseOff, dOut, dq, dk, dv, dBias, 0, H, ws);
+        heads(impl, spec, shape, q, k, v, mask, out, lse, lseOff, dOut, dq, dk, dv, dBias, dropout, 0, H, ws);
     }
 
     /**
@@ -55,7 +56,7 @@ final class DirectBackward {
             Arrays.fill(dBias, 0f);
         }
         ParallelUnits.run(pool, groups, ws -> { }, (g, ws) -> heads(impl, spec, shape, q, k, v, mask, out, lse, 0,
-            dOut, dq, dk, dv, dBias, g * per, (g + 1) * per, ws.direct()));
+            dOut, dq, dk, dv, dBias, null, g * per, (g + 1) * per, ws.direct()));
     }
 
     /**
@@ -76,8 +77,8 @@ final class DirectBackward {
      */
     static void heads(DirectAttention.Impl impl, AttentionSpec spec, AttentionShape shape, MatrixView q,
                       MatrixView k, MatrixView v, RowMask mask, MatrixView out, float[] lse, int lseOff,
-                      MatrixView dOut, MatrixView dq, MatrixView dk, MatrixView dv, float[] dBias, int h0, int h1,
-                      DirectAttention.Workspace ws) {
+                      MatrixView dOut, MatrixView dq, MatrixView dk, MatrixView dv, float[] dBias,
+                      ProbabilityDropout dropout, int h0, int h1, DirectAttention.Workspace ws) {
         int L = shape.queryLength(), S = shape.keyLength();
         int d = shape.headDim(), dvh = shape.valueDim();
         if (L == 0 || S == 0) {
@@ -116,10 +117,20 @@ final class DirectBackward {
                         ds[row + j] = 0f;
                         continue;
                     }
-                    float g = pj * (ds[row + j] - rowDot[j]);
-                    ds[row + j] = g;
-                    axpy(pj, dOut.data(), go + j * dOut.ld(), dv.data(), vRow, dvh);
-                    axpy(scale * g, q.data(), qo + j * q.ld(), dk.data(), kRow, d);
+                    if (dropout == null) {
+                        float g = pj * (ds[row + j] - rowDot[j]);
+                        ds[row + j] = g;
+                        axpy(pj, dOut.data(), go + j * dOut.ld(), dv.data(), vRow, dvh);
+                        axpy(scale * g, q.data(), qo + j * q.ld(), dk.data(), kRow, d);
+                    } else {  // dP∘M, and (P∘M)ᵀ·dO into dV
+                        float m = dropout.factor(h, j, c);
+                        float g = pj * (ds[row + j] * m - rowDot[j]);
+                        ds[row + j] = g;
+                        if (m != 0f) {
+                            axpy(pj * m, dOut.data(), go + j * dOut.ld(), dv.data(), vRow, dvh);
+                        }
+                        axpy(scale * g, q.data(), qo + j * q.ld(), dk.data(), kRow, d);
+                    }
                 }
             }
             for (int j = 0; j < L; j++) {

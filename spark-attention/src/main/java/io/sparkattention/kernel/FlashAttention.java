@@ -164,45 +164,37 @@ public final class FlashAttention implements Serializable {
                         float[] out, float[] lse, Workspace ws) {
         Checks.inputs(shape, q, k, v, mask);
         Checks.forwardOutputs(shape, out, lse);
-        run(shape, queries(shape, q), keys(shape, k), values(shape, v), mask, outputs(shape, out), lse, 0, ws);
+        run(shape, shape.queries(q), shape.keys(k), shape.values(v), mask, shape.outputs(out), lse, 0, null, ws);
     }
 
     /**
-     * Multi-head attention of one sequence on views: Q (L rows of H·d), K (S rows of Hkv·d) and V
-     * (S rows of Hkv·dv) read in place, e.g. a fused projection's columns; the output (L rows of
-     * H·dv, not overlapping them) written into place; the H×L log-sum-exp from {@code lseOff}, or null.
+     * Multi-head attention of one sequence on views: Q (L×H·d), K (S×Hkv·d), V (S×Hkv·dv) read in place; the
+     * output (L×H·dv, not overlapping them) written into place; the H×L log-sum-exp from {@code lseOff}, or null.
      */
     public void forward(AttentionShape shape, MatrixView q, MatrixView k, MatrixView v, RowMask mask,
                         MatrixView out, float[] lse, int lseOff, Workspace ws) {
+        forward(shape, q, k, v, mask, out, lse, lseOff, null, ws);
+    }
+
+    /**
+     * The forward pass on views with {@code dropout} on P (null: none, the same bits): output
+     * {@code (P∘M)·V}; the log-sum-exp, and so {@link #weights}, the undropped softmax's.
+     */
+    public void forward(AttentionShape shape, MatrixView q, MatrixView k, MatrixView v, RowMask mask,
+                        MatrixView out, float[] lse, int lseOff, ProbabilityDropout dropout, Workspace ws) {
         Checks.forwardViews(shape, q, k, v, mask, out, lse, lseOff);
         Objects.requireNonNull(ws, "ws");
-        run(shape, q, k, v, mask, out, lse, lseOff, ws);
+        run(shape, q, k, v, mask, out, lse, lseOff, dropout, ws);
     }
 
     private void run(AttentionShape shape, MatrixView q, MatrixView k, MatrixView v, RowMask mask, MatrixView out,
-                     float[] lse, int lseOff, Workspace ws) {
+                     float[] lse, int lseOff, ProbabilityDropout dropout, Workspace ws) {
         if (direct(shape)) {
-            DirectAttention.forward(directImpl, spec, shape, q, k, v, mask, out, lse, lseOff, null, false, ws.direct());
+            DirectAttention.forward(directImpl, spec, shape, q, k, v, mask, out, lse, lseOff, null, false, dropout,
+                ws.direct());
         } else {
-            tiled.forward(shape, q, k, v, mask, out, lse, lseOff, ws);
+            tiled.forward(shape, q, k, v, mask, out, lse, lseOff, dropout, ws);
         }
-    }
-
-    /** Whole arrays as views: L rows of H·d, S rows of Hkv·d, S rows of Hkv·dv, L rows of H·dv. */
-    private static MatrixView queries(AttentionShape s, float[] a) {
-        return new MatrixView(a, 0, s.numHeads() * s.headDim());
-    }
-
-    private static MatrixView keys(AttentionShape s, float[] a) {
-        return new MatrixView(a, 0, s.numKvHeads() * s.headDim());
-    }
-
-    private static MatrixView values(AttentionShape s, float[] a) {
-        return new MatrixView(a, 0, s.numKvHeads() * s.valueDim());
-    }
-
-    private static MatrixView outputs(AttentionShape s, float[] a) {
-        return new MatrixView(a, 0, s.numHeads() * s.valueDim());
     }
 
     /**
@@ -216,10 +208,10 @@ public final class FlashAttention implements Serializable {
         Checks.inputs(shape, q, k, v, mask);
         Checks.forwardOutputs(shape, out, lse);
         Objects.requireNonNull(pool, "pool");
-        MatrixView qv = queries(shape, q), kv = keys(shape, k), vv = values(shape, v), ov = outputs(shape, out);
+        MatrixView qv = shape.queries(q), kv = shape.keys(k), vv = shape.values(v), ov = shape.outputs(out);
         if (direct(shape)) {  // one unit per head
             ParallelUnits.run(pool, shape.numHeads(), ws -> { }, (h, ws) -> DirectAttention.heads(directImpl, spec,
-                shape, qv, kv, vv, mask, ov, lse, 0, null, false, h, h + 1, ws.direct()));
+                shape, qv, kv, vv, mask, ov, lse, 0, null, false, null, h, h + 1, ws.direct()));
         } else {
             tiled.forward(shape, qv, kv, vv, mask, ov, lse, pool);
         }
@@ -248,7 +240,7 @@ public final class FlashAttention implements Serializable {
         ws.ensure(Math.min(blocks.queryBlock(), rows), blocks.keyBlock(), d, dv);
         ForwardPass pass = new ForwardPass(ops, ws, band, spec.scaleFor(d), d, dv, pos.queryStart(), pos.keyStart(),
             new MatrixView(q, 0, d), new MatrixView(k, 0, d), new MatrixView(v, 0, dv),
-            new MaskView(allowed, 0, keys), new MatrixView(bias, 0, keys), new MatrixView(out, 0, dv), lse, 0);
+            new MaskView(allowed, 0, keys), new MatrixView(bias, 0, keys), new MatrixView(out, 0, dv), lse, 0, null, 0);
         TileWalk.run(ops, band, blocks.queryBlock(), blocks.keyBlock(), rows, keys, pos.queryStart(), pos.keyStart(),
             pass);
     }
@@ -266,7 +258,7 @@ public final class FlashAttention implements Serializable {
                         boolean perHead, float[] weights, Workspace ws) {
         Checks.scores(shape, q, k, mask);
         Checks.lseLength(shape, lse);
-        weights(shape, queries(shape, q), keys(shape, k), mask, lse, 0, perHead, weights, ws);
+        weights(shape, shape.queries(q), shape.keys(k), mask, lse, 0, perHead, weights, ws);
     }
 
     /**
@@ -317,8 +309,8 @@ public final class FlashAttention implements Serializable {
                          float[] dq, float[] dk, float[] dv, float[] dBias, Workspace ws) {
         Checks.backward(shape, q, k, v, mask, out, lse, dOut, dq, dk, dv, dBias);
         Objects.requireNonNull(ws, "ws");
-        runBackward(shape, queries(shape, q), keys(shape, k), values(shape, v), mask, outputs(shape, out), lse, 0,
-            outputs(shape, dOut), queries(shape, dq), keys(shape, dk), values(shape, dv), dBias, ws);
+        runBackward(shape, shape.queries(q), shape.keys(k), shape.values(v), mask, shape.outputs(out), lse, 0,
+            shape.outputs(dOut), shape.queries(dq), shape.keys(dk), shape.values(dv), dBias, null, ws);
     }
 
     /**
@@ -331,19 +323,26 @@ public final class FlashAttention implements Serializable {
     public void backward(AttentionShape shape, MatrixView q, MatrixView k, MatrixView v, RowMask mask,
                          MatrixView out, float[] lse, int lseOff, MatrixView dOut,
                          MatrixView dq, MatrixView dk, MatrixView dv, float[] dBias, Workspace ws) {
+        backward(shape, q, k, v, mask, out, lse, lseOff, dOut, dq, dk, dv, dBias, null, ws);
+    }
+
+    /** The backward of a forward with {@code dropout} (null: none), its factors regenerated, never stored. */
+    public void backward(AttentionShape shape, MatrixView q, MatrixView k, MatrixView v, RowMask mask,
+                         MatrixView out, float[] lse, int lseOff, MatrixView dOut, MatrixView dq, MatrixView dk,
+                         MatrixView dv, float[] dBias, ProbabilityDropout dropout, Workspace ws) {
         Checks.backwardViews(shape, q, k, v, mask, out, lse, lseOff, dOut, dq, dk, dv, dBias);
         Objects.requireNonNull(ws, "ws");
-        runBackward(shape, q, k, v, mask, out, lse, lseOff, dOut, dq, dk, dv, dBias, ws);
+        runBackward(shape, q, k, v, mask, out, lse, lseOff, dOut, dq, dk, dv, dBias, dropout, ws);
     }
 
     private void runBackward(AttentionShape shape, MatrixView q, MatrixView k, MatrixView v, RowMask mask,
                              MatrixView out, float[] lse, int lseOff, MatrixView dOut, MatrixView dq, MatrixView dk,
-                             MatrixView dv, float[] dBias, Workspace ws) {
+                             MatrixView dv, float[] dBias, ProbabilityDropout dropout, Workspace ws) {
         if (direct(shape)) {
             DirectBackward.run(directImpl, spec, shape, q, k, v, mask, out, lse, lseOff, dOut, dq, dk, dv,
-                dBias, ws.direct());
+                dBias, dropout, ws.direct());
         } else {
-            tiled.backwardUnits(shape, q, k, v, mask, out, lse, lseOff, dOut, dq, dk, dv, dBias).run(ws);
+            tiled.backwardUnits(shape, q, k, v, mask, out, lse, lseOff, dOut, dq, dk, dv, dBias, dropout).run(ws);
         }
     }
 
@@ -362,13 +361,14 @@ public final class FlashAttention implements Serializable {
         Checks.backward(shape, q, k, v, mask, out, lse, dOut, dq, dk, dv, dBias);
         Objects.requireNonNull(pool, "pool");
         if (direct(shape)) {  // one unit per group of heads that share their dK, dV and dBias
-            DirectBackward.run(directImpl, spec, shape, queries(shape, q), keys(shape, k), values(shape, v), mask,
-                outputs(shape, out), lse, outputs(shape, dOut), queries(shape, dq), keys(shape, dk), values(shape, dv),
+            DirectBackward.run(directImpl, spec, shape, shape.queries(q), shape.keys(k), shape.values(v), mask,
+                shape.outputs(out), lse, shape.outputs(dOut), shape.queries(dq), shape.keys(dk), shape.values(dv),
                 dBias, pool);
             return;
         }
-        tiled.backwardUnits(shape, queries(shape, q), keys(shape, k), values(shape, v), mask, outputs(shape, out),
-            lse, 0, outputs(shape, dOut), queries(shape, dq), keys(shape, dk), values(shape, dv), dBias).run(pool);
+        tiled.backwardUnits(shape, shape.queries(q), shape.keys(k), shape.values(v), mask, shape.outputs(out),
+            lse, 0, shape.outputs(dOut), shape.queries(dq), shape.keys(dk), shape.values(dv), dBias, null)
+            .run(pool);
     }
 
     /**

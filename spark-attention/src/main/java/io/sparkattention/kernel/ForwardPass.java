@@ -22,6 +22,9 @@ final class ForwardPass extends StripVisitor {
     private final KeyValueTile tile;
     private final float[] lse;
     private final int lseOff;
+    /** Dropout on P before P·V, or null; the head and the view's first query and key it is asked about. */
+    private final ProbabilityDropout dropout;
+    private final int head, q0, k0;
 
     // the current block and tile
     private int i0, bq;
@@ -30,10 +33,12 @@ final class ForwardPass extends StripVisitor {
      * @param q0  global position of the view's first query
      * @param k0  global position of the view's first key
      * @param lse log-sum-exp per query at {@code lse[lseOff + row]}, written; null to skip
+     * @param dropout the probabilities' dropout (of head {@code head}, queries and keys numbered
+     *                from q0 and k0), or null
      */
     ForwardPass(TileOps ops, Workspace ws, KeyBand band, float scale, int d, int dv, long q0, long k0,
                 MatrixView q, MatrixView k, MatrixView v, MaskView allowed, MatrixView bias,
-                MatrixView out, float[] lse, int lseOff) {
+                MatrixView out, float[] lse, int lseOff, ProbabilityDropout dropout, int head) {
         this.ops = ops;
         this.softmax = ops.softmax();
         this.ws = ws;
@@ -44,6 +49,10 @@ final class ForwardPass extends StripVisitor {
         this.out = out;
         this.lse = lse;
         this.lseOff = lseOff;
+        this.dropout = dropout;
+        this.head = head;
+        this.q0 = (int) q0;
+        this.k0 = (int) k0;
     }
 
     @Override
@@ -71,6 +80,9 @@ final class ForwardPass extends StripVisitor {
         // (3) online softmax: P = exp(S − m_new), ℓ and O rescaled by exp(m_old − m_new)
         final int accOff = ops.accOffset(r0, bq, dv), accCs = ops.accColumnStride(w, bq);
         softmax.update(w, lds, nk, s, ws.rowMax, ws.rowSum, ws.rowScale, r0, ws.acc, accOff, accQs, accCs, dv);
+        if (dropout != null) {  // P∘M: ℓ above is the undropped sum
+            ProbabilityDropout.apply(dropout, head, q0 + i0 + r0, k0 + c0, s, lds, w, nk);
+        }
         // (4) O += P·Vⱼ   (w×dv)
         ops.accumulate(w, nk, dv, s, lds, t.v, t.vOff + c0 * t.ldv, t.ldv, ws.acc, accOff, accCs);
     }

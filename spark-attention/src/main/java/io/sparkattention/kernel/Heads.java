@@ -42,9 +42,19 @@ public final class Heads {
      * @throws IllegalArgumentException "numKvHeads (k) must divide numHeads (h)"
      */
     public static void checkGroups(int numHeads, int numKvHeads) {
+        checkGroups(numHeads, numKvHeads, "numHeads", "numKvHeads");
+    }
+
+    /**
+     * {@link #checkGroups(int, int)} with the two counts' names in the message ("--num-heads",
+     * "--num-kv-heads").
+     *
+     * @throws IllegalArgumentException "kvHeadsName (k) must divide headsName (h)"
+     */
+    public static void checkGroups(int numHeads, int numKvHeads, String headsName, String kvHeadsName) {
         if (numHeads < 1 || numKvHeads < 1 || numHeads % numKvHeads != 0) {
-            throw new IllegalArgumentException("numKvHeads (" + numKvHeads + ") must divide numHeads (" + numHeads
-                + ")");
+            throw new IllegalArgumentException(kvHeadsName + " (" + numKvHeads + ") must divide " + headsName + " ("
+                + numHeads + ")");
         }
     }
 }

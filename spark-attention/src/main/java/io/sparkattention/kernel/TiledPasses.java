@@ -21,14 +21,14 @@ final class TiledPasses {
         this.blocks = blocks;
     }
 
-    /** Every head's queries on the calling thread. */
+    /** Every head's queries on the calling thread, with dropout on the probabilities when not null. */
     void forward(AttentionShape shape, MatrixView q, MatrixView k, MatrixView v, RowMask mask, MatrixView out,
-                 float[] lse, int lseOff, Workspace ws) {
+                 float[] lse, int lseOff, ProbabilityDropout dropout, Workspace ws) {
         KeyBand band = new KeyBand(spec, shape.queryLength(), shape.keyLength(), mask.validKeys());
         int Bq = blocks.queryBlockFor(shape);
         ws.ensure(Math.min(Bq, shape.queryLength()), blocks.keyBlock(), shape.headDim(), shape.valueDim());
         for (int h = 0; h < shape.numHeads(); h++) {
-            forwardRows(shape, h, 0, shape.queryLength(), Bq, band, q, k, v, mask, out, lse, lseOff, ws);
+            forwardRows(shape, h, 0, shape.queryLength(), Bq, band, q, k, v, mask, out, lse, lseOff, dropout, ws);
         }
     }
 
@@ -43,21 +43,22 @@ final class TiledPasses {
             ws -> ws.ensure(Math.min(Bq, L), blocks.keyBlock(), shape.headDim(), shape.valueDim()),
             (unit, ws) -> {
                 int r0 = order[unit / H] * Bq;
-                forwardRows(shape, unit % H, r0, Math.min(L, r0 + Bq), Bq, band, q, k, v, mask, out, lse, 0, ws);
+                forwardRows(shape, unit % H, r0, Math.min(L, r0 + Bq), Bq, band, q, k, v, mask, out, lse, 0, null,
+                    ws);
             });
     }
 
     /** Queries {@code [r0, r1)} of head {@code h}, in blocks of {@code Bq}. */
     private void forwardRows(AttentionShape shape, int h, int r0, int r1, int Bq, KeyBand band, MatrixView q,
                              MatrixView k, MatrixView v, RowMask mask, MatrixView out, float[] lse, int lseOff,
-                             Workspace ws) {
+                             ProbabilityDropout dropout, Workspace ws) {
         int L = shape.queryLength(), S = shape.keyLength();
         int d = shape.headDim(), dv = shape.valueDim(), kv = shape.kvHeadOf(h);
         ForwardPass pass = new ForwardPass(ops, ws, band, spec.scaleFor(d), d, dv, r0, 0,
             q.columns(r0, h * d), k.columns(0, kv * d), v.columns(0, kv * dv),
             MaskView.headPlane(mask.allowed(), h, L, S, r0),
             MatrixView.headPlane(mask.bias(), h, L, S, r0),
-            out.columns(r0, h * dv), lse, lseOff + h * L + r0);
+            out.columns(r0, h * dv), lse, lseOff + h * L + r0, dropout, h);
         TileWalk.run(ops, band, Bq, blocks.keyBlock(), r1 - r0, S, r0, 0, pass);
     }
 
@@ -84,7 +85,8 @@ final class TiledPasses {
     /** Zeroes the gradients' views (the units add into them) and cuts the call's units. */
     BackwardUnits backwardUnits(AttentionShape shape, MatrixView q, MatrixView k, MatrixView v, RowMask mask,
                                 MatrixView out, float[] lse, int lseOff, MatrixView dOut,
-                                MatrixView dq, MatrixView dk, MatrixView dv, float[] dBias) {
+                                MatrixView dq, MatrixView dk, MatrixView dv, float[] dBias,
+                                ProbabilityDropout dropout) {
         int L = shape.queryLength(), S = shape.keyLength();
         dq.zero(L, shape.numHeads() * shape.headDim());
         dk.zero(S, shape.numKvHeads() * shape.headDim());
@@ -94,6 +96,6 @@ final class TiledPasses {
         }
         KeyBand band = new KeyBand(spec, L, S, mask.validKeys());
         return new BackwardUnits(ops, blocks, spec.scaleFor(shape.headDim()), shape, band, mask,
-            q, k, v, out, lse, lseOff, dOut, dq, dk, dv, dBias);
+            q, k, v, out, lse, lseOff, dOut, dq, dk, dv, dBias, dropout);
     }
 }

@@ -2,6 +2,7 @@ package io.sparkattention.nn;
 
 import io.sparkattention.kernel.AttentionShape;
 import io.sparkattention.kernel.FlashAttention;
+import io.sparkattention.kernel.MatrixView;
 import io.sparkattention.kernel.RowMask;
 import io.sparkattention.kernel.Workspace;
 
@@ -62,6 +63,23 @@ public final class Attention {
      */
     public static Output compute(FlashAttention kernel, AttentionShape shape, float[] q, float[] k, float[] v,
                                  RowMask mask, AttentionWeightsMode mode, Workspace ws, float[] out) {
+        return compute(kernel, shape, MatrixView.dense(q, shape.numHeads() * shape.headDim()),
+            MatrixView.dense(k, shape.numKvHeads() * shape.headDim()),
+            MatrixView.dense(v, shape.numKvHeads() * shape.valueDim()), mask, mode, ws, out);
+    }
+
+    /**
+     * Attends one sequence read through views into {@code out}: Q, K and V in place, e.g. the
+     * columns of one fused {@code [q | k | v]} projection ({@link PreparedSequence}).
+     *
+     * @param q   L rows of H·d
+     * @param k   S rows of Hkv·d
+     * @param v   S rows of Hkv·dv
+     * @param out L×(H·dv), exactly {@code shape.outputSize()} values, overwritten whole
+     * @throws IllegalArgumentException when {@code out} does not have that length
+     */
+    public static Output compute(FlashAttention kernel, AttentionShape shape, MatrixView q, MatrixView k,
+                                 MatrixView v, RowMask mask, AttentionWeightsMode mode, Workspace ws, float[] out) {
         long weightsSize = mode.size(shape.numHeads(), shape.queryLength(), shape.keyLength());
         if (weightsSize > Integer.MAX_VALUE - 8) {
             throw new IllegalArgumentException("attention weights of " + shape + " (" + mode + ") do not fit one array");
@@ -71,11 +89,11 @@ public final class Attention {
                 + (out == null ? "null" : out.length));
         }
         float[] lse = mode == AttentionWeightsMode.NONE ? null : new float[shape.numHeads() * shape.queryLength()];
-        kernel.forward(shape, q, k, v, mask, out, lse, ws);
+        kernel.forward(shape, q, k, v, mask, MatrixView.dense(out, shape.numHeads() * shape.valueDim()), lse, 0, ws);
         float[] weights = null;
         if (mode != AttentionWeightsMode.NONE) {
             weights = new float[(int) weightsSize];
-            kernel.weights(shape, q, k, mask, lse, mode == AttentionWeightsMode.PER_HEAD, weights, ws);
+            kernel.weights(shape, q, k, mask, lse, 0, mode == AttentionWeightsMode.PER_HEAD, weights, ws);
         }
         return new Output(out, weights);
     }

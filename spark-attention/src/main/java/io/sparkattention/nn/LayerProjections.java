@@ -57,8 +57,17 @@ final class LayerProjections {
         return concat(w.qWeight(), w.kWeight(), w.vWeight());
     }
 
+    /** [bq; bk; bv], a missing one as zeros (adding 0 keeps the bits); null when all three are missing. */
     private static float[] fusedBias(MultiHeadAttentionWeights w) {
-        return w.qBias() == null ? null : concat(w.qBias(), w.kBias(), w.vBias());
+        if (w.qBias() == null && w.kBias() == null && w.vBias() == null) {
+            return null;
+        }
+        int E = w.embedDim(), kvDim = w.numKvHeads() * w.headDim();
+        return concat(orZeros(w.qBias(), E), orZeros(w.kBias(), kvDim), orZeros(w.vBias(), kvDim));
+    }
+
+    private static float[] orZeros(float[] bias, int n) {
+        return bias != null ? bias : new float[n];
     }
 
     private static float[] concat(float[] a, float[] b, float[] c) {

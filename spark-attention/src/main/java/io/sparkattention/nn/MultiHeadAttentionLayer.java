@@ -5,6 +5,7 @@ import io.sparkattention.kernel.FlashAttention;
 import io.sparkattention.kernel.LinearKernel;
 import io.sparkattention.kernel.LinearWeight;
 import io.sparkattention.kernel.MatrixView;
+import io.sparkattention.kernel.ProbabilityDropout;
 import io.sparkattention.kernel.RowMask;
 import io.sparkattention.kernel.WeightGradient;
 import io.sparkattention.kernel.Workspace;
@@ -76,6 +77,9 @@ public final class MultiHeadAttentionLayer implements SequenceAttention {
 
     /**
      * Input projections: {@code q = x_q·W_qᵀ + b_q} (L×E), {@code k} and {@code v} (S×Ekv).
+     * Self-attention — query, key and value the same array of the same rows, on a
+     * {@link #fusable()} layer — runs one GEMM into {@code [q | k | v]} (L×(E + 2·Ekv)), and the
+     * prepared sequence's Q, K and V are views of its columns; otherwise three GEMMs, three arrays.
      *
      * @param query L×E row-major
      * @param key   S×kdim (the query itself for self-attention)
@@ -89,29 +93,21 @@ public final class MultiHeadAttentionLayer implements SequenceAttention {
         checkRows("key", key, keyLength, weights.kdim());
         checkRows("value", value, keyLength, weights.vdim());
         LayerProjections p = projections();
-        float[] q = p.q.apply(query, queryLength);
-        float[] k = p.k.apply(key, keyLength);
-        float[] v = p.v.apply(value, keyLength);
         AttentionShape shape = new AttentionShape(queryLength, keyLength, weights.numHeads(), weights.numKvHeads(),
             weights.headDim(), weights.headDim());
-        return new PreparedSequence(shape, q, k, v, mask);
+        if (fusable() && key == query && value == query && keyLength == queryLength) {
+            float[] qkv = p.qkv.apply(query, queryLength);
+            int Ekv = weights.numKvHeads() * weights.headDim();
+            return new PreparedSequence(shape, fused(qkv, 0, 0), fused(qkv, 0, E), fused(qkv, 0, E + Ekv), mask);
+        }
+        return new PreparedSequence(shape, p.q.apply(query, queryLength), p.k.apply(key, keyLength),
+            p.v.apply(value, keyLength), mask);
     }
 
     /** Output projection: {@code y = a·W_oᵀ + b_o} (L×E). */
     @Override
     public float[] finish(float[] attended, int queryLength) {
         return projections().out.apply(attended, queryLength);
-    }
-
-    /**
-     * Self-attention's input projections into the caller's buffers: {@code q, k, v = x·W_{q,k,v}ᵀ + b}
-     * (n×E each; E = kdim = vdim). The first n rows of x are read and of q, k, v written.
-     */
-    void projectSelf(float[] x, int n, float[] q, float[] k, float[] v) {
-        LayerProjections p = projections();
-        p.q.apply(x, n, q);
-        p.k.apply(x, n, k);
-        p.v.apply(x, n, v);
     }
 
     /** {@link #finish} into the caller's buffer: its first {@code queryLength} rows are written. */
@@ -149,7 +145,20 @@ public final class MultiHeadAttentionLayer implements SequenceAttention {
      * @throws IllegalArgumentException when the layer is not {@link #fusable()} or an argument does not fit
      */
     public void selfForward(float[] x, int[] starts, int count, SelfAttentionRecord rec, float[] y, float[] probs) {
+        selfForward(x, starts, count, rec, y, probs, null);
+    }
+
+    /**
+     * {@link #selfForward(float[], int[], int, SelfAttentionRecord, float[], float[])} in training,
+     * with dropout on the attention probabilities: sequence r's ctx is {@code (P∘M_r)·v}, M_r from
+     * {@code dropout[r]} (the kernel's {@link ProbabilityDropout}, keyed by the row); null, or a
+     * null entry, for none. {@code probs} stays the undropped softmax. {@link #selfBackward} must
+     * be given the same dropout.
+     */
+    public void selfForward(float[] x, int[] starts, int count, SelfAttentionRecord rec, float[] y, float[] probs,
+                            ProbabilityDropout[] dropout) {
         int M = checkStacked(x, starts, count, rec);
+        checkDropout(dropout, count);
         int E = weights.embedDim(), F = fusedWidth(), H = weights.numHeads();
         checkRows("output", y, M, E, true);
         if (probs != null) {
@@ -166,7 +175,8 @@ public final class MultiHeadAttentionLayer implements SequenceAttention {
             AttentionShape shape = selfShape(L);
             kernel.forward(shape, fused(rec.qkv, s, 0), fused(rec.qkv, s, E),
                 fused(rec.qkv, s, E + weights.numKvHeads() * weights.headDim()), RowMask.NONE,
-                new MatrixView(rec.context, s * E, E), rec.lse, H * s, rec.workspace);
+                new MatrixView(rec.context, s * E, E), rec.lse, H * s, dropout == null ? null : dropout[r],
+                rec.workspace);
             if (probs != null) {
                 kernel.weights(shape, fused(rec.qkv, s, 0), fused(rec.qkv, s, E), RowMask.NONE, rec.lse, H * s, true,
                     probs, rec.workspace);
@@ -193,7 +203,17 @@ public final class MultiHeadAttentionLayer implements SequenceAttention {
      */
     public void selfBackward(float[] x, int[] starts, int count, SelfAttentionRecord rec, float[] dy, float[] dx,
                              float[] grad, GradientSlots slots) {
+        selfBackward(x, starts, count, rec, dy, dx, grad, slots, null);
+    }
+
+    /**
+     * {@link #selfBackward(float[], int[], int, SelfAttentionRecord, float[], float[], float[], GradientSlots)}
+     * of a forward with {@code dropout}: its factors are regenerated, never stored.
+     */
+    public void selfBackward(float[] x, int[] starts, int count, SelfAttentionRecord rec, float[] dy, float[] dx,
+                             float[] grad, GradientSlots slots, ProbabilityDropout[] dropout) {
         int M = checkStacked(x, starts, count, rec);
+        checkDropout(dropout, count);
         int E = weights.embedDim(), F = fusedWidth(), H = weights.numHeads();
         int Ekv = weights.numKvHeads() * weights.headDim();
         checkRows("output gradient", dy, M, E, true);
@@ -213,7 +233,7 @@ public final class MultiHeadAttentionLayer implements SequenceAttention {
             kernel.backward(selfShape(starts[r + 1] - s), fused(rec.qkv, s, 0), fused(rec.qkv, s, E),
                 fused(rec.qkv, s, E + Ekv), RowMask.NONE, new MatrixView(rec.context, s * E, E), rec.lse, H * s,
                 new MatrixView(rec.dContext, s * E, E), fused(rec.dqkv, s, 0), fused(rec.dqkv, s, E),
-                fused(rec.dqkv, s, E + Ekv), null, rec.workspace);
+                fused(rec.dqkv, s, E + Ekv), null, dropout == null ? null : dropout[r], rec.workspace);
         }
         if (slots.kWeight() == slots.qWeight() + E * E && slots.vWeight() == slots.kWeight() + Ekv * E) {
             wg.accumulate(M, E, F, rec.dqkv, x, grad, slots.qWeight());
@@ -256,6 +276,14 @@ public final class MultiHeadAttentionLayer implements SequenceAttention {
             for (int c = 0, a = i * ld + col; c < n; c++) {
                 g[off + c] += dy[a + c];
             }
+        }
+    }
+
+    /** Dropout per sequence: null, or one (possibly null) per sequence. */
+    private static void checkDropout(ProbabilityDropout[] dropout, int count) {
+        if (dropout != null && dropout.length < count) {
+            throw new IllegalArgumentException("dropout has " + dropout.length + " entries for " + count
+                + " sequences");
         }
     }
 

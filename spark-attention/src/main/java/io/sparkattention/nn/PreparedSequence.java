@@ -1,21 +1,28 @@
 package io.sparkattention.nn;
 
 import io.sparkattention.kernel.AttentionShape;
+import io.sparkattention.kernel.MatrixView;
 import io.sparkattention.kernel.RowMask;
 
 /**
  * One sequence ready for the kernel: projected Q, K, V in the kernel's multi-head layout, its
  * shape and its mask. What execution strategies split by head or by key block.
+ *
+ * <p>Q, K and V are views: whole arrays of their own (row stride H·d, Hkv·d, Hkv·dv), or the
+ * columns of one fused {@code [q | k | v]} projection (offsets 0, E and E + Ekv, row stride
+ * E + 2·Ekv) that the kernel reads in place, never copied apart.
  */
 public final class PreparedSequence {
 
     private final AttentionShape shape;
-    private final float[] q;
-    private final float[] k;
-    private final float[] v;
+    private final MatrixView q;
+    private final MatrixView k;
+    private final MatrixView v;
     private final RowMask mask;
 
     /**
+     * Whole arrays, one per input.
+     *
      * @param shape L, S, H, Hkv, d, dv
      * @param q     L×(H·d)
      * @param k     S×(Hkv·d)
@@ -23,6 +30,19 @@ public final class PreparedSequence {
      * @param mask  padding, boolean mask, bias
      */
     public PreparedSequence(AttentionShape shape, float[] q, float[] k, float[] v, RowMask mask) {
+        this(shape, MatrixView.dense(q, shape.numHeads() * shape.headDim()),
+            MatrixView.dense(k, shape.numKvHeads() * shape.headDim()),
+            MatrixView.dense(v, shape.numKvHeads() * shape.valueDim()), mask);
+    }
+
+    /**
+     * Views, e.g. a fused projection's columns; each view's offset lies in its first row.
+     *
+     * @param q L rows of H·d
+     * @param k S rows of Hkv·d
+     * @param v S rows of Hkv·dv
+     */
+    public PreparedSequence(AttentionShape shape, MatrixView q, MatrixView k, MatrixView v, RowMask mask) {
         this.shape = shape;
         this.q = q;
         this.k = k;
@@ -34,15 +54,18 @@ public final class PreparedSequence {
         return shape;
     }
 
-    public float[] q() {
+    /** Q: L rows of H·d. */
+    public MatrixView q() {
         return q;
     }
 
-    public float[] k() {
+    /** K: S rows of Hkv·d. */
+    public MatrixView k() {
         return k;
     }
 
-    public float[] v() {
+    /** V: S rows of Hkv·dv. */
+    public MatrixView v() {
         return v;
     }
 

@@ -40,7 +40,8 @@ public interface SequenceAttention extends Serializable {
     default Attention.Output forward(float[] query, int queryLength, float[] key, float[] value, int keyLength,
                                      RowMask mask, AttentionWeightsMode mode, Workspace ws) {
         PreparedSequence p = prepare(query, queryLength, key, value, keyLength, mask);
-        Attention.Output attended = Attention.compute(kernel(), p.shape(), p.q(), p.k(), p.v(), p.mask(), mode, ws);
+        Attention.Output attended = Attention.compute(kernel(), p.shape(), p.q(), p.k(), p.v(), p.mask(), mode, ws,
+            new float[p.shape().outputSize()]);
         return new Attention.Output(finish(attended.values(), queryLength), attended.weights());
     }
 }

@@ -1,5 +1,6 @@
 package io.sparkattention.bert;
 
+import io.sparkattention.kernel.ProbabilityDropout;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -59,5 +60,24 @@ class DropoutMaskTest {
         }
         assertThrows(IllegalArgumentException.class, () -> DropoutMask.of(1, 1, 1, 1, 1.0));
         assertThrows(IllegalArgumentException.class, () -> DropoutMask.of(1, 1, 1, 1, -0.1));
+    }
+
+    @Test
+    void theKernelsProbabilityDropoutIsTheSitesRowMajorElementAtItsRate() {
+        DropoutMask m = DropoutMask.of(4, 2, 31, DropoutMask.site(1, DropoutMask.ATTENTION_PROBS), 0.1);
+        int H = 3, L = 70, S = 131, kept = 0;
+        ProbabilityDropout d = m.probabilities(L, S);
+        for (int h = 0; h < H; h++) {
+            for (int i = 0; i < L; i++) {
+                for (int j = 0; j < S; j++) {
+                    float f = d.factor(h, i, j);
+                    assertEquals(m.factor(((long) h * L + i) * S + j), f);
+                    kept += f != 0f ? 1 : 0;
+                }
+            }
+        }
+        int n = H * L * S;
+        assertEquals(0.9, (double) kept / n, 5 * Math.sqrt(0.09 / n));
+        assertThrows(IllegalArgumentException.class, () -> m.probabilities(-1, 3));
     }
 }

@@ -76,6 +76,89 @@ class GeluTest {
         assertTrue(worst <= 1e-7, "largest error " + worst);
     }
 
+    /**
+     * Every length from 0 to past two blocks of side-by-side chains (so each mix of chained
+     * vectors, single vectors and scalar tail), on seeded values spanning the saturation at
+     * |x/√2| = 4 and both signs: each element is {@link Gelu#gelu}'s bits, where it sits.
+     */
+    @Test
+    void everyLengthGivesEachElementTheScalarBits() {
+        java.util.SplittableRandom random = new java.util.SplittableRandom(29);
+        for (int n = 0; n <= 2 * 4 * 8 + 17; n++) {
+            float[] xs = new float[n + 2];
+            for (int i = 0; i < xs.length; i++) {
+                xs[i] = (float) (random.nextDouble() * 16 - 8);
+            }
+            float[] vector = xs.clone();
+            EncoderMath.INSTANCE.gelu(vector, n);
+            for (int i = 0; i < xs.length; i++) {
+                assertEquals(i < n ? Gelu.gelu(xs[i]) : xs[i], vector[i], "n = " + n + ", element " + i + " = " + xs[i]);
+            }
+        }
+    }
+
+    /**
+     * The backward's side-by-side chains give each element the bits the one-vector loop gives it:
+     * the whole array at once equals the array cut into slices of one double vector (which never
+     * reach the chains), and each is within 2e-7 relative of {@link Gelu#backward}'s float64 value.
+     */
+    @Test
+    void theBackwardsChainsGiveTheOneVectorBits() {
+        int lanes = jdk.incubator.vector.DoubleVector.SPECIES_PREFERRED.length();
+        java.util.SplittableRandom random = new java.util.SplittableRandom(31);
+        int n = 5 * VectorEncoderMath.GELU_CHAINS * lanes + lanes + 3;
+        float[] pre = new float[n], dy = new float[n];
+        for (int i = 0; i < n; i++) {
+            pre[i] = (float) (random.nextDouble() * 16 - 8);
+            dy[i] = (float) (random.nextDouble() * 2 - 1);
+        }
+        float[] whole = new float[n], sliced = new float[n], scalar = new float[n];
+        EncoderMath.INSTANCE.geluBackward(pre, dy, whole, n);
+        for (int i0 = 0; i0 < n; i0 += lanes) {
+            int len = Math.min(lanes, n - i0);
+            float[] d = new float[len];
+            EncoderMath.INSTANCE.geluBackward(java.util.Arrays.copyOfRange(pre, i0, i0 + len),
+                java.util.Arrays.copyOfRange(dy, i0, i0 + len), d, len);
+            System.arraycopy(d, 0, sliced, i0, len);
+        }
+        Gelu.backward(pre, dy, scalar, n);
+        for (int i = 0; i < n; i++) {
+            assertEquals(sliced[i], whole[i], "element " + i + " at " + pre[i]);
+            assertEquals(scalar[i], whole[i], 2e-7 * Math.max(1e-3, Math.abs(scalar[i])), "element " + i);
+        }
+    }
+
+    /**
+     * Moving a row's float32 gradient into float64 sums: every sub-range of a seeded array (so
+     * every alignment and tail), on both paths, adds each value exactly (the float64 sum of the
+     * two, computed here) and clears it, touching nothing outside the range.
+     */
+    @Test
+    void addAndClearAddsEachValueExactlyAndClearsOnlyTheRange() {
+        java.util.SplittableRandom random = new java.util.SplittableRandom(37);
+        int n = 41;
+        for (EncoderMath math : new EncoderMath[] {EncoderMath.INSTANCE, new EncoderMath.Scalar()}) {
+            for (int from = 0; from <= n; from++) {
+                for (int to = from; to <= n; to++) {
+                    float[] part = new float[n];
+                    double[] sums = new double[n];
+                    for (int i = 0; i < n; i++) {
+                        part[i] = (float) (random.nextDouble() * 2e3 - 1e3);
+                        sums[i] = random.nextDouble() * 2e6 - 1e6;
+                    }
+                    float[] part0 = part.clone();
+                    double[] sums0 = sums.clone();
+                    math.addAndClear(part, sums, from, to);
+                    for (int i = 0; i < n; i++) {
+                        boolean in = i >= from && i < to;
+                        assertEquals(in ? sums0[i] + (double) part0[i] : sums0[i], sums[i], math.name() + " at " + i);
+                        assertEquals(in ? 0f : part0[i], part[i], math.name() + " at " + i);
+                    }
+                }
+            }
+        }
+    }
+
     @Test
     void theVectorPathIsTheOneInUseWhenTheModuleIsVisible() {
         assertTrue(EncoderMath.INSTANCE.name().startsWith("vector"), EncoderMath.INSTANCE.name());

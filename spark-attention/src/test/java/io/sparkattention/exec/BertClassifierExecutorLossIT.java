@@ -28,7 +28,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * two-executor cluster, dropout and mini-batch sampling on, every layer trainable: fit completes,
  * and the objective history and every fine-tuned tensor equal the fault-free run's bit for bit.
  * The rows (ragged token ids, three classes) are generated on the executors from row ids, so a
- * recomputed partition is the same data.
+ * recomputed partition is the same data; they are laid out in {@link #PARTITIONS} partitions, so
+ * each of the four leaf tasks the cluster's two slots give folds two.
  */
 class BertClassifierExecutorLossIT {
 
@@ -39,6 +40,7 @@ class BertClassifierExecutorLossIT {
     /** Jobs {@code fit} runs before step 0's: decoding and validating the rows, then laying them out. */
     private static final int JOBS_BEFORE_FIRST_STEP = 2;
     private static final String STEP_JOB = "BertStepJob.java";
+    private static final int PARTITIONS = 8;
 
     private final SparkSession spark = ClusterTestSession.get();
 
@@ -92,7 +94,7 @@ class BertClassifierExecutorLossIT {
                     + "+ 3 as int))"));
         BertClassificationModel model = new BertClassifier().setEncoder(new BertEncoderModel(encoder()))
             .setStepSize(3e-3).setMaxIter(MAX_ITER).setWarmupSteps(1).setWeightDecay(0.01).setDropout(0.1)
-            .setMiniBatchFraction(0.7).setSeed(23).setNumPartitions(4).fit(rows);
+            .setMiniBatchFraction(0.7).setSeed(23).setNumPartitions(PARTITIONS).fit(rows);
         Map<String, float[]> tensors = new LinkedHashMap<>(model.encoder().weights().tensors());
         tensors.put("classifier.weight", model.classifierWeight());
         tensors.put("classifier.bias", model.classifierBias());

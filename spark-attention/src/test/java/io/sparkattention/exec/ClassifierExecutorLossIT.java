@@ -31,14 +31,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * asserts a duration.
  *
  * <p>The training set is generated on the executors from row ids (ragged lengths, three classes,
- * row weights, four partitions), so a recomputed partition is the same data. With
+ * row weights, eight partitions: on the cluster's two task slots, four leaf tasks of two partitions
+ * each per step), so a recomputed partition is the same data. With
  * {@code miniBatchFraction} below 1 every step also samples its rows, which a re-run task must
  * draw again identically.
  */
 class ClassifierExecutorLossIT {
 
     private static final int ROWS = 64;
-    private static final int PARTITIONS = 4;
+    /** Twice the leaves two slots give ({@code FixedOrderAggregate.leaves(2)} = 4): each leaf folds two. */
+    private static final int PARTITIONS = 8;
     private static final int MIN_LENGTH = 3;
     private static final int MAX_LENGTH = 24;
     private static final int EMBED = 16;

@@ -17,18 +17,21 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * {@link FixedOrderAggregate} on a two-executor cluster with groups of several partitions: an
- * executor JVM killed (SIGKILL) while the partitions' tasks run loses running tasks, finished
- * partitions' results and cached partitions; Spark re-runs them, and the sum keeps the fault-free
- * bits, which are those of the sequential loop over the partitions and groups.
+ * {@link FixedOrderAggregate} on a two-executor cluster with leaves of several partitions and
+ * groups of several leaves: an executor JVM killed (SIGKILL) while the leaves' tasks run loses
+ * running tasks, finished leaves' results and cached partitions; Spark re-runs them, and the sum
+ * keeps the fault-free bits, which are those of the sequential loop over the leaves and groups.
  */
 class FixedOrderAggregateExecutorLossIT {
 
-    private static final int PARTITIONS = 12;
+    private static final int PARTITIONS = 24;
+    /** Leaf runs of 3 partitions. */
+    private static final int LEAVES = 8;
+    /** Groups of 3, 3 and 2 leaves. */
     private static final int MAX_GROUPS = 3;
     private static final int VALUES = 50;
-    /** Each partition's fold waits this long, so the partitions' tasks (6 per executor) outlive the kill. */
-    private static final long FOLD_MILLIS = 150;
+    /** Each partition's fold waits this long, so the leaves' tasks (4 per executor) outlive the kill. */
+    private static final long FOLD_MILLIS = 100;
 
     private final SparkSession spark = ClusterTestSession.get();
     private final JavaSparkContext sc = JavaSparkContext.fromSparkContext(spark.sparkContext());
@@ -69,7 +72,7 @@ class FixedOrderAggregateExecutorLossIT {
     }
 
     private static double sum(JavaRDD<Double> rows) {
-        return FixedOrderAggregate.aggregate(rows, MAX_GROUPS, () -> 0.0, (acc, partition, it) -> {
+        return FixedOrderAggregate.aggregate(rows, LEAVES, MAX_GROUPS, () -> 0.0, (acc, partition, it) -> {
             Thread.sleep(FOLD_MILLIS);
             double s = acc;
             while (it.hasNext()) {
@@ -80,28 +83,30 @@ class FixedOrderAggregateExecutorLossIT {
     }
 
     /**
-     * Each partition summed from 0 in order; groups of ceil(P / MAX_GROUPS) consecutive partitions'
-     * sums added in order from the first's; the groups added in order from 0.
+     * Leaf i sums the values of partitions [⌊i·P/T⌋, ⌊(i+1)·P/T⌋) in order into one running sum
+     * from 0; groups of ceil(T / MAX_GROUPS)
+     * consecutive leaves' sums are added in order from the first's; the groups in order from 0.
      */
     private static double sequential(List<List<Double>> partitions) {
-        int size = FixedOrderAggregate.groupSize(partitions.size(), MAX_GROUPS);
+        int p = partitions.size();
+        double[] leaves = new double[LEAVES];
+        for (int i = 0; i < LEAVES; i++) {
+            for (int q = i * p / LEAVES; q < (i + 1) * p / LEAVES; q++) {
+                for (double v : partitions.get(q)) {
+                    leaves[i] += v;
+                }
+            }
+        }
+        int size = (LEAVES + MAX_GROUPS - 1) / MAX_GROUPS;
         double total = 0;
-        for (int first = 0; first < partitions.size(); first += size) {
-            double group = partitionSum(partitions.get(first));
-            for (int p = first + 1; p < Math.min(partitions.size(), first + size); p++) {
-                group += partitionSum(partitions.get(p));
+        for (int first = 0; first < LEAVES; first += size) {
+            double group = leaves[first];
+            for (int i = first + 1; i < Math.min(LEAVES, first + size); i++) {
+                group += leaves[i];
             }
             total += group;
         }
         return total;
-    }
-
-    private static double partitionSum(List<Double> values) {
-        double s = 0;
-        for (double v : values) {
-            s += v;
-        }
-        return s;
     }
 
     /** Signs and magnitudes (1e-8…1e8) from a seed: any other order of addition gives other bits. */

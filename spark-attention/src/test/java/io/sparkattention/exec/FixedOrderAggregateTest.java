@@ -4,6 +4,7 @@ import io.sparkattention.testing.SparkTestSession;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.scheduler.SparkListener;
+import org.apache.spark.scheduler.SparkListenerStageCompleted;
 import org.apache.spark.scheduler.SparkListenerStageSubmitted;
 import org.apache.spark.scheduler.SparkListenerTaskEnd;
 import org.junit.jupiter.api.DisplayName;
@@ -25,15 +26,17 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * {@link FixedOrderAggregate}: one task per partition, the partitions' results combined in index
- * order within groups of consecutive partitions, the groups combined in order on the driver; the
- * same bits as a sequential loop in that order, whatever order the tasks finish in; one task per
- * partition and one driver-side result per group.
+ * {@link FixedOrderAggregate}: T = min(P, leaves) leaf tasks each folding a run of consecutive
+ * partitions into one accumulator, the leaves combined in index order within groups of consecutive
+ * leaves, the groups combined in order on the driver; the same bits as the documented sequential
+ * loop for many (P, T, G), whatever order the tasks finish in; one task per leaf and per group, and
+ * no shuffle when every leaf is its own group.
  */
 class FixedOrderAggregateTest {
 
     private static final int PARTITIONS = 23;
-    private static final int MAX_GROUPS = 5;
+    private static final int LEAVES = 8;
+    private static final int MAX_GROUPS = 3;
     /** Values per partition; their magnitudes span 1e-8…1e8, so any change of order changes the sum's bits. */
     private static final int VALUES = 40;
     private static final int WIDTH = 3;
@@ -41,104 +44,128 @@ class FixedOrderAggregateTest {
     private final JavaSparkContext sc = JavaSparkContext.fromSparkContext(SparkTestSession.get().sparkContext());
 
     @Test
-    @DisplayName("partitions per group: ceil(P / maxGroups); P <= maxGroups gives one partition per group")
-    void groupSizes() {
+    @DisplayName("layout: leaf runs of ⌊i·P/T⌋ partitions, groups of ceil(T / maxGroups) leaves, slots × 2 leaves")
+    void layout() {
+        assertEquals(List.of(0, 2, 5, 7, 10), IntStream.rangeClosed(0, 4)
+            .mapToObj(i -> FixedOrderAggregate.runStart(i, 10, 4)).collect(Collectors.toList()), "2, 3, 2 and 3");
+        assertEquals(List.of(0, 64, 128, 192, 256), IntStream.rangeClosed(0, 4)
+            .mapToObj(i -> FixedOrderAggregate.runStart(i, 256, 4)).collect(Collectors.toList()));
+        assertEquals(List.of(0, 1, 2, 3), IntStream.rangeClosed(0, 3)
+            .mapToObj(i -> FixedOrderAggregate.runStart(i, 3, 3)).collect(Collectors.toList()), "T = P: one each");
         assertEquals(5, FixedOrderAggregate.groupSize(23, 5));
-        assertEquals(5, FixedOrderAggregate.groupCount(23, 5), "5, 5, 5, 5 and 3 partitions");
-        assertEquals(20, FixedOrderAggregate.groupSize(256, 13));
-        assertEquals(13, FixedOrderAggregate.groupCount(256, 20));
+        assertEquals(5, FixedOrderAggregate.groupCount(23, 5), "5, 5, 5, 5 and 3 leaves");
         assertEquals(1, FixedOrderAggregate.groupSize(4, 13));
-        assertEquals(4, FixedOrderAggregate.groupCount(4, 1));
-        assertEquals(1, FixedOrderAggregate.groupSize(7, 7));
-        assertEquals(2, FixedOrderAggregate.groupSize(8, 7));
         assertEquals(4, FixedOrderAggregate.groupCount(8, 2), "never more groups than maxGroups");
+        assertEquals(4, FixedOrderAggregate.leaves(2));
+        assertEquals(2000, FixedOrderAggregate.leaves(1000));
+        assertEquals(Integer.MAX_VALUE, FixedOrderAggregate.leaves(Integer.MAX_VALUE));
+        assertEquals(2 * FixedOrderAggregate.LEAVES_PER_SLOT, FixedOrderAggregate.leaves(2));
     }
 
     @Test
-    @DisplayName("every partition is folded once from a new accumulator with its own index, combined in increasing "
-        + "order within its group, and the groups reach the driver in order (empty partitions included)")
+    @DisplayName("a leaf folds its run's partitions into one accumulator in index order, the leaves are combined in "
+        + "order within their group and the groups reach the driver in order (empty partitions included)")
     void foldOrder() {
         JavaRDD<Integer> rows = sc.parallelize(List.of(1, 2, 3), 10);
-        String order = FixedOrderAggregate.aggregate(rows, 4, () -> "",
+        String tree = FixedOrderAggregate.aggregate(rows, 4, 2, () -> "",
             (acc, partition, it) -> acc + "<" + partition + ">",
-            (total, next) -> total + (total.isEmpty() || total.endsWith("|") ? "" : ",") + next + (next.contains(",")
-                || next.equals("<9>") ? "|" : ""));
-        assertEquals("<0>,<1>,<2>|<3>,<4>,<5>|<6>,<7>,<8>|<9>|", order, "groups of ceil(10 / 4) = 3 partitions");
-        String direct = FixedOrderAggregate.aggregate(rows, 10, () -> "", (acc, partition, it) -> acc + partition,
+            (total, next) -> total + "(" + next + ")");
+        assertEquals("(<0><1>(<2><3><4>))(<5><6>(<7><8><9>))", tree,
+            "leaves [0,2) [2,5) [5,7) [7,10); groups of 2 leaves, each the first leaf's accumulator");
+        String direct = FixedOrderAggregate.aggregate(rows, 100, 10, () -> "", (acc, partition, it) -> acc + partition,
             (total, next) -> total + "+" + next);
-        assertEquals("+0+1+2+3+4+5+6+7+8+9", direct, "P <= maxGroups: the driver combines the partitions in order");
+        assertEquals("+0+1+2+3+4+5+6+7+8+9", direct, "T = P <= maxGroups: the driver combines the partitions in order");
+        String one = FixedOrderAggregate.aggregate(rows, 1, 1, () -> "", (acc, partition, it) -> acc + partition,
+            (total, next) -> total + "+" + next);
+        assertEquals("+0123456789", one, "one leaf folds every partition");
     }
 
     @Test
-    @DisplayName("the sum equals, bit for bit, the sequential loop over groups of consecutive partitions in index "
-        + "order, which differs from other orders")
+    @DisplayName("the sum equals, bit for bit, the documented sequential loop for many (P, T, G), and the data tells "
+        + "the layouts apart")
     void sequentialReference() {
-        JavaRDD<double[]> rows = values();
-        double[] got = sum(rows, MAX_GROUPS, 0);
-        List<List<double[]>> partitions = rows.glom().collect();
-        double[] expected = sequential(partitions, FixedOrderAggregate.groupSize(PARTITIONS, MAX_GROUPS));
-        assertBitsEqual(expected, got);
-        assertFalse(sameBits(expected, sequential(partitions, 1)), "the data is order-sensitive: one partition per "
-            + "group sums to other bits");
-        List<List<double[]>> reversed = new ArrayList<>(partitions);
+        SplittableRandom random = new SplittableRandom(11);
+        for (int partitions : new int[] {1, 2, 7, 23}) {
+            JavaRDD<double[]> rows = values(random, partitions);
+            List<List<double[]>> parts = rows.glom().collect();
+            for (int leaves : new int[] {1, 3, 4, 8, 64}) {
+                for (int maxGroups : new int[] {1, 2, 5, 100}) {
+                    double[] expected = sequential(parts, leaves, maxGroups);
+                    double[] got = sum(rows, leaves, maxGroups, 0);
+                    assertTrue(sameBits(expected, got), "P " + partitions + ", leaves " + leaves + ", maxGroups "
+                        + maxGroups + ": expected " + java.util.Arrays.toString(expected) + ", got "
+                        + java.util.Arrays.toString(got));
+                }
+            }
+        }
+        List<List<double[]>> parts = values(random, PARTITIONS).glom().collect();
+        double[] reference = sequential(parts, LEAVES, MAX_GROUPS);
+        assertFalse(sameBits(reference, sequential(parts, PARTITIONS, MAX_GROUPS)), "one partition per leaf differs");
+        assertFalse(sameBits(reference, sequential(parts, LEAVES, 1)), "one group differs");
+        List<List<double[]>> reversed = new ArrayList<>(parts);
         java.util.Collections.reverse(reversed);
-        assertFalse(sameBits(expected, sequential(reversed,
-            FixedOrderAggregate.groupSize(PARTITIONS, MAX_GROUPS))), "and so does the reverse order");
+        assertFalse(sameBits(reference, sequential(reversed, LEAVES, MAX_GROUPS)), "the reverse order differs");
     }
 
     @Test
-    @DisplayName("the bits do not depend on the order the tasks finish in: groups finishing first to last and last "
-        + "to first give the same sum")
+    @DisplayName("the bits do not depend on the order the tasks finish in; one task per leaf and per group")
     void independentOfTaskTiming() throws Exception {
-        JavaRDD<double[]> rows = values().cache();
+        JavaRDD<double[]> rows = values(new SplittableRandom(5), PARTITIONS).cache();
         try {
             rows.count();
             TaskOrder forward = new TaskOrder();
-            sc.sc().addSparkListener(forward);
-            double[] early;
-            try {
-                early = sum(rows, MAX_GROUPS, +1);
-            } finally {
-                sc.sc().removeSparkListener(forward);
-            }
+            double[] early = watched(forward, () -> sum(rows, LEAVES, MAX_GROUPS, +1));
             TaskOrder backward = new TaskOrder();
-            sc.sc().addSparkListener(backward);
-            double[] late;
-            try {
-                late = sum(rows, MAX_GROUPS, -1);
-            } finally {
-                sc.sc().removeSparkListener(backward);
-            }
-            sc.sc().listenerBus().waitUntilEmpty();
-            assertEquals(PARTITIONS + MAX_GROUPS, forward.finished.size(), "one task per partition and per group: "
-                + forward.finished);
-            assertNotEquals(forward.partitionOrder(), backward.partitionOrder(),
-                "the partitions finished in different orders");
+            double[] late = watched(backward, () -> sum(rows, LEAVES, MAX_GROUPS, -1));
+            assertEquals(LEAVES + MAX_GROUPS, forward.finished.size(), "one task per leaf and per group: " + forward);
+            assertEquals(2, forward.stages.size(), "the leaves' stage and the groups' stage");
+            assertNotEquals(forward.leafOrder(), backward.leafOrder(), "the leaves finished in different orders");
             assertBitsEqual(early, late);
+            assertBitsEqual(sequential(rows.glom().collect(), LEAVES, MAX_GROUPS), early);
             assertTrue(forward.stageName.startsWith("aggregate at FixedOrderAggregateTest.java:"),
                 "the job is named after the caller: " + forward.stageName);
+            TaskOrder direct = new TaskOrder();
+            watched(direct, () -> sum(rows, LEAVES, LEAVES, 0));
+            assertEquals(1, direct.stages.size(), "T <= maxGroups: one stage, no shuffle");
+            assertEquals(LEAVES, direct.finished.size(), "one task per leaf: " + direct);
         } finally {
             rows.unpersist(true);
         }
     }
 
     @Test
-    @DisplayName("no partitions: the empty accumulator; maxGroups below 1 is refused")
+    @DisplayName("no partitions: the empty accumulator; leaves or maxGroups below 1, slots below 1 are refused")
     void edges() {
         JavaRDD<double[]> none = sc.emptyRDD();
-        assertArrayEquals(new double[WIDTH], sum(none, MAX_GROUPS, 0));
+        assertArrayEquals(new double[WIDTH], sum(none, LEAVES, MAX_GROUPS, 0));
+        JavaRDD<Integer> some = sc.parallelize(List.of(1, 2), 2);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-            () -> FixedOrderAggregate.aggregate(values(), 0, () -> 0, (acc, p, it) -> acc, Integer::sum));
+            () -> FixedOrderAggregate.aggregate(some, 1, 0, () -> 0, (acc, p, it) -> acc, Integer::sum));
         assertEquals("maxGroups must be >= 1, got 0", e.getMessage());
+        e = assertThrows(IllegalArgumentException.class,
+            () -> FixedOrderAggregate.aggregate(some, 0, 1, () -> 0, (acc, p, it) -> acc, Integer::sum));
+        assertEquals("leaves must be >= 1, got 0", e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> FixedOrderAggregate.leaves(0));
+        assertEquals("slots must be >= 1, got 0", e.getMessage());
+    }
+
+    private double[] watched(TaskOrder listener, java.util.function.Supplier<double[]> job) throws Exception {
+        sc.sc().addSparkListener(listener);
+        try {
+            return job.get();
+        } finally {
+            sc.sc().listenerBus().waitUntilEmpty();
+            sc.sc().removeSparkListener(listener);
+        }
     }
 
     /**
      * Σ of the rows' vectors. {@code delay} staggers the partitions: +1 makes partition p sleep p·10 ms
-     * before folding (the first partition finishes first), −1 makes it sleep (P − 1 − p)·10 ms.
+     * before folding (the first leaf finishes first), −1 makes it sleep (P − 1 − p)·10 ms.
      */
-    private static double[] sum(JavaRDD<double[]> rows, int maxGroups, int delay) {
+    private static double[] sum(JavaRDD<double[]> rows, int leaves, int maxGroups, int delay) {
         int partitions = rows.getNumPartitions();
-        return FixedOrderAggregate.aggregate(rows, maxGroups, () -> new double[WIDTH], (acc, partition, it) -> {
+        return FixedOrderAggregate.aggregate(rows, leaves, maxGroups, () -> new double[WIDTH], (acc, partition, it) -> {
             if (delay != 0) {
                 Thread.sleep(10L * (delay > 0 ? partition : partitions - 1 - partition));
             }
@@ -161,33 +188,43 @@ class FixedOrderAggregateTest {
     }
 
     /**
-     * The reference: each partition summed in order from 0; groups of {@code size} consecutive
-     * partitions' sums added in order from the first's; the groups added in order from 0.
+     * The documented loop, written out independently: T = min(P, leaves) leaves, leaf i summing
+     * partitions [⌊i·P/T⌋, ⌊(i+1)·P/T⌋) in order from 0; groups of ceil(T / maxGroups) consecutive
+     * leaves added in order from the first's; the groups added in order from 0.
      */
-    private static double[] sequential(List<List<double[]>> partitions, int size) {
+    private static double[] sequential(List<List<double[]>> partitions, int leaves, int maxGroups) {
+        int p = partitions.size();
+        int t = Math.min(p, leaves);
+        double[][] leafSums = new double[t][];
+        for (int i = 0; i < t; i++) {
+            leafSums[i] = new double[WIDTH];
+            for (int q = (int) ((long) i * p / t); q < (int) ((long) (i + 1) * p / t); q++) {
+                add(leafSums[i], partitions.get(q).iterator());
+            }
+        }
+        int size = (t + maxGroups - 1) / maxGroups;
         double[] total = new double[WIDTH];
-        for (int first = 0; first < partitions.size(); first += size) {
-            double[] group = add(new double[WIDTH], partitions.get(first).iterator());
-            for (int p = first + 1; p < Math.min(partitions.size(), first + size); p++) {
-                addInto(group, add(new double[WIDTH], partitions.get(p).iterator()));
+        for (int first = 0; first < t; first += size) {
+            double[] group = leafSums[first];
+            for (int i = first + 1; i < Math.min(t, first + size); i++) {
+                addInto(group, leafSums[i]);
             }
             addInto(total, group);
         }
         return total;
     }
 
-    /** PARTITIONS partitions of VALUES vectors of WIDTH values, signs and magnitudes (1e-8…1e8) drawn from a seed. */
-    private JavaRDD<double[]> values() {
-        SplittableRandom random = new SplittableRandom(11);
+    /** {@code partitions} partitions of VALUES vectors of WIDTH values, signs and magnitudes (1e-8…1e8) from random. */
+    private JavaRDD<double[]> values(SplittableRandom random, int partitions) {
         List<double[]> rows = new ArrayList<>();
-        for (int i = 0; i < PARTITIONS * VALUES; i++) {
+        for (int i = 0; i < partitions * VALUES; i++) {
             double[] v = new double[WIDTH];
             for (int j = 0; j < WIDTH; j++) {
                 v[j] = (random.nextBoolean() ? 1 : -1) * Math.pow(10, random.nextDouble(-8, 8));
             }
             rows.add(v);
         }
-        return sc.parallelize(rows, PARTITIONS);
+        return sc.parallelize(rows, partitions);
     }
 
     private static void assertBitsEqual(double[] expected, double[] got) {
@@ -200,9 +237,10 @@ class FixedOrderAggregateTest {
             .allMatch(i -> Double.doubleToRawLongBits(a[i]) == Double.doubleToRawLongBits(b[i]));
     }
 
-    /** The order in which a job's tasks finish (stage, partition), and the last stage's name. */
+    /** The order in which a job's tasks finish (stage, task index), its stages, and the last stage's name. */
     private static final class TaskOrder extends SparkListener {
         final List<int[]> finished = new CopyOnWriteArrayList<>();
+        final List<Integer> stages = new CopyOnWriteArrayList<>();
         volatile String stageName = "";
 
         @Override
@@ -211,12 +249,17 @@ class FixedOrderAggregateTest {
         }
 
         @Override
+        public void onStageCompleted(SparkListenerStageCompleted event) {
+            stages.add(event.stageInfo().stageId());
+        }
+
+        @Override
         public void onTaskEnd(SparkListenerTaskEnd event) {
             finished.add(new int[] {event.stageId(), event.taskInfo().index()});
         }
 
-        /** The partitions' tasks (the job's first stage), in the order they finished. */
-        List<Integer> partitionOrder() {
+        /** The leaves' tasks (the job's first stage), in the order they finished. */
+        List<Integer> leafOrder() {
             int first = finished.stream().mapToInt(t -> t[0]).min().orElse(-1);
             return finished.stream().filter(t -> t[0] == first).map(t -> t[1]).collect(Collectors.toList());
         }

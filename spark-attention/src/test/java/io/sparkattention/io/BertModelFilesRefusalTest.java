@@ -72,7 +72,7 @@ class BertModelFilesRefusalTest {
     void headsThatDoNotDivideTheHiddenWidthAreRefused() {
         IllegalArgumentException st = assertThrows(IllegalArgumentException.class,
             () -> BertModelFiles.fromSafeTensors(fixture("random_bert_a.safetensors"), "", 3));
-        assertTrue(st.getMessage().contains("3 heads do not divide the hidden width 32"), st.getMessage());
+        assertTrue(st.getMessage().contains("numHeads (3) must divide the hidden width (32) of "), st.getMessage());
         IllegalArgumentException onnx = assertThrows(IllegalArgumentException.class,
             () -> BertModelFiles.fromOnnx(fixture("random_bert_a.onnx"), 3));
         assertTrue(onnx.getMessage().contains("3 heads given") && onnx.getMessage().contains("2 heads"),

@@ -3,9 +3,11 @@ package io.sparkattention.nn;
 import io.sparkattention.kernel.AttentionPath;
 import io.sparkattention.kernel.AttentionSpec;
 import io.sparkattention.kernel.FlashAttention;
+import io.sparkattention.kernel.ProbabilityDropout;
 import io.sparkattention.kernel.RowMask;
 import io.sparkattention.kernel.TileOps;
 import io.sparkattention.kernel.Workspace;
+import io.sparkattention.testing.HashedDropout;
 import io.sparkattention.testing.RandomTensors;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -25,9 +27,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class SelfAttentionLayerTest {
 
-    /** The layer in float64, straight from its definition: projections, per-head softmax (causal optional), output. */
+    /**
+     * The layer in float64, straight from its definition: projections, per-head softmax (causal
+     * optional) times sequence r's dropout factors ({@code dropout[r]}; none when null), output.
+     */
     private static double[] reference(MultiHeadAttentionWeights w, boolean causal, double[] theta, Slots s, float[] x,
-                                      int[] starts, int count) {
+                                      int[] starts, int count, ProbabilityDropout[] dropout) {
         int E = w.embedDim(), H = w.numHeads(), Hkv = w.numKvHeads(), d = w.headDim(), Ekv = Hkv * d;
         int M = starts[count];
         double[] y = new double[M * E];
@@ -55,8 +60,9 @@ class SelfAttentionLayerTest {
                         sum += p[j];
                     }
                     for (int j = 0; j < n; j++) {
+                        double m = dropout == null ? 1 : dropout[r].factor(h, i, j);
                         for (int t = 0; t < d; t++) {
-                            ctx[i][h * d + t] += p[j] / sum * v[j][kv * d + t];
+                            ctx[i][h * d + t] += p[j] / sum * m * v[j][kv * d + t];
                         }
                     }
                 }
@@ -117,16 +123,21 @@ class SelfAttentionLayerTest {
             Arrays.copyOfRange(t, s.ob, s.ob + E));
     }
 
-    @ParameterizedTest(name = "E={0} H={1} Hkv={2} lengths={3} causal={4} packed={5} path={6}")
+    @ParameterizedTest(name = "E={0} H={1} Hkv={2} lengths={3} causal={4} packed={5} path={6} dropout={7}")
     @CsvSource({
-        "8, 2, 2, '3 1 5', false, true, auto",
-        "12, 3, 1, '4 0 2 7', true, false, auto",
-        "16, 4, 2, '1 130 6', true, true, auto",
-        "16, 4, 4, '9 140', false, false, auto",
-        "12, 6, 3, '5 17 2', false, true, tiled",
-        "12, 6, 3, '5 17 2', true, false, direct"})
-    @DisplayName("stacked self-attention: the float64 layer, its central differences, each sequence alone, the separate projections")
-    void stackedSelfAttention(int E, int H, int Hkv, String lengths, boolean causal, boolean packed, String path) {
+        "8, 2, 2, '3 1 5', false, true, auto, 0",
+        "12, 3, 1, '4 0 2 7', true, false, auto, 0",
+        "16, 4, 2, '1 130 6', true, true, auto, 0",
+        "16, 4, 4, '9 140', false, false, auto, 0",
+        "12, 6, 3, '5 17 2', false, true, tiled, 0",
+        "12, 6, 3, '5 17 2', true, false, direct, 0",
+        "8, 2, 2, '3 1 5', false, true, auto, 0.3",
+        "16, 4, 2, '1 130 6', true, true, auto, 0.2",
+        "12, 6, 3, '5 17 2', false, false, tiled, 0.5"})
+    @DisplayName("stacked self-attention: the float64 layer, its central differences, each sequence alone, the separate "
+        + "projections; with dropout, each sequence's own factors")
+    void stackedSelfAttention(int E, int H, int Hkv, String lengths, boolean causal, boolean packed, String path,
+                              double p) {
         int[] lens = Arrays.stream(lengths.split(" ")).mapToInt(Integer::parseInt).toArray();
         int count = lens.length;
         int[] starts = new int[count + 1];
@@ -143,23 +154,39 @@ class SelfAttentionLayerTest {
         FlashAttention kernel = new FlashAttention(spec, TileOps.get(), AttentionPath.named(path));
         MultiHeadAttentionWeights w = weights(E, H, Hkv, theta, s);
         MultiHeadAttentionLayer layer = new MultiHeadAttentionLayer(w, kernel);
+        ProbabilityDropout[] dropout = p == 0 ? null : new ProbabilityDropout[count];
+        for (int r = 0; dropout != null && r < count; r++) {
+            dropout[r] = new HashedDropout(977L * r + 13, p);
+        }
         SelfAttentionRecord rec = new SelfAttentionRecord();
         float[] y = new float[M * E];
-        layer.selfForward(x, starts, count, rec, y, null);
+        layer.selfForward(x, starts, count, rec, y, null, dropout);
         double[] thetaD = new double[theta.length];
         for (int i = 0; i < theta.length; i++) {
             thetaD[i] = theta[i];
         }
-        assertClose("output vs float64", reference(w, causal, thetaD, s, x, starts, count), y);
+        assertClose("output vs float64", reference(w, causal, thetaD, s, x, starts, count, dropout), y);
+        if (dropout != null) {  // a dropout that keeps everything gives the bits of none
+            ProbabilityDropout[] keepAll = new ProbabilityDropout[count];
+            Arrays.fill(keepAll, (ProbabilityDropout) (h, i, j) -> 1f);
+            float[] none = new float[M * E], kept = new float[M * E];
+            layer.selfForward(x, starts, count, new SelfAttentionRecord(), none, null);
+            layer.selfForward(x, starts, count, new SelfAttentionRecord(), kept, null, keepAll);
+            assertArrayEquals(none, kept, "keep-all dropout vs none");
+        }
 
         for (int r = 0; r < count; r++) {  // each sequence alone; and through the separate projections
             int L = lens[r];
             float[] xr = Arrays.copyOfRange(x, starts[r] * E, starts[r + 1] * E);
             float[] alone = new float[L * E];
-            layer.selfForward(xr, new int[] {0, L}, 1, new SelfAttentionRecord(), alone, null);
+            layer.selfForward(xr, new int[] {0, L}, 1, new SelfAttentionRecord(), alone, null,
+                dropout == null ? null : new ProbabilityDropout[] {dropout[r]});
             float[] stacked = Arrays.copyOfRange(y, starts[r] * E, starts[r + 1] * E);
             if (layer.linearKernel().name().startsWith("vector")) {
                 assertArrayEquals(alone, stacked, "sequence " + r + " alone, bit for bit");
+            }
+            if (dropout != null) {
+                continue;  // the separate projections' path has no dropout
             }
             float[] separate = layer.forward(xr, L, xr, xr, L, RowMask.NONE, AttentionWeightsMode.NONE,
                 new Workspace()).values();
@@ -172,16 +199,16 @@ class SelfAttentionLayerTest {
 
         float[] grad = new float[theta.length];
         float[] dx = new float[M * E];
-        layer.selfBackward(x, starts, count, rec, dy, dx, grad, s.gradientSlots());
+        layer.selfBackward(x, starts, count, rec, dy, dx, grad, s.gradientSlots(), dropout);
         // central differences of Σ dy∘y on the float64 layer, at sampled parameters and inputs
         double eps = 1e-4;
         for (int trial = 0; trial < 40; trial++) {
             int i = rnd.between(0, theta.length - 1);
             double saved = thetaD[i];
             thetaD[i] = saved + eps;
-            double up = dot(dy, reference(w, causal, thetaD, s, x, starts, count));
+            double up = dot(dy, reference(w, causal, thetaD, s, x, starts, count, dropout));
             thetaD[i] = saved - eps;
-            double down = dot(dy, reference(w, causal, thetaD, s, x, starts, count));
+            double down = dot(dy, reference(w, causal, thetaD, s, x, starts, count, dropout));
             thetaD[i] = saved;
             double fd = (up - down) / (2 * eps);
             assertTrue(Math.abs(grad[i] - fd) <= 1e-3 * (1 + Math.abs(fd)), "parameter " + i + ": " + grad[i]
@@ -191,9 +218,9 @@ class SelfAttentionLayerTest {
             int i = rnd.between(0, M * E - 1);
             float saved = x[i];
             x[i] = (float) (saved + 1e-2);
-            double up = dot(dy, reference(w, causal, thetaD, s, x, starts, count));
+            double up = dot(dy, reference(w, causal, thetaD, s, x, starts, count, dropout));
             x[i] = (float) (saved - 1e-2);
-            double down = dot(dy, reference(w, causal, thetaD, s, x, starts, count));
+            double down = dot(dy, reference(w, causal, thetaD, s, x, starts, count, dropout));
             double h = ((double) (float) (saved + 1e-2) - (double) (float) (saved - 1e-2));
             x[i] = saved;
             double fd = (up - down) / h;

@@ -3,6 +3,7 @@ package io.sparkattention.testing;
 import io.sparkattention.kernel.AttentionShape;
 import io.sparkattention.kernel.AttentionSpec;
 import io.sparkattention.kernel.CausalAlignment;
+import io.sparkattention.kernel.ProbabilityDropout;
 import io.sparkattention.kernel.RowMask;
 
 /**
@@ -16,6 +17,8 @@ import io.sparkattention.kernel.RowMask;
  *   dV = Pᵀ·dO    dP = dO·Vᵀ    dS = P∘(dP − rowsum(dO∘O))
  *   dQ = scale·dS·K    dK = scale·dSᵀ·Q    dBias = dS (summed over heads for an L×S bias)
  * </pre>
+ * With dropout factors M on the probabilities (FlashAttention's): {@code O = (P∘M)·V},
+ * {@code dV = (P∘M)ᵀ·dO}, {@code dP = (dO·Vᵀ)∘M}, the rest unchanged (D from the dropped O).
  */
 public final class NaiveAttentionGrad {
 
@@ -50,15 +53,27 @@ public final class NaiveAttentionGrad {
     private final AttentionSpec spec;
     private final AttentionShape shape;
     private final RowMask mask;
+    private final ProbabilityDropout dropout;
 
     /** The mask's key length and boolean mask are used; its bias is given to each call. */
     public NaiveAttentionGrad(AttentionSpec spec, AttentionShape shape, RowMask mask) {
+        this(spec, shape, mask, null);
+    }
+
+    /** With dropout factors on the probabilities (null: none). */
+    public NaiveAttentionGrad(AttentionSpec spec, AttentionShape shape, RowMask mask, ProbabilityDropout dropout) {
         this.spec = spec;
         this.shape = shape;
         this.mask = mask;
+        this.dropout = dropout;
     }
 
-    /** Output L×(H·dv) of {@code softmax(scale·Q·Kᵀ + bias + mask)·V}; bias L×S, H×L×S or null. */
+    /** The dropout factor of (h, i, j), 1 without dropout. */
+    private double factor(int h, int i, int j) {
+        return dropout == null ? 1 : dropout.factor(h, i, j);
+    }
+
+    /** Output L×(H·dv) of {@code (softmax(scale·Q·Kᵀ + bias + mask)∘M)·V}; bias L×S, H×L×S or null. */
     public double[] output(double[] q, double[] k, double[] v, double[] bias) {
         int L = shape.queryLength(), H = shape.numHeads(), dv = shape.valueDim();
         double[] out = new double[L * H * dv];
@@ -67,8 +82,9 @@ public final class NaiveAttentionGrad {
             int kv = shape.kvHeadOf(h);
             for (int i = 0; i < L; i++) {
                 for (int j = 0; j < shape.keyLength(); j++) {
+                    double pm = p[i][j] * factor(h, i, j);
                     for (int t = 0; t < dv; t++) {
-                        out[i * H * dv + h * dv + t] += p[i][j] * v[j * shape.numKvHeads() * dv + kv * dv + t];
+                        out[i * H * dv + h * dv + t] += pm * v[j * shape.numKvHeads() * dv + kv * dv + t];
                     }
                 }
             }
@@ -96,14 +112,16 @@ public final class NaiveAttentionGrad {
                     deltaTerms += Math.abs(dOut[i * H * dv + h * dv + t] * out[i * H * dv + h * dv + t]);
                 }
                 for (int j = 0; j < S; j++) {
-                    double dp = 0, dpTerms = 0;
+                    double dp = 0, dpTerms = 0, m = factor(h, i, j);
                     for (int t = 0; t < dv; t++) {
                         double g = dOut[i * H * dv + h * dv + t];
-                        dV[j * Hkv * dv + kv * dv + t] += p[i][j] * g;
-                        av[j * Hkv * dv + kv * dv + t] += p[i][j] * Math.abs(g);
+                        dV[j * Hkv * dv + kv * dv + t] += p[i][j] * m * g;
+                        av[j * Hkv * dv + kv * dv + t] += p[i][j] * m * Math.abs(g);
                         dp += g * v[j * Hkv * dv + kv * dv + t];
                         dpTerms += Math.abs(g * v[j * Hkv * dv + kv * dv + t]);
                     }
+                    dp *= m;
+                    dpTerms *= m;
                     double ds = p[i][j] * (dp - delta), dsTerms = p[i][j] * (dpTerms + deltaTerms);
                     for (int t = 0; t < d; t++) {
                         dq[i * H * d + h * d + t] += scale * ds * k[j * Hkv * d + kv * d + t];

@@ -116,6 +116,11 @@ public final class BenchCommand implements Callable<Integer> {
             + "the BLAS and the Vector API kernel round-robin on one thread, mode \"gemm\", vs_blas.")
     String gemm;
 
+    @Option(names = "--layer-split", hidden = true,
+        description = "Time the parts of one all-MiniLM-L6-v2 layer on 32 stacked sequences instead, round-robin "
+            + "on one thread beside the whole layer: mode \"layer_split\", share_of_layer.")
+    boolean layerSplit;
+
     @Override
     public Integer call() {
         if (encoderOptions.encoder) {
@@ -128,6 +133,15 @@ public final class BenchCommand implements Callable<Integer> {
             return fineTuneOptions.run(this, spec.commandLine().getParseResult());
         }
         encoderOptions.rejectWithoutEncoder(spec.commandLine().getParseResult());
+        if (layerSplit) {
+            positive("--repeat", repeat);
+            try {
+                LayerSplitBenchmark.run(repeat).forEach(BenchCommand::print);
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+            return 0;
+        }
         if (gemm != null) {
             List<int[]> shapes;
             try {

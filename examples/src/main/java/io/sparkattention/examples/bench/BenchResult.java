@@ -19,6 +19,26 @@ public final class BenchResult {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /**
+     * One part of a layer's time ({@code bench --layer-split}, mode "layer_split"): the part's
+     * name, the stacked tokens and sequences it ran on, its median over the timed repetitions.
+     */
+    public static BenchResult layerPart(String part, int tokens, int sequences, double[] timesMs) {
+        double[] sorted = timesMs.clone();
+        Arrays.sort(sorted);
+        BenchResult r = new BenchResult();
+        ObjectNode node = r.node;
+        node.put("mode", "layer_split");
+        node.put("part", part);
+        node.put("tokens", tokens);
+        node.put("sequences", sequences);
+        node.put("median_ms", round(median(sorted)));
+        node.put("min_ms", round(sorted[0]));
+        node.put("max_ms", round(sorted[sorted.length - 1]));
+        r.machine(timesMs);
+        return r;
+    }
+
+    /**
      * Shortest median CPU time reported: ten ticks of Linux's process CPU clock (10 ms), below
      * which the rounding to whole ticks exceeds 10% (a 4.7 ms repetition on two threads read 0 or
      * 10 ms).

@@ -79,9 +79,7 @@ final class DemoCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        if (heads < 1 || dim < 1 || dim % heads != 0) {
-            throw new BadInputException("--heads (" + heads + ") must divide --dim (" + dim + ")");
-        }
+        HeadsOptions.checkDivides(dim, heads, "--heads", "--dim", "");
         if (pictures < 0) {
             throw new BadInputException("--pictures must be >= 0, got " + pictures);
         }

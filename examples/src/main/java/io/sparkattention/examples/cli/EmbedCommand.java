@@ -1,6 +1,5 @@
 package io.sparkattention.examples.cli;
 
-import io.sparkattention.io.BundledModels;
 import io.sparkattention.ml.feature.BertEncoderModel;
 import io.sparkattention.ml.feature.HuggingFaceTokenizer;
 import io.sparkattention.nn.Pooling;
@@ -17,7 +16,6 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -44,43 +42,12 @@ final class EmbedCommand extends TableOutputCommand {
     static final String IDS = "input_ids";
     static final String EMBEDDING = "embedding";
     static final String STATES = "last_hidden_state";
-    /** The shortest --max-length: [CLS] and [SEP] are two of its tokens. */
-    static final int MIN_MAX_LENGTH = 2;
-
     @Option(names = "--text-col", defaultValue = "text", paramLabel = "COL",
         description = "The column of texts (default ${DEFAULT-VALUE}).")
     String textCol;
 
-    @Option(names = "--model", paramLabel = "NAME",
-        description = "A bundled model: " + BundledModels.ALL_MINILM_L6_V2 + " (the default when neither --onnx nor "
-            + "--safetensors is given), or a directory fine-tune wrote: its fine-tuned encoder (and tokenizer).")
-    String model;
-
-    @Option(names = "--onnx", paramLabel = "M.onnx",
-        description = "A BERT-family encoder as ONNX (as Hugging Face's exporters write it); needs --tokenizer.")
-    String onnx;
-
-    @Option(names = "--safetensors", paramLabel = "M.safetensors",
-        description = "A Hugging Face BertModel as safetensors; needs --tokenizer and --num-heads.")
-    String safetensors;
-
-    @Option(names = "--prefix", defaultValue = "", paramLabel = "P",
-        description = "Name prefix of the model in the safetensors file, e.g. bert. (default: none).")
-    String modelPrefix;
-
-    @Option(names = "--tokenizer", paramLabel = "T.json",
-        description = "The model's Hugging Face tokenizer.json (with --onnx or --safetensors).")
-    String tokenizer;
-
-    @Option(names = "--num-heads", paramLabel = "H",
-        description = "Attention heads: required with --safetensors (no tensor shows them); with --onnx, checked "
-            + "against the graph's. Must divide the hidden width.")
-    Integer numHeads;
-
-    @Option(names = "--max-length", defaultValue = "256", paramLabel = "N",
-        description = "Longest input in tokens, [CLS] and [SEP] included; longer texts are truncated "
-            + "(default ${DEFAULT-VALUE}, sentence-transformers' for all-MiniLM-L6-v2).")
-    int maxLength;
+    @Mixin
+    EncoderOptions model;
 
     @Option(names = "--pooling", defaultValue = "mean", paramLabel = "P",
         description = "mean (over every token, [CLS] and [SEP] included), cls or max (default ${DEFAULT-VALUE}).")
@@ -127,14 +94,10 @@ final class EmbedCommand extends TableOutputCommand {
                 AttentionCommand.checkFileExists(option, path);
             }
         });
-        fineTuned = FineTunedModel.isDirectory(model) ? FineTunedModel.read(model) : null;
+        fineTuned = FineTunedModel.isDirectory(model.model) ? FineTunedModel.read(model.model) : null;
         tokenize = tokenizerStage();
         encode = encoderStage();
-        int positions = encode.encoder().config().maxPositions();
-        if (maxLength > positions) {
-            throw new BadInputException("--max-length " + maxLength + " is longer than the model's " + positions
-                + " positions");
-        }
+        model.checkMaxLength(encode);
     }
 
     @Override
@@ -153,7 +116,7 @@ final class EmbedCommand extends TableOutputCommand {
         String truncated = table.rowIndexColumn + "_truncated";
         String ids = column(IDS), embedding = column(EMBEDDING);
         String mode = handleInvalid.get();
-        tokenize.setInputCol(textCol).setOutputCol(ids).setTruncatedCol(truncated).setMaxLength(maxLength)
+        tokenize.setInputCol(textCol).setOutputCol(ids).setTruncatedCol(truncated).setMaxLength(model.maxLength)
             .setRowIdCol(table.rowIndexColumn).setHandleInvalid(mode);
         encode.setInputCol(ids).setOutputCol(embedding).setStatesCol(states ? column(STATES) : "").setPooling(pooling)
             .setNormalize(!noNormalize).setRowIdCol(table.rowIndexColumn).setHandleInvalid(mode);
@@ -184,7 +147,7 @@ final class EmbedCommand extends TableOutputCommand {
     @Override
     void finish() {
         System.out.printf(Locale.ROOT, "embed: %,d texts embedded into %s; %,d truncated at %d tokens%n", written,
-            output.path(), cut == null ? 0 : cut.value(), maxLength);
+            output.path(), cut == null ? 0 : cut.value(), model.maxLength);
         System.out.flush();
     }
 
@@ -195,36 +158,11 @@ final class EmbedCommand extends TableOutputCommand {
 
     /**
      * The model and tokenizer files the options name, by option, after checking that the options
-     * go together: one model source, a tokenizer exactly with a model file, heads with safetensors.
+     * go together ({@link EncoderOptions#check}) and the embedding's own options.
      */
     private Map<String, String> modelFiles() {
-        if (onnx != null && safetensors != null) {
-            throw new BadInputException("--onnx and --safetensors both given: name one model file");
-        }
-        String file = onnx != null ? "--onnx" : safetensors != null ? "--safetensors" : null;
-        if (model != null && file != null) {
-            throw new BadInputException("--model and " + file + " both given: a bundled model or a model file, not both");
-        }
-        if (file != null && tokenizer == null) {
-            throw new BadInputException(file + " needs --tokenizer (the model's tokenizer.json)");
-        }
-        if (file == null && tokenizer != null && !FineTunedModel.isDirectory(model)) {
-            throw new BadInputException("--tokenizer goes with --onnx, --safetensors or a fine-tuned --model DIR; the "
-                + "bundled model has its own");
-        }
-        if (safetensors != null && numHeads == null) {
-            throw new BadInputException("--safetensors needs --num-heads (no tensor shows the heads)");
-        }
-        if (file == null && numHeads != null) {
-            throw new BadInputException("--num-heads goes with --onnx or --safetensors");
-        }
-        if (numHeads != null && numHeads < 1) {
-            throw new BadInputException("--num-heads must be >= 1, got " + numHeads);
-        }
-        if (maxLength < MIN_MAX_LENGTH) {
-            throw new BadInputException("--max-length must be >= " + MIN_MAX_LENGTH + " ([CLS] and [SEP] count), got "
-                + maxLength);
-        }
+        boolean fineTunedDir = FineTunedModel.isDirectory(model.model);
+        model.check(true, fineTunedDir);
         Pooling chosen;
         try {
             chosen = Pooling.parse(pooling);
@@ -242,60 +180,26 @@ final class EmbedCommand extends TableOutputCommand {
             throw new BadInputException("--text-col: the column name is empty");
         }
         Map<String, String> files = new LinkedHashMap<>();
-        if (FineTunedModel.isDirectory(model)) {
-            files.put("--model", model);
+        if (fineTunedDir) {
+            files.put("--model", model.model);
         }
-        if (onnx != null) {
-            files.put("--onnx", onnx);
-        }
-        if (safetensors != null) {
-            files.put("--safetensors", safetensors);
-        }
-        if (tokenizer != null) {
-            files.put("--tokenizer", tokenizer);
-        }
+        files.putAll(model.files());
         return files;
     }
 
     private HuggingFaceTokenizer tokenizerStage() {
-        try {
-            if (fineTuned != null && tokenizer == null) {
-                if (fineTuned.tokenizer == null) {
-                    throw new BadInputException("--model " + model + " was fine-tuned on token ids (--ids-col) and "
-                        + "holds no tokenizer: give its tokenizer.json with --tokenizer");
-                }
-                return fineTuned.tokenizer;
+        if (fineTuned != null && model.tokenizer == null) {
+            if (fineTuned.tokenizer == null) {
+                throw new BadInputException("--model " + model.model + " was fine-tuned on token ids (--ids-col) and "
+                    + "holds no tokenizer: give its tokenizer.json with --tokenizer");
             }
-            return tokenizer != null ? HuggingFaceTokenizer.fromPath(tokenizer)
-                : HuggingFaceTokenizer.pretrained(bundledName());
-        } catch (UncheckedIOException | IllegalArgumentException | IllegalStateException e) {
-            throw new BadInputException((tokenizer != null ? "--tokenizer: " : "--model: ") + e.getMessage(), e);
+            return fineTuned.tokenizer;
         }
+        return model.tokenizer();
     }
 
     private BertEncoderModel encoderStage() {
-        String option = onnx != null ? "--onnx" : safetensors != null ? "--safetensors" : "--model";
-        try {
-            if (onnx != null) {
-                return BertEncoderModel.fromOnnx(onnx, numHeads == null ? 0 : numHeads);
-            }
-            if (safetensors != null) {
-                return BertEncoderModel.fromSafeTensors(safetensors, modelPrefix, numHeads);
-            }
-            if (fineTuned != null) {
-                return fineTuned.encoder;
-            }
-            return BertEncoderModel.pretrained(bundledName());
-        } catch (UncheckedIOException e) {
-            throw new BadInputException(option + ": " + e.getMessage(), e);
-        } catch (IllegalArgumentException | IllegalStateException e) {
-            throw new BadInputException((numHeads != null && e.getMessage().contains("heads") ? "--num-heads: "
-                : option + ": ") + e.getMessage(), e);
-        }
-    }
-
-    private String bundledName() {
-        return model != null ? model : BundledModels.ALL_MINILM_L6_V2;
+        return fineTuned != null ? fineTuned.encoder : model.encoder();
     }
 
     /** The text column exists and holds strings; the columns the command adds are new. */

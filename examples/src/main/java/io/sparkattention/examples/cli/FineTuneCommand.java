@@ -1,6 +1,5 @@
 package io.sparkattention.examples.cli;
 
-import io.sparkattention.io.BundledModels;
 import io.sparkattention.ml.feature.BertEncoderModel;
 import io.sparkattention.ml.classification.BertClassificationModel;
 import io.sparkattention.ml.classification.BertClassifier;
@@ -11,9 +10,11 @@ import org.apache.spark.ml.PipelineStage;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.functions;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.NumericType;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
@@ -52,37 +53,15 @@ final class FineTuneCommand extends TableCommand {
     /** The tokenized ids' column with --text-col. */
     static final String IDS = "input_ids";
 
-    @Option(names = "--model", paramLabel = "NAME",
-        description = "A bundled encoder: " + BundledModels.ALL_MINILM_L6_V2 + " (the default when neither --onnx nor "
-            + "--safetensors is given).")
-    String model;
+    @Mixin
+    EncoderOptions model;
 
-    @Option(names = "--onnx", paramLabel = "M.onnx", description = "A BERT-family encoder as ONNX.")
-    String onnx;
-
-    @Option(names = "--safetensors", paramLabel = "M.safetensors",
-        description = "A Hugging Face BertModel as safetensors; needs --num-heads.")
-    String safetensors;
-
-    @Option(names = "--prefix", defaultValue = "", paramLabel = "P",
-        description = "Name prefix of the encoder in the safetensors file, e.g. bert. (default: none).")
-    String prefix;
-
-    @Option(names = "--num-heads", paramLabel = "H",
-        description = "Attention heads: required with --safetensors; with --onnx, checked against the graph's.")
-    Integer numHeads;
+    @Mixin
+    HandleInvalidOption handleInvalid;
 
     @Option(names = "--text-col", paramLabel = "COL",
         description = "The column of texts, tokenized with the model's tokenizer (default text, unless --ids-col).")
     String textCol;
-
-    @Option(names = "--tokenizer", paramLabel = "T.json",
-        description = "The model's Hugging Face tokenizer.json: with --text-col and --onnx or --safetensors.")
-    String tokenizer;
-
-    @Option(names = "--max-length", defaultValue = "256", paramLabel = "N",
-        description = "Longest text in tokens with --text-col, [CLS] and [SEP] included (default ${DEFAULT-VALUE}).")
-    int maxLength;
 
     @Option(names = "--ids-col", paramLabel = "COL",
         description = "A column of token ids, read as they are ([CLS] ... [SEP] in place), instead of --text-col.")
@@ -178,16 +157,7 @@ final class FineTuneCommand extends TableCommand {
 
     /** The model, tokenizer and head files the options name, by option. */
     Map<String, String> modelFiles() {
-        Map<String, String> files = new LinkedHashMap<>();
-        if (onnx != null) {
-            files.put("--onnx", onnx);
-        }
-        if (safetensors != null) {
-            files.put("--safetensors", safetensors);
-        }
-        if (tokenizer != null) {
-            files.put("--tokenizer", tokenizer);
-        }
+        Map<String, String> files = new LinkedHashMap<>(model.files());
         if (initialWeights != null) {
             files.put("--initial-weights", initialWeights);
         }
@@ -198,23 +168,10 @@ final class FineTuneCommand extends TableCommand {
     @Override
     void prepare() {
         modelFiles().forEach(AttentionCommand::checkFileExists);
-        try {
-            encoder = onnx != null ? BertEncoderModel.fromOnnx(onnx, numHeads == null ? 0 : numHeads)
-                : safetensors != null ? BertEncoderModel.fromSafeTensors(safetensors, prefix, numHeads)
-                : BertEncoderModel.pretrained(model != null ? model : BundledModels.ALL_MINILM_L6_V2);
-        } catch (RuntimeException e) {
-            String option = onnx != null ? "--onnx " + onnx : safetensors != null ? "--safetensors " + safetensors
-                : "--model " + model;
-            throw new BadInputException(option + ": " + ErrorReporting.oneLine(e.getMessage()), e);
-        }
+        encoder = model.encoder();
         if (idsCol == null) {
-            tokenize = tokenizer != null ? HuggingFaceTokenizer.fromPath(tokenizer)
-                : HuggingFaceTokenizer.pretrained(model != null ? model : BundledModels.ALL_MINILM_L6_V2);
-            int positions = encoder.encoder().config().maxPositions();
-            if (maxLength > positions) {
-                throw new BadInputException("--max-length " + maxLength + " is longer than the model's " + positions
-                    + " positions");
-            }
+            tokenize = model.tokenizer().setHandleInvalid(handleInvalid.get());
+            model.checkMaxLength(encoder);
         }
     }
 
@@ -243,6 +200,9 @@ final class FineTuneCommand extends TableCommand {
         require(table, idsCol != null ? idsCol : textCol, idsCol != null ? "--ids-col" : "--text-col");
         // The split keeps the input's order, so the stage's "row N" is the record's position in the input.
         Dataset<Row> rows = table.rows.drop(table.rowIndexColumn);
+        if (idsCol != null && handleInvalid.get().equals("skip")) {
+            rows = rows.filter(functions.col(idsCol).isNotNull());
+        }
         BertClassifier stage = FineTuneOptions.stage(this, encoder)
             .setNumPartitions(rows.rdd().getNumPartitions());
         lines = new StepLines(System.out);
@@ -253,7 +213,7 @@ final class FineTuneCommand extends TableCommand {
             lines.finish(fitted.summary().accuracy());
             fitted.write().save(run.out.main().uri());
         } else {
-            tokenize.setInputCol(textCol).setOutputCol(IDS).setMaxLength(maxLength);
+            tokenize.setInputCol(textCol).setOutputCol(IDS).setMaxLength(model.maxLength);
             PipelineModel pipeline = new Pipeline().setStages(new PipelineStage[] {tokenize,
                 stage.setFeaturesCol(IDS)}).fit(rows);
             fitted = (BertClassificationModel) pipeline.stages()[1];

@@ -10,53 +10,21 @@ import io.sparkattention.ml.classification.BertClassifier;
  */
 final class FineTuneOptions {
 
-    /** The shortest --max-length: [CLS] and [SEP] are two of its tokens. */
-    static final int MIN_MAX_LENGTH = 2;
-
     private FineTuneOptions() {
     }
 
     /** Checks every option that needs no file and no Spark; settles --text-col's default. */
     static void check(FineTuneCommand c) {
-        if (c.onnx != null && c.safetensors != null) {
-            throw new BadInputException("--onnx and --safetensors both given: name one model file");
-        }
-        String file = c.onnx != null ? "--onnx" : c.safetensors != null ? "--safetensors" : null;
-        if (c.model != null && file != null) {
-            throw new BadInputException("--model and " + file + " both given: a bundled model or a model file, not both");
-        }
-        if (c.safetensors != null && c.numHeads == null) {
-            throw new BadInputException("--safetensors needs --num-heads (no tensor shows the heads)");
-        }
-        if (file == null && c.numHeads != null) {
-            throw new BadInputException("--num-heads goes with --onnx or --safetensors");
-        }
-        if (c.numHeads != null && c.numHeads < 1) {
-            throw new BadInputException("--num-heads must be >= 1, got " + c.numHeads);
-        }
-        if (c.safetensors == null && !c.prefix.isEmpty()) {
-            throw new BadInputException("--prefix goes with --safetensors");
-        }
         if (c.idsCol != null && c.textCol != null) {
             throw new BadInputException("--text-col and --ids-col both given: texts to tokenize or token ids, not both");
         }
-        if (c.idsCol != null && c.tokenizer != null) {
-            throw new BadInputException("--tokenizer goes with --text-col; --ids-col reads ids as they are");
-        }
         if (c.idsCol == null) {
             c.textCol = c.textCol == null ? "text" : c.textCol;
-            if (file != null && c.tokenizer == null) {
-                throw new BadInputException(file + " with --text-col needs --tokenizer (the model's tokenizer.json), "
-                    + "or give --ids-col");
-            }
-            if (file == null && c.tokenizer != null) {
-                throw new BadInputException("--tokenizer goes with --onnx or --safetensors; the bundled model has its "
-                    + "own");
-            }
         }
-        if (c.maxLength < MIN_MAX_LENGTH) {
-            throw new BadInputException("--max-length must be >= " + MIN_MAX_LENGTH + " ([CLS] and [SEP] count), got "
-                + c.maxLength);
+        c.model.check(c.idsCol == null, false);
+        if ("keep".equals(c.handleInvalid.get())) {
+            throw new BadInputException("--handle-invalid keep: a row without a text or ids has nothing to train on; "
+                + "fine-tune takes error or skip");
         }
         c.pooling = Choices.check("--pooling", c.pooling, FineTuneCommand.POOLINGS);
         c.solver = Choices.check("--solver", c.solver, FineTuneCommand.SOLVERS);

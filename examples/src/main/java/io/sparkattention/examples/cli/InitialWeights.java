@@ -42,10 +42,8 @@ final class InitialWeights {
         try {
             SafeTensors tensors = SafeTensors.read(file);
             int[] ek = ClassifierStateDict.dimensions(tensors);
-            if (ek[0] % numHeads != 0) {
-                throw new BadInputException("--num-heads (" + numHeads + ") must divide the embedding width E = "
-                    + ek[0] + " of --initial-weights " + path + " (classifier.weight is " + ek[1] + "×" + ek[0] + ")");
-            }
+            HeadsOptions.checkDivides(ek[0], numHeads, "--num-heads", "the embedding width E",
+                " of --initial-weights " + path + " (classifier.weight is " + ek[1] + "×" + ek[0] + ")");
             // Causal, residual and pooling do not change the tensors' shapes.
             AttentionClassifierNetwork layout = new AttentionClassifierNetwork(ek[0], numHeads, ek[1], false, true,
                 Pooling.parse("mean"));

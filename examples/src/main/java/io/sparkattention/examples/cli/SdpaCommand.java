@@ -38,9 +38,8 @@ final class SdpaCommand extends AttentionCommand<ScaledDotProductAttention> {
         if (numHeads < 1) {
             throw new BadInputException("--num-heads must be >= 1, got " + numHeads);
         }
-        if (numKvHeads != null && (numKvHeads < 1 || numHeads % numKvHeads != 0)) {
-            throw new BadInputException("--num-kv-heads (" + numKvHeads + ") must be >= 1 and divide --num-heads ("
-                + numHeads + ")");
+        if (numKvHeads != null) {
+            HeadsOptions.checkGroups(numHeads, numKvHeads, "--num-heads", "--num-kv-heads");
         }
         if (scale != null && (scale.isNaN() || scale.isInfinite())) {
             throw new BadInputException("--scale must be a finite number, got " + scale);

@@ -83,9 +83,9 @@ class CommandOptionsTest {
             sdpaArgs("--window", "a,2"));
         assertRejected("spark-attention sdpa: --window: RIGHT must be >= 0, or -1 for no bound, got -2",
             sdpaArgs("--window", "1,-2"));
-        assertRejected("spark-attention sdpa: --num-kv-heads (3) must be >= 1 and divide --num-heads (4)",
+        assertRejected("spark-attention sdpa: --num-kv-heads (3) must divide --num-heads (4)",
             sdpaArgs("--num-heads", "4", "--num-kv-heads", "3"));
-        assertRejected("spark-attention sdpa: --num-kv-heads (0) must be >= 1 and divide --num-heads (1)",
+        assertRejected("spark-attention sdpa: --num-kv-heads (0) must divide --num-heads (1)",
             sdpaArgs("--num-kv-heads", "0"));
         assertRejected("spark-attention sdpa: --num-heads must be >= 1, got 0", sdpaArgs("--num-heads", "0"));
         assertRejected("spark-attention sdpa: --block-size must be in [1, 16384], got 0", sdpaArgs("--block-size", "0"));

@@ -210,7 +210,7 @@ class EmbedCommandTest {
         assertBadInput("--onnx: " + tokenizer, "--input", good.toString(), "--onnx", tokenizer.toString(),
             "--tokenizer", tokenizer.toString());
 
-        assertBadInput("--num-heads: 3 heads do not divide the hidden width 8", "--input", good.toString(),
+        assertBadInput("--num-heads (3) must divide the hidden width (8) of ", "--input", good.toString(),
             "--safetensors", model.toString(), "--tokenizer", tokenizer.toString(), "--num-heads", "3");
 
         assertBadInput("--model and --onnx both given", "--input", good.toString(), "--model", "all-minilm-l6-v2",

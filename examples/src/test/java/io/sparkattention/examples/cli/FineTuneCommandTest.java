@@ -137,6 +137,39 @@ class FineTuneCommandTest {
     }
 
     @Test
+    @DisplayName("--handle-invalid: skip leaves rows without ids out of the fit; keep is refused (nothing to train "
+        + "on), exit 2 with nothing left")
+    void handleInvalid() throws Exception {
+        Path fixture = copy("ft_head_only_cls");
+        SafeTensors st = SafeTensors.read(fixture);
+        JsonNode config = JSON.readTree(st.metadata().get("config"));
+        Path input = dir.resolve("in.jsonl");
+        writeIds(st, input, -1, 0);
+        Files.writeString(input, Files.readString(input) + "{\"input_ids\": null, \"label\": 1}\n");
+        String[] common = {"fine-tune", "--input", input.toString(), "--master", Cli.MASTER, "--ids-col",
+            "input_ids", "--safetensors", fixture.toString(), "--prefix", "initial.", "--num-heads",
+            config.get("num_heads").asText(), "--num-classes", "2", "--max-iter", "2"};
+        Path kept = dir.resolve("kept");
+        CommandLineRun keep = CommandLineRun.of(concat(common, "--output", kept.toString(), "--handle-invalid",
+            "keep"));
+        assertEquals(2, keep.exitCode, keep.err);
+        assertTrue(keep.errorLines().get(0).contains("--handle-invalid keep"), keep.err);
+        assertFalse(Files.exists(kept), "nothing at --output");
+        CommandLineRun error = CommandLineRun.of(concat(common, "--output", dir.resolve("e").toString()));
+        assertEquals(2, error.exitCode, "a null id row stops the fit by default: " + error.err);
+        CommandLineRun skip = CommandLineRun.of(concat(common, "--output", dir.resolve("s").toString(),
+            "--handle-invalid", "skip"));
+        assertEquals(0, skip.exitCode, skip.err);
+        assertEquals(3, skip.outLines().size(), "steps 0, 1 and the final line: " + skip.outLines());
+    }
+
+    private static String[] concat(String[] a, String... b) {
+        String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
+    }
+
+    @Test
     @DisplayName("texts in, the bundled MiniLM's head fine-tuned; predict --model DIR classifies the texts, embed "
         + "--model DIR embeds them with the fine-tuned encoder and tokenizer")
     void textsThroughPredictAndEmbed() throws Exception {

@@ -181,7 +181,7 @@ class TrainCommandErrorsTest {
     @DisplayName("heads that do not divide E, ragged widths and rows without tokens are refused, named")
     void badShapes() {
         assertBadInput(train(input(ROW0, ROW1), "--num-heads", "3"),
-            "--num-heads (3) must divide the embedding width E = 4 of column query");
+            "--num-heads (3) must divide the embedding width E (4) of column query");
         assertBadInput(train(input(ROW0, ROW1.replace("[[0.4,0.3,0.2,0.1]]", "[[0.4,0.3,0.2]]"))), "line 2", "query");
         assertBadInput(train(input(ROW0, ROW1.replace("[[0.4,0.3,0.2,0.1]]", "[]"))), "line 2", "query");
     }
@@ -208,7 +208,7 @@ class TrainCommandErrorsTest {
         assertBadInput(train(in, "--initial-weights", initial(2, "classifier.bias", null).toString()),
             "--initial-weights", "classifier.bias", "NaN");
         assertBadInput(train(in, "--initial-weights", initial(2, null, null).toString(), "--num-heads", "3"),
-            "--num-heads (3) must divide the embedding width E = 4 of --initial-weights");
+            "--num-heads (3) must divide the embedding width E (4) of --initial-weights");
         String wide = "{\"query\":[[0.1,0.2,0.3,0.4,0.5,0.6]],\"label\":0}";
         assertBadInput(train(input(wide), "--initial-weights", initial(2, null, null).toString()),
             "classifier.weight", "embed_dim 4", "E = 6");

@@ -1,5 +1,6 @@
 package io.sparkattention.ml.classification;
 
+import io.sparkattention.exec.FixedOrderAggregate;
 import io.sparkattention.io.ClassifierStateDict;
 import io.sparkattention.io.SafeTensors;
 import io.sparkattention.ml.HadoopSafeTensors;
@@ -46,7 +47,11 @@ import java.io.IOException;
  * integer in [0, K), a NaN or infinite feature, a bad weight or key length), {@code numHeads}
  * against E, an empty set, the initial weights' tensors — and fails naming the column, row
  * (1-based, in input order) or tensor before any step and before anything is sized by the
- * labels. Then each step is one Spark job (see {@link ClassifierTrainer}). The model's
+ * labels. Then each step is one Spark job (see {@link ClassifierTrainer}) whose gradient sums go
+ * up a fixed-order tree ({@link FixedOrderAggregate}: leaf tasks fold runs of consecutive
+ * partitions), so a fit's bits depend on the data, its partitioning, the params and the cluster's
+ * task slots read when the fit starts ({@code SparkContext.defaultParallelism}: pin it with
+ * {@code spark.default.parallelism}), never on the scheduling or a lost executor. The model's
  * {@code summary()} gives the training set's accuracy, precision, recall and F-measure and the
  * objective history; {@code evaluate(df)} the same figures on another set.
  *
@@ -182,7 +187,9 @@ public final class AttentionClassifier
             AttentionClassifierNetwork network = shape.network();
             float[] theta = initial != null ? initial.parameters(network, embedDim)
                 : network.initialParameters(getSeed());
-            ClassifierTrainer trainer = new ClassifierTrainer(sc, getSolver(), getMaxIter(), getStepSize(),
+            // The cluster's slots, read once: they fix every step's layout for the whole fit.
+            int leaves = FixedOrderAggregate.leaves(sc.defaultParallelism());
+            ClassifierTrainer trainer = new ClassifierTrainer(sc, leaves, getSolver(), getMaxIter(), getStepSize(),
                 getWeightDecay(), getMiniBatchFraction(), getTol(), getSeed(), listener);
             double[] history = trainer.train(data, shape, theta);
             AttentionClassificationModel model = copyValues(new AttentionClassificationModel(uid, shape, theta),

@@ -3,6 +3,7 @@ package io.sparkattention.ml.classification;
 import io.sparkattention.bert.BertClassifierNetwork;
 import io.sparkattention.bert.BertClassifierSettings;
 import io.sparkattention.bert.BertEncoder;
+import io.sparkattention.exec.FixedOrderAggregate;
 import io.sparkattention.io.SafeTensors;
 import io.sparkattention.ml.feature.BertEncoderModel;
 import io.sparkattention.ml.HadoopSafeTensors;
@@ -55,9 +56,12 @@ import java.util.SplittableRandom;
  * bad weight), an empty set — naming the column, row (from 1, in input order), file or tensor,
  * before any step. Then it lays the rows out in {@code numPartitions} partitions of consecutive
  * rows (the frozen states computed there) and runs one Spark job per step ({@link BertTrainer}):
- * the gradient sums go up a fixed-order tree, a row's sampling and dropout are keyed by (seed,
- * step, row), so a fit's bits depend on the data, the params and numPartitions only — not on
- * the input's partitioning, the scheduling or a lost executor.
+ * leaf tasks fold runs of consecutive partitions and the gradient sums go up a fixed-order tree
+ * ({@link FixedOrderAggregate}), a row's sampling and dropout are keyed by (seed, step, row), so a
+ * fit's bits depend on the data, the params, numPartitions and the cluster's task slots read when
+ * the fit starts ({@code SparkContext.defaultParallelism}: pin it with
+ * {@code spark.default.parallelism}) — not on the input's partitioning, the scheduling or a lost
+ * executor.
  *
  * <pre>{@code
  * BertClassificationModel model = new BertClassifier()
@@ -240,10 +244,13 @@ public final class BertClassifier extends ProbabilisticClassifier<int[], BertCla
                     getDropout()));
             Broadcast<JavaSerialized<BertClassifierNetwork>> shipped = sc.broadcast(JavaSerialized.of(network));
             try {
-                int partitions = getNumPartitions() > 0 ? getNumPartitions() : sc.defaultParallelism();
+                // The cluster's slots, read once: they fix every step's layout for the whole fit.
+                int slots = sc.defaultParallelism();
+                int partitions = getNumPartitions() > 0 ? getNumPartitions() : slots;
                 JavaRDD<BertTrainingRow> rows = data.layOut(shipped, partitions);
                 float[] theta = network.initialParameters();
-                double[] history = new BertTrainer(sc, this, listener).train(rows, network, shipped, theta);
+                double[] history = new BertTrainer(sc, FixedOrderAggregate.leaves(slots), this, listener)
+                    .train(rows, network, shipped, theta);
                 BertClassificationModel model = copyValues(new BertClassificationModel(uid,
                     new BertEncoder(network.encoderWeights(theta)), network.classifierWeight(theta),
                     network.classifierBias(theta), network.settings().pooling()), new ParamMap());

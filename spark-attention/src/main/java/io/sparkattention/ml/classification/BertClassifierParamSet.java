@@ -1,5 +1,6 @@
 package io.sparkattention.ml.classification;
 
+import io.sparkattention.exec.FixedOrderAggregate;
 import io.sparkattention.io.BundledModels;
 import org.apache.spark.ml.param.DoubleParam;
 import org.apache.spark.ml.param.IntParam;
@@ -89,7 +90,8 @@ public final class BertClassifierParamSet implements Serializable {
             + ", when the step losses improved by less than tol, relative, over the last " + BertTrainer.TOL_WINDOW
             + " steps; 0: run maxIter steps", ParamValidators.gtEq(0));
         numPartitions = new IntParam(owner, "numPartitions",
-            "the training rows are laid out in this many partitions of consecutive rows, one task each per step; "
+            "the training rows are laid out in this many partitions of consecutive rows, which each step folds in "
+                + "runs on at most " + FixedOrderAggregate.LEAVES_PER_SLOT + " tasks per task slot; "
                 + "a fit's bits depend on it and never on the input's partitioning; 0: the cluster's default "
                 + "parallelism", ParamValidators.gtEq(0));
 

@@ -13,9 +13,11 @@ import java.util.Iterator;
 /**
  * One Spark job of a {@link BertClassifier} fit over the laid-out training rows at one point of
  * the trainable parameters (broadcast once per step), summed by {@link FixedOrderAggregate}: each
- * partition's task adds its rows into one {@link StepSums} in row order, groups of consecutive
- * partitions add theirs in partition order, and the driver adds the groups in order; the driver
- * holds at most {@link StepJob#maxGroups} gradient vectors. A row is in step t's sample by
+ * of the T leaf tasks (T = min(P, the fit's {@code leaves})) adds the rows of its run of
+ * consecutive partitions into one {@link StepSums} in partition and row order, with one evaluator
+ * ({@link StepEvaluators}); groups of consecutive leaves add theirs in leaf order, and the driver
+ * adds the groups in order. The shuffle carries at most T gradient vectors whatever the partition
+ * count, and the driver holds at most {@link StepJob#maxGroups}. A row is in step t's sample by
  * (seed, t, row key) alone, and its dropout masks are keyed the same way, so a re-run task
  * computes the same bits and the sample does not depend on the layout.
  */
@@ -25,11 +27,13 @@ final class BertStepJob {
     }
 
     /** Σw·CE, Σw and Σw·∂CE/∂θ over step {@code step}'s sample, dropout on (training binding). */
-    static StepSums gradient(JavaRDD<BertTrainingRow> rows, Broadcast<JavaSerialized<BertClassifierNetwork>> network,
-                             int parameterCount, Broadcast<float[]> parameters, double fraction, long seed,
-                             int step) {
+    static StepSums gradient(JavaRDD<BertTrainingRow> rows, int leaves,
+                             Broadcast<JavaSerialized<BertClassifierNetwork>> network, int parameterCount,
+                             Broadcast<float[]> parameters, double fraction, long seed, int step) {
         Function3<StepSums, Integer, Iterator<BertTrainingRow>, StepSums> fold = (sums, partition, it) -> {
-            BertClassifierEvaluator bound = network.value().get().bind(parameters.value(), seed, step);
+            BertClassifierNetwork n = network.value().get();
+            float[] theta = parameters.value();
+            BertClassifierEvaluator bound = StepEvaluators.forStep(n, theta, true, () -> n.bind(theta, seed, step));
             while (it.hasNext()) {
                 BertTrainingRow r = it.next();
                 if (fraction < 1 && !sampled(seed, step, r.key, fraction)) {
@@ -41,16 +45,17 @@ final class BertStepJob {
             }
             return sums;
         };
-        return FixedOrderAggregate.aggregate(rows, StepJob.maxGroups(parameterCount),
+        return FixedOrderAggregate.aggregate(rows, leaves, StepJob.maxGroups(parameterCount),
             () -> new StepSums(new double[parameterCount]), fold, StepSums::add);
     }
 
     /** Σw·CE and Σw over every row at the parameters, in eval mode (no dropout, no backward pass). */
-    static StepSums loss(JavaRDD<BertTrainingRow> rows, Broadcast<JavaSerialized<BertClassifierNetwork>> network,
-                         Broadcast<float[]> parameters) {
+    static StepSums loss(JavaRDD<BertTrainingRow> rows, int leaves,
+                         Broadcast<JavaSerialized<BertClassifierNetwork>> network, Broadcast<float[]> parameters) {
         Function3<StepSums, Integer, Iterator<BertTrainingRow>, StepSums> fold = (sums, partition, it) -> {
             BertClassifierNetwork n = network.value().get();
-            BertClassifierEvaluator bound = n.bind(parameters.value());
+            float[] theta = parameters.value();
+            BertClassifierEvaluator bound = StepEvaluators.forStep(n, theta, false, () -> n.bind(theta));
             float[] logits = new float[n.numClasses()];
             while (it.hasNext()) {
                 BertTrainingRow r = it.next();
@@ -61,7 +66,8 @@ final class BertStepJob {
             }
             return sums;
         };
-        return FixedOrderAggregate.aggregate(rows, Integer.MAX_VALUE, () -> new StepSums(null), fold, StepSums::add);
+        return FixedOrderAggregate.aggregate(rows, leaves, Integer.MAX_VALUE, () -> new StepSums(null), fold,
+            StepSums::add);
     }
 
     /**

@@ -17,7 +17,8 @@ import java.util.Arrays;
  * step broadcasts the trainable parameters, runs one {@link BertStepJob} whose sums are added in a
  * fixed order, and on the driver takes the mean gradient, clips its global norm
  * ({@code clip_grad_norm_}) and applies AdamW (Hugging Face's decay groups) or Adam at the linear
- * warmup schedule's learning rate. The same seed, data, params and {@code numPartitions} give a
+ * warmup schedule's learning rate. The leaf tasks of every step's tree ({@code leaves}) are fixed
+ * when the fit starts, so the same seed, data, params, {@code numPartitions} and leaves give a
  * bit-identical model, whatever the input's partitioning, the scheduling or lost executors.
  */
 final class BertTrainer {
@@ -30,11 +31,17 @@ final class BertTrainer {
     static final int TOL_WINDOW = 10;
 
     private final JavaSparkContext sc;
+    private final int leaves;
     private final BertTrainingParams<?> params;
     private final TrainingListener listener;
 
-    BertTrainer(JavaSparkContext sc, BertTrainingParams<?> params, TrainingListener listener) {
+    /**
+     * @param leaves the leaf tasks' bound of every step's {@link io.sparkattention.exec.FixedOrderAggregate}
+     *               tree, read once at the fit's start
+     */
+    BertTrainer(JavaSparkContext sc, int leaves, BertTrainingParams<?> params, TrainingListener listener) {
         this.sc = sc;
+        this.leaves = leaves;
         this.params = params;
         this.listener = listener;
     }
@@ -81,7 +88,7 @@ final class BertTrainer {
         }
         Broadcast<float[]> at = sc.broadcast(theta.clone());
         try {
-            history[steps] = BertStepJob.loss(rows, shipped, at).meanLoss();
+            history[steps] = BertStepJob.loss(rows, leaves, shipped, at).meanLoss();
         } finally {
             at.destroy();
         }
@@ -103,11 +110,11 @@ final class BertTrainer {
         Broadcast<float[]> at = sc.broadcast(theta.clone());
         try {
             int count = network.parameterCount();
-            StepSums sums = BertStepJob.gradient(rows, shipped, count, at, params.getMiniBatchFraction(),
+            StepSums sums = BertStepJob.gradient(rows, leaves, shipped, count, at, params.getMiniBatchFraction(),
                 params.getSeed(), step);
             if (!(sums.weight > 0)) {
                 LOG.warn("BertClassifier step {}: the mini-batch sample has no weight; using every row", step);
-                sums = BertStepJob.gradient(rows, shipped, count, at, 1.0, params.getSeed(), step);
+                sums = BertStepJob.gradient(rows, leaves, shipped, count, at, 1.0, params.getSeed(), step);
             }
             return sums;
         } finally {

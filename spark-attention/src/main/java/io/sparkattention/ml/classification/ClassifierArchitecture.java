@@ -1,5 +1,6 @@
 package io.sparkattention.ml.classification;
 
+import io.sparkattention.kernel.Heads;
 import io.sparkattention.nn.AttentionClassifierNetwork;
 import io.sparkattention.nn.Pooling;
 import io.sparkattention.rows.RowDataException;
@@ -40,16 +41,13 @@ final class ClassifierArchitecture implements Serializable {
     }
 
     /**
-     * The heads rule: E ≥ 1 and {@code numHeads} ≥ 1 divides it.
+     * The heads rule ({@link Heads}): E ≥ 1 and {@code numHeads} ≥ 1 divides it.
      *
      * @param widthOf what E is the width of, for the message (a column), or null
-     * @throws IllegalArgumentException when the rule does not hold
+     * @throws IllegalArgumentException "numHeads (h) must divide the embedding width E (e) of widthOf"
      */
     static void checkHeads(int embedDim, int numHeads, String widthOf) {
-        if (embedDim < 1 || numHeads < 1 || embedDim % numHeads != 0) {
-            throw new IllegalArgumentException("numHeads (" + numHeads + ") must divide the embedding width E = "
-                + embedDim + (widthOf == null ? "" : " of " + widthOf));
-        }
+        Heads.headDim(embedDim, numHeads, "numHeads", "the embedding width E", widthOf == null ? "" : " of " + widthOf);
     }
 
     /**

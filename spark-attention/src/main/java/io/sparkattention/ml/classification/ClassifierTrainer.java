@@ -12,8 +12,10 @@ import java.util.Arrays;
 /**
  * The training loop of {@link AttentionClassifier#fit}, data-parallel as MLlib's
  * {@code MultilayerPerceptronClassifier}: each step broadcasts the flat parameters, runs one
- * {@link StepJob} whose sums are added in a fixed partition order, and applies the optimiser
- * on the driver. The same seed, data and partitioning give a bit-identical model.
+ * {@link StepJob} whose sums are added in a fixed order, and applies the optimiser on the
+ * driver. The leaf tasks of every step's tree ({@code leaves}) are fixed when the fit starts, so
+ * the same seed, data, partitioning and leaves give a bit-identical model, whatever the
+ * scheduling or lost executors.
  */
 final class ClassifierTrainer {
 
@@ -39,9 +41,14 @@ final class ClassifierTrainer {
     private final double miniBatchFraction;
     private final double tol;
     private final long seed;
+    private final int leaves;
     private final TrainingListener listener;
 
-    ClassifierTrainer(JavaSparkContext sc, String solver, int maxIter, double stepSize, double weightDecay,
+    /**
+     * @param leaves the leaf tasks' bound of every step's {@link io.sparkattention.exec.FixedOrderAggregate}
+     *               tree, read once at the fit's start
+     */
+    ClassifierTrainer(JavaSparkContext sc, int leaves, String solver, int maxIter, double stepSize, double weightDecay,
                       double miniBatchFraction, double tol, long seed, TrainingListener listener) {
         this.sc = sc;
         this.solver = solver;
@@ -51,6 +58,7 @@ final class ClassifierTrainer {
         this.miniBatchFraction = miniBatchFraction;
         this.tol = tol;
         this.seed = seed;
+        this.leaves = leaves;
         this.listener = listener;
     }
 
@@ -114,10 +122,10 @@ final class ClassifierTrainer {
     private StepSums gradientAt(TrainingData data, AttentionClassifierNetwork network, float[] theta, int step) {
         Broadcast<float[]> shipped = sc.broadcast(theta.clone());
         try {
-            StepSums sums = StepJob.gradient(data.rows, network, shipped, miniBatchFraction, seed, step);
+            StepSums sums = StepJob.gradient(data.rows, leaves, network, shipped, miniBatchFraction, seed, step);
             if (!(sums.weight > 0)) {
                 LOG.warn("AttentionClassifier step {}: the mini-batch sample has no weight; using every row", step);
-                sums = StepJob.gradient(data.rows, network, shipped, 1.0, seed, step);
+                sums = StepJob.gradient(data.rows, leaves, network, shipped, 1.0, seed, step);
             }
             return sums;
         } finally {
@@ -128,7 +136,7 @@ final class ClassifierTrainer {
     private double lossAt(TrainingData data, AttentionClassifierNetwork network, float[] theta, int numClasses) {
         Broadcast<float[]> shipped = sc.broadcast(theta.clone());
         try {
-            return StepJob.loss(data.rows, network, shipped, numClasses).meanLoss();
+            return StepJob.loss(data.rows, leaves, network, shipped, numClasses).meanLoss();
         } finally {
             shipped.destroy();
         }

@@ -5,17 +5,20 @@ import io.sparkattention.nn.ClassifierEvaluator;
 import org.apache.spark.TaskContext;
 import org.apache.spark.util.TaskCompletionListener;
 
+import java.util.function.Supplier;
+
 /**
- * The evaluator a task uses for one step: made once per task and parameter vector (its
- * projections prepared, its scratch sized) and reused by every row of the task's partition. Each
- * partition of a {@link io.sparkattention.exec.FixedOrderAggregate} step is its own task, so a
- * step over P partitions prepares the weights P times (10–15 ms each at E = 768).
+ * The evaluator a task uses for one step: made once per task, network, parameter vector and mode
+ * (its weights prepared, its scratch sized) and reused by every partition the task folds (a
+ * {@link io.sparkattention.exec.FixedOrderAggregate} leaf task folds a run of them). A step over P
+ * partitions in T leaves then prepares the weights T times, not P times, so spreading a step's rows
+ * over many partitions costs little.
  *
- * <p>The key is the parameter array's identity: an executor holds one deserialized copy of a
- * step's broadcast, shared by its tasks, and every step broadcasts a new array. An evaluator's
- * result for a row does not depend on the rows it saw before (its scratch is overwritten), so the
- * reuse changes no bit. The evaluator is dropped when its task ends, failed or not; outside a
- * Spark task (a direct call) the thread keeps it until the next parameter vector replaces it.
+ * <p>The key is the parameter array's and the network's identity: an executor holds one
+ * deserialized copy of a step's broadcast, shared by its tasks, and every step broadcasts a new
+ * array. An evaluator's result for a row does not depend on the rows it saw before (its scratch is
+ * overwritten), so the reuse changes no bit. The evaluator is dropped when its task ends, failed or
+ * not; outside a Spark task (a direct call) the thread keeps it until another key replaces it.
  */
 final class StepEvaluators {
 
@@ -26,14 +29,22 @@ final class StepEvaluators {
 
     /** This thread's evaluator of {@code network} at {@code parameters}, made on first use. */
     static ClassifierEvaluator forStep(AttentionClassifierNetwork network, float[] parameters) {
+        return forStep(network, parameters, true, () -> network.bind(parameters));
+    }
+
+    /**
+     * This thread's evaluator for ({@code network}, {@code parameters}, {@code training}), made by
+     * {@code make} on first use.
+     */
+    @SuppressWarnings("unchecked")
+    static <E> E forStep(Object network, float[] parameters, boolean training, Supplier<E> make) {
         Bound last = LAST.get();
-        if (last != null && last.parameters == parameters
-            && last.evaluator.network().parameterCount() == network.parameterCount()) {
-            return last.evaluator;
+        if (last != null && last.parameters == parameters && last.network == network && last.training == training) {
+            return (E) last.evaluator;
         }
         LAST.remove();
-        ClassifierEvaluator made = network.bind(parameters);
-        LAST.set(new Bound(parameters, made));
+        E made = make.get();
+        LAST.set(new Bound(network, parameters, training, made));
         TaskContext task = TaskContext.get();
         if (task != null) {
             // Dropped when the task ends, failed or not: a failed row may leave scratch half
@@ -43,14 +54,7 @@ final class StepEvaluators {
         return made;
     }
 
-    /** An evaluator and the parameter array it was made from (it keeps its own copy). */
-    private static final class Bound {
-        final float[] parameters;
-        final ClassifierEvaluator evaluator;
-
-        Bound(float[] parameters, ClassifierEvaluator evaluator) {
-            this.parameters = parameters;
-            this.evaluator = evaluator;
-        }
+    /** An evaluator and the key it was made for (it keeps its own copy of the parameters). */
+    private record Bound(Object network, float[] parameters, boolean training, Object evaluator) {
     }
 }

@@ -13,11 +13,13 @@ import java.util.SplittableRandom;
 
 /**
  * One Spark job over the cached training rows at one point of the parameters (broadcast once per
- * step), summed by {@link FixedOrderAggregate}: each partition's task adds its rows into one
- * {@link StepSums}, groups of consecutive partitions add theirs in partition order, and the driver
- * adds the groups in group order, so the bits depend on the data and the partitioning alone, every
- * partition is a task, and the driver holds at most {@link #maxGroups} gradient vectors whatever
- * the partition count. With {@code fraction < 1} a
+ * step), summed by {@link FixedOrderAggregate}: each of the T leaf tasks (T = min(P, the fit's
+ * {@code leaves})) adds the rows of its run of consecutive partitions into one {@link StepSums},
+ * in partition and row order; groups of consecutive leaves add theirs in leaf order, and the driver
+ * adds the groups in group order. So the bits depend on the data, the partitioning and the leaves
+ * the fit fixed when it started, every task slot works on a step, the shuffle carries at most T
+ * gradient vectors whatever the partition count, and the driver holds at most {@link #maxGroups}.
+ * With {@code fraction < 1} a
  * partition keeps each row with that probability, drawn from a generator seeded by (seed, step,
  * partition index) alone, so a re-run task (after a failure or an executor loss) samples the same
  * rows and the step's result does not depend on scheduling.
@@ -37,7 +39,7 @@ final class StepJob {
     }
 
     /** Σw·CE, Σw and Σw·∂CE/∂θ over the step's sample of {@code rows}. */
-    static StepSums gradient(JavaRDD<TrainingRow> rows, AttentionClassifierNetwork network,
+    static StepSums gradient(JavaRDD<TrainingRow> rows, int leaves, AttentionClassifierNetwork network,
                              Broadcast<float[]> parameters, double fraction, long seed, int step) {
         int count = network.parameterCount();
         Function3<StepSums, Integer, Iterator<TrainingRow>, StepSums> fold = (sums, partition, it) -> {
@@ -54,13 +56,13 @@ final class StepJob {
             }
             return sums;
         };
-        return FixedOrderAggregate.aggregate(rows, maxGroups(count), () -> new StepSums(new double[count]), fold,
-            StepSums::add);
+        return FixedOrderAggregate.aggregate(rows, leaves, maxGroups(count), () -> new StepSums(new double[count]),
+            fold, StepSums::add);
     }
 
     /** Σw·CE and Σw over every row, from the logits alone (no backward pass). */
-    static StepSums loss(JavaRDD<TrainingRow> rows, AttentionClassifierNetwork network, Broadcast<float[]> parameters,
-                         int numClasses) {
+    static StepSums loss(JavaRDD<TrainingRow> rows, int leaves, AttentionClassifierNetwork network,
+                         Broadcast<float[]> parameters, int numClasses) {
         Function3<StepSums, Integer, Iterator<TrainingRow>, StepSums> fold = (sums, partition, it) -> {
             ClassifierEvaluator bound = StepEvaluators.forStep(network, parameters.value());
             float[] logits = new float[numClasses];
@@ -73,8 +75,8 @@ final class StepJob {
             }
             return sums;
         };
-        return FixedOrderAggregate.aggregate(rows, Integer.MAX_VALUE, () -> new StepSums(null),
-            fold, StepSums::add);
+        return FixedOrderAggregate.aggregate(rows, leaves, Integer.MAX_VALUE, () -> new StepSums(null), fold,
+            StepSums::add);
     }
 
     /** The groups whose gradient sums ({@code parameters} doubles each) fit {@link #GROUP_SUMS_BUDGET_BYTES}. */

@@ -141,7 +141,7 @@ class AttentionClassifierValidationTest {
     @Test
     @DisplayName("numHeads that does not divide E names numHeads, E and the features column")
     void headsNotDividingWidth() {
-        assertMessage(() -> stage().setNumHeads(3).fit(good()), "numHeads (3)", "E = 4", "features");
+        assertMessage(() -> stage().setNumHeads(3).fit(good()), "numHeads (3)", "E (4)", "column features");
     }
 
     @Test

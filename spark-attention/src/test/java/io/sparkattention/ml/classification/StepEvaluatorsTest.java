@@ -1,11 +1,18 @@
 package io.sparkattention.ml.classification;
 
+import io.sparkattention.bert.BertClassifierEvaluator;
+import io.sparkattention.bert.BertClassifierNetwork;
+import io.sparkattention.bert.BertClassifierSettings;
+import io.sparkattention.bert.BertConfig;
+import io.sparkattention.bert.BertWeights;
 import io.sparkattention.nn.AttentionClassifierNetwork;
 import io.sparkattention.nn.ClassifierEvaluator;
 import io.sparkattention.nn.Pooling;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Random;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -47,6 +54,64 @@ class StepEvaluatorsTest {
         double wantLoss = network.bind(theta).accumulate(x, 6, 2, 0.5, wantGrad);
         assertEquals(wantLoss, gotLoss, 0.0);
         assertArrayEquals(wantGrad, gotGrad, 0.0);
+    }
+
+    @Test
+    @DisplayName("a BERT step's evaluator is kept per (network, parameters, mode), and reused with dropout on it "
+        + "gives a row the bits a fresh binding gives")
+    void bertReuseChangesNoBit() {
+        BertClassifierNetwork bert = smallBert();
+        float[] theta = bert.initialParameters();
+        long seed = 5, step = 2;
+        BertClassifierEvaluator training = StepEvaluators.forStep(bert, theta, true, () -> bert.bind(theta, seed, step));
+        assertSame(training, StepEvaluators.forStep(bert, theta, true, () -> bert.bind(theta, seed, step)));
+        BertClassifierEvaluator eval = StepEvaluators.forStep(bert, theta, false, () -> bert.bind(theta));
+        assertNotSame(training, eval, "the eval binding is another evaluator");
+        BertClassifierEvaluator reused = StepEvaluators.forStep(bert, theta, true, () -> bert.bind(theta, seed, step));
+        Random random = new Random(9);
+        for (int length : new int[] {11, 3, 7}) {
+            reused.accumulate(ids(random, length), null, length, 1, 1.0, new double[bert.parameterCount()]);
+        }
+        int[] row = ids(random, 6);
+        double[] gotGrad = new double[bert.parameterCount()];
+        double gotLoss = reused.accumulate(row, null, 77, 2, 0.5, gotGrad);
+        double[] wantGrad = new double[bert.parameterCount()];
+        double wantLoss = bert.bind(theta, seed, step).accumulate(row, null, 77, 2, 0.5, wantGrad);
+        assertEquals(wantLoss, gotLoss, 0.0);
+        assertArrayEquals(wantGrad, gotGrad, 0.0);
+    }
+
+    /** 2 layers, E = 8, 2 heads, 30 ids, 16 positions, 3 classes, everything trainable, dropout 0.2. */
+    private static BertClassifierNetwork smallBert() {
+        BertConfig config = new BertConfig(2, 8, 2, 16, 16, 30, 2, 1e-12f);
+        Random random = new Random(4);
+        Map<String, float[]> tensors = new LinkedHashMap<>();
+        for (Map.Entry<String, long[]> e : BertWeights.shapes(config).entrySet()) {
+            long size = 1;
+            for (long d : e.getValue()) {
+                size *= d;
+            }
+            float[] t = new float[(int) size];
+            boolean norm = e.getKey().contains("LayerNorm.weight");
+            for (int i = 0; i < t.length; i++) {
+                t[i] = (float) ((norm ? 1 : 0) + random.nextGaussian() * (norm ? 0.05 : 0.3));
+            }
+            tensors.put(e.getKey(), t);
+        }
+        float[] headW = new float[3 * 8];
+        for (int i = 0; i < headW.length; i++) {
+            headW[i] = (float) (random.nextGaussian() * 0.3);
+        }
+        return new BertClassifierNetwork(new BertWeights(config, tensors), headW, new float[3],
+            new BertClassifierSettings(-1, Pooling.MEAN, 0.2));
+    }
+
+    private static int[] ids(Random random, int length) {
+        int[] ids = new int[length];
+        for (int i = 0; i < length; i++) {
+            ids[i] = random.nextInt(30);
+        }
+        return ids;
     }
 
     private static float[] rows(Random random, int length) {
