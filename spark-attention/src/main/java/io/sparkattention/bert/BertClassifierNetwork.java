@@ -257,12 +257,39 @@ public final class BertClassifierNetwork implements Serializable {
             throw new IllegalStateException("every layer and the embeddings train: there is no frozen prefix to cache");
         }
         checkIds(ids);
+        return prefixEncoder().prefix(ids, firstTrainableLayer());
+    }
+
+    /**
+     * {@link #frozenStates(int[])} of several rows, each bit for bit what the single-row call
+     * gives it: the rows go through one stacked forward (each projection's weights read once for
+     * all of them; see {@link BertEncoder#forward(int[][])}). Thread-safe.
+     *
+     * @throws IllegalStateException    as {@link #frozenStates(int[])}
+     * @throws IllegalArgumentException as {@link #checkIds}, naming the row (0-based)
+     */
+    public float[][] frozenStates(int[][] rows) {
+        if (!hasFrozenPrefix()) {
+            throw new IllegalStateException("every layer and the embeddings train: there is no frozen prefix to cache");
+        }
+        Objects.requireNonNull(rows, "rows");
+        for (int r = 0; r < rows.length; r++) {
+            try {
+                checkIds(rows[r]);
+            } catch (IllegalArgumentException | NullPointerException e) {
+                throw new IllegalArgumentException("row " + r + " of the batch: " + e.getMessage(), e);
+            }
+        }
+        return prefixEncoder().prefix(rows, firstTrainableLayer());
+    }
+
+    private BertEncoder prefixEncoder() {
         BertEncoder e = prefix;
         if (e == null) {
             e = new BertEncoder(encoder);
             prefix = e;
         }
-        return e.prefix(ids, firstTrainableLayer());
+        return e;
     }
 
     /**

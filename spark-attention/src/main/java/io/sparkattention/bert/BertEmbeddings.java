@@ -77,7 +77,7 @@ final class BertEmbeddings {
     void forward(int[] ids, float[] x, TrainingRecord.Norm rec, DropoutMask mask) {
         int L = ids.length;
         sum(ids, x, 0);
-        LayerNorm.forward(x, null, L, width, gamma, beta, eps, rec.xhat, rec.rstd);
+        MATH.layerNorm(x, null, L, width, gamma, beta, eps, rec.xhat, rec.rstd);
         if (mask != null) {
             mask.apply(x, 0, L * width, 0);
         }
@@ -94,7 +94,8 @@ final class BertEmbeddings {
         if (mask != null) {
             mask.apply(dx, 0, L * E, 0);
         }
-        LayerNorm.backward(dx, rec.xhat, rec.rstd, L, E, gamma, dx, grad, gradientOffsets[3], gradientOffsets[4]);
+        MATH.layerNormBackward(dx, rec.xhat, rec.rstd, L, E, gamma, dx, grad, gradientOffsets[3], gradientOffsets[4],
+            rec.sums);
         int wordOff = gradientOffsets[0], positionOff = gradientOffsets[1], typeOff = gradientOffsets[2];
         for (int i = 0; i < L; i++) {
             int w = wordOff + ids[i] * E, p = positionOff + i * E, o = i * E;

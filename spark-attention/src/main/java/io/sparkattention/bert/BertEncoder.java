@@ -123,6 +123,33 @@ public final class BertEncoder implements Serializable {
      * @throws IllegalArgumentException as {@link #forward(int[])}, naming the sequence (0-based)
      */
     public float[][] forward(int[][] batch) {
+        return stacked(batch, config().layers());
+    }
+
+    /**
+     * The hidden states after the embeddings and the first {@code layers} layers (0: the
+     * embeddings' output), as {@link #forward(int[])} computes them: the frozen prefix of a
+     * fine-tuned network.
+     */
+    float[] prefix(int[] ids, int layers) {
+        checkIds(ids);
+        float[] x = new float[ids.length * config().hidden()];
+        encode(new int[][] {ids}, new int[] {0, ids.length}, x, layers, -1, null);
+        return x;
+    }
+
+    /**
+     * {@link #prefix(int[], int)} of several sequences, each bit for bit what the single-sequence
+     * call gives it, stacked as {@link #forward(int[][])} stacks them.
+     *
+     * @throws IllegalArgumentException as {@link #forward(int[][])}
+     */
+    float[][] prefix(int[][] batch, int layers) {
+        return stacked(batch, layers);
+    }
+
+    /** The states of each sequence after the embeddings and layers {@code [0, layers)}. */
+    private float[][] stacked(int[][] batch, int layers) {
         Objects.requireNonNull(batch, "batch");
         float[][] out = new float[batch.length][];
         long total = 0;
@@ -137,7 +164,8 @@ public final class BertEncoder implements Serializable {
         if (total * 3 * config().hidden() > Integer.MAX_VALUE - 8 || total * config().intermediate()
             > Integer.MAX_VALUE - 8 || !prepared().layers[0].rowsIndependent()) {
             for (int r = 0; r < batch.length; r++) {
-                out[r] = run(batch[r], -1, null);
+                out[r] = new float[batch[r].length * config().hidden()];
+                encode(new int[][] {batch[r]}, new int[] {0, batch[r].length}, out[r], layers, -1, null);
             }
             return out;
         }
@@ -147,23 +175,11 @@ public final class BertEncoder implements Serializable {
             starts[r + 1] = starts[r] + batch[r].length;
         }
         float[] x = new float[starts[batch.length] * E];
-        encode(batch, starts, x, config().layers(), -1, null);
+        encode(batch, starts, x, layers, -1, null);
         for (int r = 0; r < batch.length; r++) {
             out[r] = java.util.Arrays.copyOfRange(x, starts[r] * E, starts[r + 1] * E);
         }
         return out;
-    }
-
-    /**
-     * The hidden states after the embeddings and the first {@code layers} layers (0: the
-     * embeddings' output), as {@link #forward(int[])} computes them: the frozen prefix of a
-     * fine-tuned network.
-     */
-    float[] prefix(int[] ids, int layers) {
-        checkIds(ids);
-        float[] x = new float[ids.length * config().hidden()];
-        encode(new int[][] {ids}, new int[] {0, ids.length}, x, layers, -1, null);
-        return x;
     }
 
     private float[] run(int[] ids, int attentionLayer, float[] headWeights) {

@@ -86,7 +86,7 @@ final class BertFeedForward {
         if (mask != null) {
             mask.apply(out, 0, L * width, 0);
         }
-        LayerNorm.forward(out, x, L, width, gamma, beta, eps, rec.outputNorm.xhat, rec.outputNorm.rstd);
+        MATH.layerNorm(out, x, L, width, gamma, beta, eps, rec.outputNorm.xhat, rec.outputNorm.rstd);
     }
 
     /**
@@ -99,8 +99,8 @@ final class BertFeedForward {
     void backward(float[] x, int L, float[] dOut, float[] dx, TrainingRecord.Layer rec, TrainingRecord.Scratch s,
                   DropoutMask mask, float[] grad) {
         int E = width, F = ffn, n = L * E;
-        LayerNorm.backward(dOut, rec.outputNorm.xhat, rec.outputNorm.rstd, L, E, gamma, s.dz, grad, offsets[4],
-            offsets[5]);
+        MATH.layerNormBackward(dOut, rec.outputNorm.xhat, rec.outputNorm.rstd, L, E, gamma, s.dz, grad, offsets[4],
+            offsets[5], rec.outputNorm.sums);
         System.arraycopy(s.dz, 0, s.dy, 0, n);
         if (mask != null) {
             mask.apply(s.dy, 0, n, 0);

@@ -94,7 +94,7 @@ final class BertSelfAttention {
         if (outMask != null) {
             outMask.apply(out, 0, L * E, 0);
         }
-        LayerNorm.forward(out, x, L, E, gamma, beta, eps, rec.attentionNorm.xhat, rec.attentionNorm.rstd);
+        MATH.layerNorm(out, x, L, E, gamma, beta, eps, rec.attentionNorm.xhat, rec.attentionNorm.rstd);
     }
 
     /**
@@ -109,8 +109,8 @@ final class BertSelfAttention {
     void backward(float[] x, int L, float[] dOut, float[] dx, TrainingRecord.Layer rec, TrainingRecord.Scratch s,
                   DropoutMask probsMask, DropoutMask outMask, float[] grad) {
         int E = width, n = L * E;
-        LayerNorm.backward(dOut, rec.attentionNorm.xhat, rec.attentionNorm.rstd, L, E, gamma, s.dz, grad,
-            normWeightOffset, normBiasOffset);
+        MATH.layerNormBackward(dOut, rec.attentionNorm.xhat, rec.attentionNorm.rstd, L, E, gamma, s.dz, grad,
+            normWeightOffset, normBiasOffset, rec.attentionNorm.sums);
         System.arraycopy(s.dz, 0, s.dy, 0, n);
         if (outMask != null) {
             outMask.apply(s.dy, 0, n, 0);

@@ -5,7 +5,7 @@ import io.sparkattention.kernel.ImplementationChoice;
 import java.util.List;
 
 /**
- * The encoder's element-wise passes, GELU and (residual +) LayerNorm, on the Java Vector API
+ * The encoder's element-wise passes, GELU and (residual +) LayerNorm with their backwards, on the Java Vector API
  * ({@code VectorEncoderMath}) or as plain loops ({@link Gelu}, {@link LayerNorm}), both by
  * {@link LayerNorm}'s accumulation rule. Chosen once per JVM and logged by the kernels' one
  * mechanism ({@link ImplementationChoice}): system property {@value #PROPERTY} = {@code auto}
@@ -30,7 +30,26 @@ abstract class EncoderMath {
     abstract void geluBackward(float[] pre, float[] dy, float[] d, int n);
 
     /** {@code x[r] = LN(x[r] + residual[r])} for rows r &lt; rows of width E; residual may be null. */
-    abstract void layerNorm(float[] x, float[] residual, int rows, int E, float[] gamma, float[] beta, float eps);
+    final void layerNorm(float[] x, float[] residual, int rows, int E, float[] gamma, float[] beta, float eps) {
+        layerNorm(x, residual, rows, E, gamma, beta, eps, null, null);
+    }
+
+    /**
+     * {@link #layerNorm(float[], float[], int, int, float[], float[], float)}, also keeping what
+     * {@link #layerNormBackward} needs when {@code xhat} is not null: x̂ = (x − mean)·rstd rounded to
+     * float32 (rows×E) and rstd = 1/√(var + ε) (rows), by the same statistics as the output.
+     */
+    abstract void layerNorm(float[] x, float[] residual, int rows, int E, float[] gamma, float[] beta, float eps,
+                            float[] xhat, float[] rstd);
+
+    /**
+     * LayerNorm's backward ({@link LayerNorm}'s formulas, every sum in float64): dx (rows×E, may be
+     * dy itself) written from dy, and dγ, dβ summed over the rows in float64 in {@code sums}
+     * (at least 2E, scratch) and added once, rounded, into {@code grad} at gammaOff and betaOff
+     * (skipped when grad is null). The two paths differ only in the order of a row's two sums.
+     */
+    abstract void layerNormBackward(float[] dy, float[] xhat, float[] rstd, int rows, int E, float[] gamma,
+                                    float[] dx, float[] grad, int gammaOff, int betaOff, double[] sums);
 
     /**
      * {@code sums[i] += part[i]} (widened to double, exact) then {@code part[i] = 0} for i in
@@ -54,8 +73,15 @@ abstract class EncoderMath {
         }
 
         @Override
-        void layerNorm(float[] x, float[] residual, int rows, int E, float[] gamma, float[] beta, float eps) {
-            LayerNorm.apply(x, residual, rows, E, gamma, beta, eps);
+        void layerNorm(float[] x, float[] residual, int rows, int E, float[] gamma, float[] beta, float eps,
+                       float[] xhat, float[] rstd) {
+            LayerNorm.forward(x, residual, rows, E, gamma, beta, eps, xhat, rstd);
+        }
+
+        @Override
+        void layerNormBackward(float[] dy, float[] xhat, float[] rstd, int rows, int E, float[] gamma, float[] dx,
+                               float[] grad, int gammaOff, int betaOff, double[] sums) {
+            LayerNorm.backward(dy, xhat, rstd, rows, E, gamma, dx, grad, gammaOff, betaOff, sums);
         }
 
         @Override

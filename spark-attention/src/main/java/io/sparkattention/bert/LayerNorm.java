@@ -85,11 +85,14 @@ public final class LayerNorm {
      * @param rstd   rows, from {@link #forward}
      * @param dx     rows×E, written (may be dy itself)
      * @param grad   where dγ (at {@code gammaOff}) and dβ (at {@code betaOff}) are added; null to skip them
+     * @param sums   at least 2E doubles of scratch for the float64 sums of dγ and dβ over the rows
+     *               (overwritten; unused without grad)
      */
     static void backward(float[] dy, float[] xhat, float[] rstd, int rows, int E, float[] gamma, float[] dx,
-                         float[] grad, int gammaOff, int betaOff) {
-        double[] dGamma = grad != null ? new double[E] : null;
-        double[] dBeta = grad != null ? new double[E] : null;
+                         float[] grad, int gammaOff, int betaOff, double[] sums) {
+        if (grad != null) {
+            java.util.Arrays.fill(sums, 0, 2 * E, 0.0);
+        }
         for (int r = 0; r < rows; r++) {
             int o = r * E;
             double sumG = 0, sumGx = 0;
@@ -97,9 +100,9 @@ public final class LayerNorm {
                 double g = (double) dy[o + c] * gamma[c];
                 sumG += g;
                 sumGx += g * xhat[o + c];
-                if (dGamma != null) {
-                    dGamma[c] += (double) dy[o + c] * xhat[o + c];
-                    dBeta[c] += dy[o + c];
+                if (grad != null) {
+                    sums[c] += (double) dy[o + c] * xhat[o + c];
+                    sums[E + c] += dy[o + c];
                 }
             }
             double meanG = sumG / E, meanGx = sumGx / E, inv = rstd[r];
@@ -110,8 +113,8 @@ public final class LayerNorm {
         }
         if (grad != null) {
             for (int c = 0; c < E; c++) {
-                grad[gammaOff + c] += (float) dGamma[c];
-                grad[betaOff + c] += (float) dBeta[c];
+                grad[gammaOff + c] += (float) sums[c];
+                grad[betaOff + c] += (float) sums[E + c];
             }
         }
     }

@@ -17,15 +17,19 @@ final class TrainingRecord {
     private TrainingRecord() {
     }
 
-    /** A LayerNorm's x̂ (L×E) and 1/σ (L). */
+    /** A LayerNorm's x̂ (L×E) and 1/σ (L), and its backward's float64 sums of dγ and dβ (2E). */
     static final class Norm {
         float[] xhat = new float[0];
         float[] rstd = new float[0];
+        double[] sums = new double[0];
 
         void ensure(int L, int E) {
             if (rstd.length < L) {
                 xhat = new float[L * E];
                 rstd = new float[L];
+            }
+            if (sums.length < 2 * E) {
+                sums = new double[2 * E];
             }
         }
     }

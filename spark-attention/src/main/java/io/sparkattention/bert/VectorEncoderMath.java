@@ -19,7 +19,9 @@ import jdk.incubator.vector.VectorSpecies;
  * <p><b>LayerNorm</b> by {@link LayerNorm}'s accumulation rule: the residual added in float
  * lanes, then the sum, the sum of squared deviations and {@code (x − mean)·(1/σ)·γ + β} in double
  * lanes (floats widened a half-width vector at a time), rounded once. Sums are lane-wise, then
- * reduced; tails shorter than a vector run the same arithmetic one element at a time.
+ * reduced; tails shorter than a vector run the same arithmetic one element at a time. Its
+ * backward likewise: a row's two sums lane-wise in double, dγ and dβ summed per column over the
+ * rows in double (as {@link LayerNorm#backward}, so the same bits), dx in double lanes.
  */
 final class VectorEncoderMath extends EncoderMath {
 
@@ -216,7 +218,8 @@ final class VectorEncoderMath extends EncoderMath {
     }
 
     @Override
-    void layerNorm(float[] x, float[] residual, int rows, int E, float[] gamma, float[] beta, float eps) {
+    void layerNorm(float[] x, float[] residual, int rows, int E, float[] gamma, float[] beta, float eps,
+                   float[] xhat, float[] rstd) {
         int fBound = F.loopBound(E);
         int bound = D.loopBound(E);
         for (int r = 0; r < rows; r++) {
@@ -251,12 +254,71 @@ final class VectorEncoderMath extends EncoderMath {
                 var += dv * dv;
             }
             double inv = 1.0 / Math.sqrt(var / E + eps);
+            if (xhat != null) {
+                rstd[r] = (float) inv;
+            }
             for (j = 0; j < bound; j += DL) {
-                DoubleVector y = widen(x, o + j).sub(mean).mul(inv).mul(widen(gamma, j)).add(widen(beta, j));
-                ((FloatVector) y.convertShape(VectorOperators.D2F, F_HALF, 0)).intoArray(x, o + j);
+                DoubleVector xh = widen(x, o + j).sub(mean).mul(inv);
+                if (xhat != null) {
+                    narrow(xh).intoArray(xhat, o + j);
+                }
+                narrow(xh.mul(widen(gamma, j)).add(widen(beta, j))).intoArray(x, o + j);
             }
             for (; j < E; j++) {
-                x[o + j] = (float) ((x[o + j] - mean) * inv * gamma[j] + beta[j]);
+                double xh = (x[o + j] - mean) * inv;
+                if (xhat != null) {
+                    xhat[o + j] = (float) xh;
+                }
+                x[o + j] = (float) (xh * gamma[j] + beta[j]);
+            }
+        }
+    }
+
+    @Override
+    void layerNormBackward(float[] dy, float[] xhat, float[] rstd, int rows, int E, float[] gamma, float[] dx,
+                           float[] grad, int gammaOff, int betaOff, double[] sums) {
+        int bound = D.loopBound(E);
+        if (grad != null) {
+            java.util.Arrays.fill(sums, 0, 2 * E, 0.0);
+        }
+        for (int r = 0; r < rows; r++) {
+            int o = r * E;
+            DoubleVector sg = DoubleVector.zero(D), sgx = sg;
+            int j = 0;
+            for (; j < bound; j += DL) {
+                DoubleVector d = widen(dy, o + j), xh = widen(xhat, o + j);
+                DoubleVector g = d.mul(widen(gamma, j));
+                sg = sg.add(g);
+                sgx = sgx.add(g.mul(xh));
+                if (grad != null) {
+                    DoubleVector.fromArray(D, sums, j).add(d.mul(xh)).intoArray(sums, j);
+                    DoubleVector.fromArray(D, sums, E + j).add(d).intoArray(sums, E + j);
+                }
+            }
+            double sumG = sg.reduceLanes(VectorOperators.ADD), sumGx = sgx.reduceLanes(VectorOperators.ADD);
+            for (; j < E; j++) {
+                double g = (double) dy[o + j] * gamma[j];
+                sumG += g;
+                sumGx += g * xhat[o + j];
+                if (grad != null) {
+                    sums[j] += (double) dy[o + j] * xhat[o + j];
+                    sums[E + j] += dy[o + j];
+                }
+            }
+            double meanG = sumG / E, meanGx = sumGx / E, inv = rstd[r];
+            for (j = 0; j < bound; j += DL) {
+                DoubleVector g = widen(dy, o + j).mul(widen(gamma, j));
+                narrow(g.sub(meanG).sub(widen(xhat, o + j).mul(meanGx)).mul(inv)).intoArray(dx, o + j);
+            }
+            for (; j < E; j++) {
+                double g = (double) dy[o + j] * gamma[j];
+                dx[o + j] = (float) (inv * (g - meanG - xhat[o + j] * meanGx));
+            }
+        }
+        if (grad != null) {
+            for (int c = 0; c < E; c++) {
+                grad[gammaOff + c] += (float) sums[c];
+                grad[betaOff + c] += (float) sums[E + c];
             }
         }
     }
@@ -273,6 +335,11 @@ final class VectorEncoderMath extends EncoderMath {
             sums[i] += part[i];
             part[i] = 0f;
         }
+    }
+
+    /** Double lanes rounded to a half-width float vector. */
+    private static FloatVector narrow(DoubleVector v) {
+        return (FloatVector) v.convertShape(VectorOperators.D2F, F_HALF, 0);
     }
 
     /** Floats {@code a[i … i + DL)} widened to double lanes. */

@@ -84,11 +84,11 @@ final class BlasLinearKernel extends LinearKernel {
     }
 
     @Override
-    void addWeightGradient(int m, int in, int out, float[] dy, float[] x, float[] dw, int dwOff,
+    void addWeightGradient(int m, int in, int out, float[] dy, int dyOff, int ldDy, float[] x, float[] dw, int dwOff,
                            WeightGradient scratch) {
         // Column-major: dWᵀ(in×out) += xᵀ(in×m)·dy(m×out); x row-major is xᵀ column-major as it
-        // lies, dy row-major is dyᵀ column-major, hence "N", "T".
-        blas.sgemm("N", "T", in, out, m, 1f, x, 0, in, dy, 0, out, 1f, dw, dwOff, in);
+        // lies, dy row-major (leading dimension ldDy) is dyᵀ column-major, hence "N", "T".
+        blas.sgemm("N", "T", in, out, m, 1f, x, 0, in, dy, dyOff, ldDy, 1f, dw, dwOff, in);
     }
 
     @Override

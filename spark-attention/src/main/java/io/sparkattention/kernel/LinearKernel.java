@@ -56,23 +56,29 @@ public abstract class LinearKernel {
 
     /**
      * {@code dW[out×in] += dy[m×out]ᵀ·x[m×in]} (the weight gradient of {@code y = x·Wᵀ} summed over
-     * m rows), dy and x row-major from offset 0, dW row-major from {@code dwOff}; m, in, out ≥ 1.
-     * {@code scratch} holds the buffers an implementation reuses from call to call.
+     * m rows), row i of dy at {@code dyOff + i·ldDy}, x row-major from offset 0, dW row-major from
+     * {@code dwOff}; m, in, out ≥ 1, ldDy ≥ out. {@code scratch} holds the buffers an
+     * implementation reuses from call to call.
      */
-    abstract void addWeightGradient(int m, int in, int out, float[] dy, float[] x, float[] dw, int dwOff,
-                                    WeightGradient scratch);
+    abstract void addWeightGradient(int m, int in, int out, float[] dy, int dyOff, int ldDy, float[] x, float[] dw,
+                                    int dwOff, WeightGradient scratch);
 
     /**
      * {@code t[cols×rows] = a[rows×cols]ᵀ}, row-major, in square tiles of {@link #TRANSPOSE_TILE}
      * so that both the reads and the writes stay within a few cache lines per tile. Returns t.
      */
     static float[] transpose(float[] a, int rows, int cols, float[] t) {
+        return transpose(a, 0, cols, rows, cols, t);
+    }
+
+    /** {@link #transpose} of the view whose row i is {@code a[off + i·ld, + cols)}. */
+    static float[] transpose(float[] a, int off, int ld, int rows, int cols, float[] t) {
         for (int i0 = 0; i0 < rows; i0 += TRANSPOSE_TILE) {
             int i1 = Math.min(rows, i0 + TRANSPOSE_TILE);
             for (int j0 = 0; j0 < cols; j0 += TRANSPOSE_TILE) {
                 int j1 = Math.min(cols, j0 + TRANSPOSE_TILE);
                 for (int i = i0; i < i1; i++) {
-                    int src = i * cols;
+                    int src = off + i * ld;
                     for (int j = j0; j < j1; j++) {
                         t[j * rows + i] = a[src + j];
                     }

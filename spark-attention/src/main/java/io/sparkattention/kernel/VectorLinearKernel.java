@@ -108,9 +108,9 @@ final class VectorLinearKernel extends LinearKernel {
      * the O(m·E²) product).
      */
     @Override
-    void addWeightGradient(int m, int in, int out, float[] dy, float[] x, float[] dw, int dwOff,
+    void addWeightGradient(int m, int in, int out, float[] dy, int dyOff, int ldDy, float[] x, float[] dw, int dwOff,
                            WeightGradient scratch) {
-        float[] dyT = transpose(dy, m, out, scratch.transposed(out * m));
+        float[] dyT = transpose(dy, dyOff, ldDy, m, out, scratch.transposed(out * m));
         float[] xp = scratch.packed(checkedPackedSize(in, m));
         packTransposedInto(x, m, in, xp);
         multiplyAdd(out, in, m, dyT, xp, dw, dwOff);

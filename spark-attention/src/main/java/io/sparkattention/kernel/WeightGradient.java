@@ -39,11 +39,25 @@ public final class WeightGradient {
      * @throws IllegalArgumentException when a shape is negative or a view does not fit its array
      */
     public void accumulate(int m, int in, int out, float[] dy, float[] x, float[] dw, int dwOff) {
-        Gemm.checkView("dy", dy, 0, m, out, out);
+        accumulate(m, in, out, dy, 0, out, x, dw, dwOff);
+    }
+
+    /**
+     * {@code dW += dyᵀ·x} with dy a strided view: row i of dy is {@code dy[dyOff + i·ldDy, + out)},
+     * so a column block of a wider gradient (one of q, k, v in a fused [q | k | v] gradient) is
+     * read in place, with the bits of the same block copied out first. x m×in row-major from
+     * offset 0, dW the out×in row-major block of {@code dw} at {@code dwOff}, added to.
+     *
+     * @throws IllegalArgumentException when a shape is negative, ldDy &lt; out or a view does not
+     *                                  fit its array
+     */
+    public void accumulate(int m, int in, int out, float[] dy, int dyOff, int ldDy, float[] x, float[] dw,
+                           int dwOff) {
+        Gemm.checkView("dy", dy, dyOff, m, out, ldDy);
         Gemm.checkView("x", x, 0, m, in, in);
         Gemm.checkView("dW", dw, dwOff, out, in, in);
         if (m > 0 && in > 0 && out > 0) {
-            kernel.addWeightGradient(m, in, out, dy, x, dw, dwOff, this);
+            kernel.addWeightGradient(m, in, out, dy, dyOff, ldDy, x, dw, dwOff, this);
         }
     }
 

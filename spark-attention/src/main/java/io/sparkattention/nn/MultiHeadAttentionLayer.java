@@ -100,8 +100,8 @@ public final class MultiHeadAttentionLayer implements SequenceAttention {
             int Ekv = weights.numKvHeads() * weights.headDim();
             return new PreparedSequence(shape, fused(qkv, 0, 0), fused(qkv, 0, E), fused(qkv, 0, E + Ekv), mask);
         }
-        return new PreparedSequence(shape, p.q.apply(query, queryLength), p.k.apply(key, keyLength),
-            p.v.apply(value, keyLength), mask);
+        return new PreparedSequence(shape, p.q().apply(query, queryLength), p.k().apply(key, keyLength),
+            p.v().apply(value, keyLength), mask);
     }
 
     /** Output projection: {@code y = a·W_oᵀ + b_o} (L×E). */
@@ -238,15 +238,11 @@ public final class MultiHeadAttentionLayer implements SequenceAttention {
         if (slots.kWeight() == slots.qWeight() + E * E && slots.vWeight() == slots.kWeight() + Ekv * E) {
             wg.accumulate(M, E, F, rec.dqkv, x, grad, slots.qWeight());
         } else {
-            int[] at = {slots.qWeight(), slots.kWeight(), slots.vWeight()};
-            int[] col = {0, E, E + Ekv};
-            int[] width = {E, Ekv, Ekv};
-            for (int part = 0; part < 3; part++) {
-                for (int i = 0; i < M; i++) {
-                    System.arraycopy(rec.dqkv, i * F + col[part], rec.split, i * width[part], width[part]);
-                }
-                wg.accumulate(M, E, width[part], rec.split, x, grad, at[part]);
-            }
+            // Apart in the vector (BERT interleaves each weight with its bias): each block of
+            // columns of dqkv is read in place.
+            wg.accumulate(M, E, E, rec.dqkv, 0, F, x, grad, slots.qWeight());
+            wg.accumulate(M, E, Ekv, rec.dqkv, E, F, x, grad, slots.kWeight());
+            wg.accumulate(M, E, Ekv, rec.dqkv, E + Ekv, F, x, grad, slots.vWeight());
         }
         addBiasGradient(rec.dqkv, M, 0, E, F, grad, slots.qBias());
         addBiasGradient(rec.dqkv, M, E, Ekv, F, grad, slots.kBias());

@@ -23,8 +23,6 @@ public final class SelfAttentionRecord {
     float[] lse = new float[0];
     float[] dContext = new float[0];
     float[] dqkv = new float[0];
-    /** dq, dk or dv of M rows copied apart, when the gradient slots are not one block. */
-    float[] split = new float[0];
     final Workspace workspace = new Workspace();
     private WeightGradient weightGradient;
 
@@ -65,7 +63,6 @@ public final class SelfAttentionRecord {
     void ensureBackward(int rows, int E, int fused) {
         dContext = atLeast(dContext, rows * E);
         dqkv = atLeast(dqkv, rows * fused);
-        split = atLeast(split, rows * E);
     }
 
     private static float[] atLeast(float[] a, int n) {

@@ -8,6 +8,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
+import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Random;
@@ -245,6 +246,37 @@ class BertClassifierGradientTest {
         assertEquals(net.bind(theta, 3, 1).accumulate(ids, net.frozenStates(ids), 5, 1, 1.0, a),
             copy.bind(theta, 3, 1).accumulate(ids, copy.frozenStates(ids), 5, 1, 1.0, b));
         assertArrayEquals(a, b);
+    }
+
+    @Test
+    void stackedFrozenStatesHaveEachRowsBitsAlone() throws IOException {
+        BertWeights enc = randomEncoder(3, 12, 3, 20, 40, 70, 9);
+        float[] w = new float[2 * 12], b = new float[2];
+        for (int trainable : new int[] {0, 1, 3}) {
+            BertClassifierNetwork net = new BertClassifierNetwork(enc, w, b,
+                new BertClassifierSettings(trainable, Pooling.MEAN, 0));
+            int[][] rows = {randomIds(5, 40, 1), randomIds(1, 40, 2), randomIds(70, 40, 3), randomIds(33, 40, 4)};
+            float[][] together = net.frozenStates(rows);
+            assertEquals(rows.length, together.length);
+            for (int r = 0; r < rows.length; r++) {
+                assertArrayEquals(net.frozenStates(rows[r]), together[r], "trainable " + trainable + ", row " + r);
+            }
+            assertEquals(0, net.frozenStates(new int[0][]).length);
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> net.frozenStates(new int[][] {{1, 2}, {3, 40}}));
+            assertTrue(e.getMessage().contains("row 1 of the batch") && e.getMessage().contains("position 1"),
+                e.getMessage());
+        }
+        BertClassifierNetwork all = new BertClassifierNetwork(enc, w, b, new BertClassifierSettings(-1, Pooling.MEAN, 0));
+        assertThrows(IllegalStateException.class, () -> all.frozenStates(new int[][] {{1}}));
+        BertEncoder minilm = io.sparkattention.io.BundledModels.encoder("all-minilm-l6-v2");
+        BertClassifierNetwork mini = new BertClassifierNetwork(minilm.weights(), new float[2 * 384], new float[2],
+            new BertClassifierSettings(2, Pooling.MEAN, 0));
+        int[][] texts = {randomIds(23, 1000, 5), randomIds(130, 1000, 6), randomIds(2, 1000, 7)};
+        float[][] states = mini.frozenStates(texts);
+        for (int r = 0; r < texts.length; r++) {
+            assertArrayEquals(mini.frozenStates(texts[r]), states[r], "MiniLM row " + r);
+        }
     }
 
     @Test

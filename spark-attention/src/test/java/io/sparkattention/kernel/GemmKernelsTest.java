@@ -108,6 +108,38 @@ class GemmKernelsTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("everyImplementation")
+    @DisplayName("the weight gradient of a column block of a wider dy, read in place, has the bits of the block "
+        + "copied out (checked against float64 above); a view that does not fit is refused")
+    void stridedWeightGradient(String name, LinearKernel kernel) {
+        RandomTensors rnd = new RandomTensors(47);
+        WeightGradient gradient = new WeightGradient(kernel);
+        int[][] shapes = {{1, 5, 3, 2, 9}, {17, 64, 64, 64, 192}, {65, 33, 17, 40, 129}, {129, 384, 384, 768, 1152},
+            {3, 7, 1, 0, 1}, {0, 4, 4, 4, 12}};
+        for (int[] sh : shapes) {
+            int m = sh[0], in = sh[1], out = sh[2], col = sh[3], ld = sh[4];
+            String shape = name + " m=" + m + " in=" + in + " out=" + out + " col=" + col + " ld=" + ld;
+            float[] wide = rnd.normal(m * ld + 5, 1), x = rnd.normal(m * in, 1);
+            float[] block = new float[m * out];
+            for (int i = 0; i < m; i++) {
+                System.arraycopy(wide, col + i * ld, block, i * out, out);
+            }
+            float[] start = rnd.normal(2 + out * in, 1);
+            float[] copied = start.clone(), strided = start.clone();
+            gradient.accumulate(m, in, out, block, x, copied, 2);
+            gradient.accumulate(m, in, out, wide, col, ld, x, strided, 2);
+            assertArrayEquals(copied, strided, shape);
+        }
+        float[] dw = new float[12];
+        IllegalArgumentException narrow = assertThrows(IllegalArgumentException.class,
+            () -> gradient.accumulate(2, 3, 4, new float[20], 0, 3, new float[6], dw, 0));
+        assertTrue(narrow.getMessage().contains("dy"), narrow.getMessage());
+        IllegalArgumentException outside = assertThrows(IllegalArgumentException.class,
+            () -> gradient.accumulate(2, 3, 4, new float[12], 5, 6, new float[6], dw, 0));
+        assertTrue(outside.getMessage().contains("dy"), outside.getMessage());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("everyImplementation")
     @DisplayName("a prepared weight's apply into a reused buffer overwrites exactly m rows with the allocating "
         + "apply's bits")
     void applyIntoBuffer(String name, LinearKernel kernel) {

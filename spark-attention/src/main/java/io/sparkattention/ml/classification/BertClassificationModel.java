@@ -1,5 +1,6 @@
 package io.sparkattention.ml.classification;
 
+import io.sparkattention.bert.BertClassifierEvaluator;
 import io.sparkattention.bert.BertClassifierNetwork;
 import io.sparkattention.bert.BertClassifierSettings;
 import io.sparkattention.bert.BertEncoder;
@@ -75,6 +76,10 @@ public final class BertClassificationModel
     private transient BertClassifierSummary summary;
     /** The head-only network on the executors, one broadcast per model and SparkContext (see AttentionClassificationModel). */
     private transient ContextBroadcast<JavaSerialized<BertClassifierNetwork>> shipped;
+    /** The head-only network, built once: it holds the frozen encoder's packed weights. */
+    private transient volatile BertClassifierNetwork network;
+    /** {@link #predictRaw}'s evaluators, one per thread (an evaluator is not thread-safe). */
+    private transient ThreadLocal<BertClassifierEvaluator> evaluators;
 
     /** An empty model, without weights, for Spark Connect ML's service loader; use {@link #load} or fit. */
     public BertClassificationModel() {
@@ -173,10 +178,26 @@ public final class BertClassificationModel
         return new BertEncoderModel(encoder()).setInputCol(getFeaturesCol());
     }
 
-    /** The network that computes this model's logits: the head alone trains, so its vector is the head. */
+    /**
+     * The network that computes this model's logits: the head alone trains, so its vector is the
+     * head. Built once per model, so the frozen encoder's weights are packed once.
+     */
     BertClassifierNetwork network() {
-        return new BertClassifierNetwork(encoder().weights(), classifierWeight, classifierBias,
-            new BertClassifierSettings(0, poolingMode, 0.0));
+        BertClassifierNetwork n = network;
+        if (n == null) {
+            n = new BertClassifierNetwork(encoder().weights(), classifierWeight, classifierBias,
+                new BertClassifierSettings(0, poolingMode, 0.0));
+            network = n;
+        }
+        return n;
+    }
+
+    /** {@link #predictRaw}'s evaluators of {@link #network()} at its head, one per thread. */
+    private synchronized ThreadLocal<BertClassifierEvaluator> evaluators() {
+        if (evaluators == null) {
+            evaluators = ThreadLocal.withInitial(() -> network().bind(network().initialParameters()));
+        }
+        return evaluators;
     }
 
     @Override
@@ -312,7 +333,7 @@ public final class BertClassificationModel
             throw new IllegalArgumentException(problem);
         }
         float[] z = new float[numClasses()];
-        n.bind(n.initialParameters()).logits(ids, null, z);
+        evaluators().get().logits(ids, null, z);
         double[] raw = new double[z.length];
         for (int i = 0; i < raw.length; i++) {
             raw[i] = z[i];
@@ -340,6 +361,7 @@ public final class BertClassificationModel
             classifierBias, poolingMode), extra);
         copied.summary = summary;
         copied.shipped = shipped();
+        copied.network = network;
         return copied.setParent(parent());
     }
 

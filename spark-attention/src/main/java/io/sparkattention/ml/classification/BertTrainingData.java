@@ -2,6 +2,7 @@ package io.sparkattention.ml.classification;
 
 import io.sparkattention.bert.BertClassifierNetwork;
 import io.sparkattention.bert.BertConfig;
+import io.sparkattention.ml.feature.EncoderBatches;
 import io.sparkattention.sparkinternal.InternalFrames;
 import org.apache.spark.Partitioner;
 import org.apache.spark.api.java.JavaRDD;
@@ -16,9 +17,11 @@ import org.apache.spark.storage.StorageLevel;
 import scala.Tuple2;
 
 import java.io.Serializable;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
+import java.util.NoSuchElementException;
 
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.lit;
@@ -124,11 +127,7 @@ final class BertTrainingData implements AutoCloseable {
             .mapPartitionsWithIndex((p, it) -> keyed(offsets[p], it), true)
             .mapToPair(t -> t)
             .repartitionAndSortWithinPartitions(new ConsecutiveRows(total, partitions))
-            .map(t -> {
-                BertClassifierNetwork n = network.value().get();
-                BertTrainingRow r = t._2();
-                return r.laidOut(t._1(), n.hasFrozenPrefix() ? n.frozenStates(r.ids) : null);
-            })
+            .mapPartitions(it -> new WithFrozenStates(network.value().get(), EncoderBatches.defaults(), it), true)
             .persist(StorageLevel.MEMORY_AND_DISK());
         laid.setName("BertClassifier training rows (" + partitions + " partitions, frozen states)");
         try {
@@ -163,6 +162,67 @@ final class BertTrainingData implements AutoCloseable {
         decoded.unpersist(false);
         if (rows != null) {
             rows.unpersist(false);
+        }
+    }
+
+    /**
+     * A partition's keyed rows laid out with their frozen states, in order: consecutive rows are
+     * gathered into the groups of {@code batches} and each group's states come from one stacked
+     * forward of the frozen prefix (none when everything trains).
+     */
+    private static final class WithFrozenStates implements Iterator<BertTrainingRow> {
+        private final BertClassifierNetwork network;
+        private final EncoderBatches batches;
+        private final Iterator<Tuple2<Long, BertTrainingRow>> input;
+        private final List<Tuple2<Long, BertTrainingRow>> group = new ArrayList<>();
+        private Tuple2<Long, BertTrainingRow> pending;
+        private BertTrainingRow[] ready = new BertTrainingRow[0];
+        private int next;
+
+        WithFrozenStates(BertClassifierNetwork network, EncoderBatches batches,
+                         Iterator<Tuple2<Long, BertTrainingRow>> input) {
+            this.network = network;
+            this.batches = batches;
+            this.input = input;
+        }
+
+        @Override
+        public boolean hasNext() {
+            if (next < ready.length) {
+                return true;
+            }
+            group.clear();
+            long tokens = 0;
+            while (pending != null || input.hasNext()) {
+                Tuple2<Long, BertTrainingRow> t = pending != null ? pending : input.next();
+                pending = null;
+                int length = t._2().ids.length;
+                if (batches.closesBefore(group.size(), tokens, length)) {
+                    pending = t;
+                    break;
+                }
+                group.add(t);
+                tokens += length;
+            }
+            ready = new BertTrainingRow[group.size()];
+            next = 0;
+            int[][] ids = new int[group.size()][];
+            for (int i = 0; i < ids.length; i++) {
+                ids[i] = group.get(i)._2().ids;
+            }
+            float[][] states = network.hasFrozenPrefix() ? EncoderBatches.encode(ids, network::frozenStates) : null;
+            for (int i = 0; i < ready.length; i++) {
+                ready[i] = group.get(i)._2().laidOut(group.get(i)._1(), states == null ? null : states[i]);
+            }
+            return ready.length > 0;
+        }
+
+        @Override
+        public BertTrainingRow next() {
+            if (!hasNext()) {
+                throw new NoSuchElementException();
+            }
+            return ready[next++];
         }
     }
 

@@ -8,6 +8,7 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Function;
 import java.util.stream.IntStream;
 
 /**
@@ -110,13 +111,25 @@ public final class EncoderBatches implements Serializable {
      * @return one L×hidden array per sequence, in the batch's order
      */
     public static float[][] encode(BertEncoder encoder, int[][] batch) {
+        return encode(batch, encoder::forward);
+    }
+
+    /**
+     * {@link #encode(BertEncoder, int[][])} through any stacked forward (a fine-tuned network's
+     * frozen prefix, for one): the batch sorted by length, one call, the results in the batch's order.
+     *
+     * @param batch   token id sequences
+     * @param stacked the stacked forward: one result per sequence, in its argument's order
+     * @return one result per sequence, in the batch's order
+     */
+    public static float[][] encode(int[][] batch, Function<int[][], float[][]> stacked) {
         Integer[] order = IntStream.range(0, batch.length).boxed().toArray(Integer[]::new);
         Arrays.sort(order, Comparator.comparingInt(i -> batch[i].length));
         int[][] sorted = new int[batch.length][];
         for (int i = 0; i < order.length; i++) {
             sorted[i] = batch[order[i]];
         }
-        float[][] states = encoder.forward(sorted);
+        float[][] states = stacked.apply(sorted);
         float[][] out = new float[batch.length][];
         for (int i = 0; i < order.length; i++) {
             out[order[i]] = states[i];
