@@ -101,7 +101,7 @@ final class FineTuneOptions {
     /** The estimator's messages name its params; the command line's user knows them as options. */
     static String optionNames(String message) {
         String m = message == null ? "" : message;
-        return m.replace("initialWeightsPath: ", "--initial-weights: ").replace("set numClasses", "set --num-classes")
-            .replace("trainableLayers is ", "--trainable-layers is ").replace("numClasses is ", "--num-classes is ");
+        return m.replace("initialWeightsPath: ", "--initial-weights: ")
+            .replace("trainableLayers is ", "--trainable-layers is ").replaceAll("\\bnumClasses\\b", "--num-classes");
     }
 }

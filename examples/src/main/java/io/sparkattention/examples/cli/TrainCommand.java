@@ -288,7 +288,7 @@ final class TrainCommand extends TableCommand {
     static String optionNames(String message) {
         String m = message == null ? "" : message;
         return m.replace("initialWeightsPath: ", "--initial-weights: ").replace("numHeads (", "--num-heads (")
-            .replace("set numClasses", "set --num-classes").replace(" and numClasses ", " and --num-classes ")
+            .replaceAll("\\bnumClasses\\b", "--num-classes")
             .replace(" (handleInvalid=keep lets it propagate)", "");
     }
 

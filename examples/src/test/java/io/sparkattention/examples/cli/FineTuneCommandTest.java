@@ -137,6 +137,19 @@ class FineTuneCommandTest {
     }
 
     @Test
+    @DisplayName("the estimator's param names in a message read as the options a command-line user typed")
+    void messagesNameOptions() {
+        assertEquals("column label is 7.0, outside [0, 3): without --num-classes or the label column's metadata, K is "
+                + "the largest label + 1; set --num-classes to train more classes",
+            FineTuneOptions.optionNames("column label is 7.0, outside [0, 3): without numClasses or the label column's "
+                + "metadata, K is the largest label + 1; set numClasses to train more classes"));
+        assertEquals("--num-classes is 3, but the label column's metadata declares 4 classes",
+            FineTuneOptions.optionNames("numClasses is 3, but the label column's metadata declares 4 classes"));
+        assertEquals("--trainable-layers is 7, the model has 6 layers",
+            FineTuneOptions.optionNames("trainableLayers is 7, the model has 6 layers"));
+    }
+
+    @Test
     @DisplayName("--handle-invalid: skip leaves rows without ids out of the fit; keep is refused (nothing to train "
         + "on), exit 2 with nothing left")
     void handleInvalid() throws Exception {
