@@ -22,9 +22,11 @@ import java.util.Objects;
  *   backward:  dz = w·(softmax(z) − onehot(y));  dW += dz·pooledᵀ,  db += dz,  dpooled = Wᵀ·dz
  *              dx = pool'ᵀ·(dpooled∘M);  dx = layer_n.backward(dx) top to bottom;  embeddings' backward
  * </pre>
- * A row's gradient is computed in float32 (one vector, zero between rows) and added into the
- * caller's float64 sums, so it is the same whatever partition or thread computes it; of the word
- * embedding only the rows of the row's ids are added.
+ * Gradients are summed in float32 in one pending vector: {@link #accumulate} adds one row's and
+ * flushes it into the caller's float64 sums at once; {@link #add} leaves it pending until
+ * {@link #flushInto}, so that a trainer adding many rows pays the flush (a read and write of every
+ * trainable parameter) once per run of rows rather than once per row. Of the word embedding only
+ * the rows of the pending rows' ids are flushed.
  */
 public final class BertClassifierEvaluator {
 
@@ -45,6 +47,11 @@ public final class BertClassifierEvaluator {
     private final int wordFrom;
     private final int wordTo;
     private final boolean[] flushed;
+    /** The ids of the rows added since the last flush (word-embedding rows to flush), when the embeddings train. */
+    private int[] pendingIds = new int[0];
+    private int pendingIdCount;
+    /** Rows added since the last flush. */
+    private int pendingRows;
     private final TrainingRecord.Norm embeddingsRecord = new TrainingRecord.Norm();
     private final TrainingRecord.Layer[] records;
     private final TrainingRecord.Scratch scratch = new TrainingRecord.Scratch();
@@ -139,16 +146,26 @@ public final class BertClassifierEvaluator {
      *                                  position, the label, the weight, the states' or gradient's length)
      */
     public double accumulate(int[] ids, float[] frozenStates, long rowKey, int label, double weight, double[] grad) {
+        checkGradient(grad);
+        double loss = add(ids, frozenStates, rowKey, label, weight);
+        flushInto(grad);
+        return loss;
+    }
+
+    /**
+     * {@link #accumulate} without the flush: adds the row's weighted gradient into the pending
+     * float32 sums and returns weight·CE. The rows added before one {@link #flushInto} are summed
+     * in float32 in the order they are added.
+     *
+     * @throws IllegalArgumentException as {@link #accumulate}
+     */
+    public double add(int[] ids, float[] frozenStates, long rowKey, int label, double weight) {
         checkRow(ids, frozenStates);
         if (label < 0 || label >= net.numClasses()) {
             throw new IllegalArgumentException("label " + label + " is not a class in [0, " + net.numClasses() + ")");
         }
         if (!(weight >= 0) || Double.isInfinite(weight)) {
             throw new IllegalArgumentException("row weight must be finite and >= 0, got " + weight);
-        }
-        Objects.requireNonNull(grad, "gradient");
-        if (grad.length != rowGrad.length) {
-            throw new IllegalArgumentException("gradient has " + grad.length + " values, expected " + rowGrad.length);
         }
         if (weight == 0) {
             return 0;
@@ -158,9 +175,65 @@ public final class BertClassifierEvaluator {
         int L = ids.length;
         forward(ids, frozenStates, masks);
         double loss = Softmax.lossAndGradient(logits, logits.length, label, weight, dLogits);
+        // Counted before the backward writes into the pending sums, so that discardPending clears a
+        // row that failed part-way.
+        pendingRows++;
+        if (flushed != null) {
+            if (pendingIdCount + L > pendingIds.length) {
+                pendingIds = Arrays.copyOf(pendingIds, Math.max(2 * pendingIds.length, pendingIdCount + L));
+            }
+            System.arraycopy(ids, 0, pendingIds, pendingIdCount, L);
+            pendingIdCount += L;
+        }
         backward(ids, L, masks);
-        flush(ids, grad);
         return weight * loss;
+    }
+
+    /**
+     * Adds the pending sums (the rows {@link #add}ed since the last flush) into {@code grad} and
+     * clears them; nothing when no row is pending.
+     *
+     * @param grad {@link BertClassifierNetwork#parameterCount()} sums, added to
+     * @throws IllegalArgumentException when grad has another length
+     */
+    public void flushInto(double[] grad) {
+        checkGradient(grad);
+        if (pendingRows == 0) {
+            return;
+        }
+        EncoderMath.INSTANCE.addAndClear(rowGrad, grad, 0, wordFrom);
+        EncoderMath.INSTANCE.addAndClear(rowGrad, grad, wordTo, rowGrad.length);
+        if (flushed != null) {
+            for (int i = 0; i < pendingIdCount; i++) {
+                int id = pendingIds[i];
+                if (!flushed[id]) {
+                    flushed[id] = true;
+                    int o = wordFrom + id * width;
+                    EncoderMath.INSTANCE.addAndClear(rowGrad, grad, o, o + width);
+                }
+            }
+            for (int i = 0; i < pendingIdCount; i++) {
+                flushed[pendingIds[i]] = false;
+            }
+        }
+        pendingRows = 0;
+        pendingIdCount = 0;
+    }
+
+    /** Drops the pending sums unflushed (a caller's run of rows that failed part-way). */
+    public void discardPending() {
+        if (pendingRows > 0) {
+            Arrays.fill(rowGrad, 0f);
+            pendingRows = 0;
+            pendingIdCount = 0;
+        }
+    }
+
+    private void checkGradient(double[] grad) {
+        Objects.requireNonNull(grad, "gradient");
+        if (grad.length != rowGrad.length) {
+            throw new IllegalArgumentException("gradient has " + grad.length + " values, expected " + rowGrad.length);
+        }
     }
 
     /**
@@ -297,25 +370,6 @@ public final class BertClassifierEvaluator {
         }
         if (embeddings != null) {
             embeddings.backward(ids, embeddingsRecord, dOut, masks == null ? null : masks.embeddings, rowGrad);
-        }
-    }
-
-    /** Adds {@link #rowGrad} into the caller's sums and clears it: all but the word embedding, then its rows of ids. */
-    private void flush(int[] ids, double[] grad) {
-        EncoderMath.INSTANCE.addAndClear(rowGrad, grad, 0, wordFrom);
-        EncoderMath.INSTANCE.addAndClear(rowGrad, grad, wordTo, rowGrad.length);
-        if (flushed == null) {
-            return;
-        }
-        for (int id : ids) {
-            if (!flushed[id]) {
-                flushed[id] = true;
-                int o = wordFrom + id * width;
-                EncoderMath.INSTANCE.addAndClear(rowGrad, grad, o, o + width);
-            }
-        }
-        for (int id : ids) {
-            flushed[id] = false;
         }
     }
 }

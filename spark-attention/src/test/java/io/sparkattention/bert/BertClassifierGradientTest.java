@@ -9,6 +9,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.io.IOException;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Random;
@@ -166,6 +167,45 @@ class BertClassifierGradientTest {
         double[] again = new double[net.parameterCount()];
         ev.accumulate(ids, null, 8, 1, 1.0, again);
         assertArrayEquals(computed, again, "an evaluator reused for the same row gives the same bits");
+    }
+
+    @Test
+    void rowsAddedThenFlushedOnceSumTheirGradientsLikeRowByRowAndDiscardDropsThem() {
+        BertWeights enc = randomEncoder(2, 12, 3, 20, 40, 30, 4);
+        RandomTensors rnd = new RandomTensors(5);
+        BertClassifierNetwork net = new BertClassifierNetwork(enc, rnd.normal(3 * 12, 0.3), rnd.normal(3, 0.1),
+            new BertClassifierSettings(-1, Pooling.MEAN, 0.2));
+        float[] theta = net.initialParameters();
+        int[][] rows = {randomIds(7, 40, 1), randomIds(13, 40, 2), randomIds(1, 40, 3), randomIds(21, 40, 4)};
+        double[] rowByRow = new double[net.parameterCount()];
+        double[] pending = new double[net.parameterCount()];
+        BertClassifierEvaluator each = net.bind(theta, 3, 1);
+        BertClassifierEvaluator batched = net.bind(theta, 3, 1);
+        double lossEach = 0, lossBatched = 0;
+        for (int r = 0; r < rows.length; r++) {
+            lossEach += each.accumulate(rows[r], null, r, r % 3, 0.5 + r, rowByRow);
+            lossBatched += batched.add(rows[r], null, r, r % 3, 0.5 + r);
+        }
+        assertTrue(Arrays.stream(pending).allMatch(g -> g == 0), "nothing reaches the sums before the flush");
+        batched.flushInto(pending);
+        assertEquals(lossEach, lossBatched, "the losses are the rows' own");
+        double scale = Arrays.stream(rowByRow).map(Math::abs).max().orElse(0);
+        for (int i = 0; i < pending.length; i++) {
+            assertEquals(rowByRow[i], pending[i], 1e-6 * scale, "parameter " + i + ": every pending row, word rows too");
+        }
+        double[] empty = new double[net.parameterCount()];
+        batched.flushInto(empty);
+        assertTrue(Arrays.stream(empty).allMatch(g -> g == 0), "a flush clears what it flushed");
+        batched.add(rows[0], null, 0, 0, 1.0);
+        batched.discardPending();
+        batched.flushInto(empty);
+        assertTrue(Arrays.stream(empty).allMatch(g -> g == 0), "discarded rows never reach the sums");
+        double[] one = new double[net.parameterCount()];
+        double[] alone = new double[net.parameterCount()];
+        batched.add(rows[1], null, 1, 1, 1.5);
+        batched.flushInto(one);
+        net.bind(theta, 3, 1).accumulate(rows[1], null, 1, 1, 1.5, alone);
+        assertArrayEquals(alone, one, "one pending row flushes the bits accumulate adds");
     }
 
     @Test
