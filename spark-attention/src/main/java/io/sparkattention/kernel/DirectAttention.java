@@ -50,6 +50,8 @@ public final class DirectAttention {
         float[] queriesT = new float[0];
         float[] scores = new float[0];
         float[] gradScores = new float[0];
+        /** The backward's P∘M (the probabilities after dropout), S·Lp. */
+        float[] dropped = new float[0];
         float[] values = new float[0];
         float[] rowMax = new float[0];
         float[] rowSum = new float[0];
@@ -72,10 +74,11 @@ public final class DirectAttention {
             }
         }
 
-        /** The backward pass's second score matrix (dP). */
+        /** The backward pass's second score matrix (dP) and its probabilities after dropout. */
         void ensureGrad(int lp, int S) {
             if (gradScores.length < S * lp) {
                 gradScores = new float[S * lp];
+                dropped = new float[S * lp];
             }
         }
     }
@@ -109,6 +112,14 @@ public final class DirectAttention {
          */
         abstract void values(float[] sT, int lp, int L, int S, float[] v, int vOff, int ldv, int dv, float[] inv,
                              float[] out, int oOff, int ldo, Workspace ws);
+
+        /**
+         * {@code out[oOff + c·ldo + t] += alpha · Σ_j sT[c·lp + j] · b[bOff + j·ldb + t]} for keys c &lt; S,
+         * t &lt; n, the sum over queries j &lt; L: the backward's dV and dK products. May use the
+         * workspace's transposed-query buffer, whose scores are computed by then.
+         */
+        abstract void rowsTimes(float[] sT, int lp, int L, int S, float[] b, int bOff, int ldb, int n, float alpha,
+                                float[] out, int oOff, int ldo, Workspace ws);
 
         abstract String name();
     }

@@ -108,40 +108,25 @@ final class DirectBackward {
                 }
                 rowDot[j] = dot;
             }
+            float[] dropped = dropout == null ? p : ws.dropped;
             for (int c = 0; c < S; c++) {
                 int row = c * lp;
-                int vRow = dvo + c * dv.ld(), kRow = dko + c * dk.ld();
                 for (int j = 0; j < L; j++) {
                     float pj = p[row + j];
-                    if (pj == 0f) {
-                        ds[row + j] = 0f;
-                        continue;
-                    }
                     if (dropout == null) {
-                        float g = pj * (ds[row + j] - rowDot[j]);
-                        ds[row + j] = g;
-                        axpy(pj, dOut.data(), go + j * dOut.ld(), dv.data(), vRow, dvh);
-                        axpy(scale * g, q.data(), qo + j * q.ld(), dk.data(), kRow, d);
-                    } else {  // dP∘M, and (P∘M)ᵀ·dO into dV
+                        ds[row + j] = pj * (ds[row + j] - rowDot[j]);
+                    } else {  // dP∘M, and P∘M for dV
                         float m = dropout.factor(h, j, c);
-                        float g = pj * (ds[row + j] * m - rowDot[j]);
-                        ds[row + j] = g;
-                        if (m != 0f) {
-                            axpy(pj * m, dOut.data(), go + j * dOut.ld(), dv.data(), vRow, dvh);
-                        }
-                        axpy(scale * g, q.data(), qo + j * q.ld(), dk.data(), kRow, d);
+                        ds[row + j] = pj * (ds[row + j] * m - rowDot[j]);
+                        dropped[row + j] = pj * m;
                     }
                 }
             }
-            for (int j = 0; j < L; j++) {
-                int qRow = dqo + j * dq.ld();
-                for (int c = 0; c < S; c++) {
-                    float g = ds[c * lp + j];
-                    if (g != 0f) {
-                        axpy(scale * g, k.data(), ko + c * k.ld(), dq.data(), qRow, d);
-                    }
-                }
-            }
+            impl.rowsTimes(dropped, lp, L, S, dOut.data(), go, dOut.ld(), dvh, 1f, dv.data(), dvo, dv.ld(), ws);
+            impl.rowsTimes(ds, lp, L, S, q.data(), qo, q.ld(), d, scale, dk.data(), dko, dk.ld(), ws);
+            // dQ_h = scale · dSᵀ · k: the forward's P·V product with dS for P and scale for 1/ℓ.
+            Arrays.fill(shift, 0, L, scale);
+            impl.values(ds, lp, L, S, k.data(), ko, k.ld(), d, shift, dq.data(), dqo, dq.ld(), ws);
             if (dBias != null) {
                 int base = biasPerHead ? h * L * S : 0;
                 for (int j = 0; j < L; j++) {
@@ -150,13 +135,6 @@ final class DirectBackward {
                     }
                 }
             }
-        }
-    }
-
-    /** {@code y[yOff + t] += a · x[xOff + t]} for t &lt; n. */
-    private static void axpy(float a, float[] x, int xOff, float[] y, int yOff, int n) {
-        for (int t = 0; t < n; t++) {
-            y[yOff + t] += a * x[xOff + t];
         }
     }
 }

@@ -76,6 +76,21 @@ final class ScalarDirectAttention extends DirectAttention.Impl {
     }
 
     @Override
+    void rowsTimes(float[] sT, int lp, int L, int S, float[] b, int bOff, int ldb, int n, float alpha, float[] out,
+                   int oOff, int ldo, DirectAttention.Workspace ws) {
+        for (int c = 0; c < S; c++) {
+            int o = oOff + c * ldo;
+            for (int t = 0; t < n; t++) {
+                float sum = 0f;
+                for (int j = 0; j < L; j++) {
+                    sum += sT[c * lp + j] * b[bOff + j * ldb + t];
+                }
+                out[o + t] += alpha * sum;
+            }
+        }
+    }
+
+    @Override
     String name() {
         return "scalar";
     }

@@ -13,6 +13,7 @@ import java.util.Arrays;
  *   sT[c][j]   = exp(sT[c][j] − shift[j])            (VectorExp)
  *   vp[c][t]   = v[c, t]                             S × dp, zero beyond dv
  *   out[j, t]  = inv[j] · Σ_c sT[c][j] · vp[c][t]
+ *   backward:  g[c, t] += α · Σ_j sT[c][j] · bp[j][t]   S × n, bp the L × n operand padded (dV, dK)
  * </pre>
  * Lp and dp are L and d rounded up to whole vectors. The score block is 4 keys × 2 query
  * vectors (8 accumulators fed by 2 loads and 4 broadcasts per step); the value block is 4
@@ -72,6 +73,18 @@ final class VectorDirectAttention extends DirectAttention.Impl {
             Arrays.fill(vp, c * dp + dv, c * dp + dp, 0f);
         }
         values(sT, L, S, lp, vp, dp, dv, inv, out, ldo, oOff, ws.stage);
+    }
+
+    @Override
+    void rowsTimes(float[] sT, int lp, int L, int S, float[] b, int bOff, int ldb, int n, float alpha, float[] out,
+                   int oOff, int ldo, DirectAttention.Workspace ws) {
+        int np = padded(n);
+        float[] bp = ws.queriesT;  // L × np ≤ Lp × dp: free once the scores are computed
+        for (int j = 0; j < L; j++) {
+            System.arraycopy(b, bOff + j * ldb, bp, j * np, n);
+            Arrays.fill(bp, j * np + n, (j + 1) * np, 0f);
+        }
+        rowsTimes(sT, lp, L, S, bp, np, n, alpha, out, oOff, ldo, ws.stage);
     }
 
     @Override
@@ -194,6 +207,68 @@ final class VectorDirectAttention extends DirectAttention.Impl {
                     System.arraycopy(out, 0, ctx, j * E + col + t0, n);
                 }
             }
+        }
+    }
+
+    /**
+     * {@code out[oOff + c·ldo + t] += alpha · Σ_j sT[c][j] · bp[j][t]} for c &lt; S, t &lt; n (j &lt; L):
+     * 4 keys at a time, np/LANES vectors of bp's padded rows. {@code stage} (at least one vector
+     * long) stages a partial last vector.
+     */
+    private static void rowsTimes(float[] sT, int lp, int L, int S, float[] bp, int np, int n, float alpha,
+                                  float[] out, int oOff, int ldo, float[] stage) {
+        int c = 0;
+        for (; c + 4 <= S; c += 4) {
+            int s0 = c * lp, s1 = s0 + lp, s2 = s1 + lp, s3 = s2 + lp;
+            for (int t0 = 0; t0 < np; t0 += LANES) {
+                FloatVector a0 = FloatVector.zero(SPECIES), a1 = a0, a2 = a0, a3 = a0;
+                for (int j = 0, v = t0; j < L; j++, v += np) {
+                    FloatVector w = FloatVector.fromArray(SPECIES, bp, v);
+                    a0 = FloatVector.broadcast(SPECIES, sT[s0 + j]).fma(w, a0);
+                    a1 = FloatVector.broadcast(SPECIES, sT[s1 + j]).fma(w, a1);
+                    a2 = FloatVector.broadcast(SPECIES, sT[s2 + j]).fma(w, a2);
+                    a3 = FloatVector.broadcast(SPECIES, sT[s3 + j]).fma(w, a3);
+                }
+                int o = oOff + c * ldo + t0, rem = Math.min(LANES, n - t0);
+                if (rem == LANES) {
+                    FloatVector.fromArray(SPECIES, out, o).add(a0.mul(alpha)).intoArray(out, o);
+                    FloatVector.fromArray(SPECIES, out, o + ldo).add(a1.mul(alpha)).intoArray(out, o + ldo);
+                    FloatVector.fromArray(SPECIES, out, o + 2 * ldo).add(a2.mul(alpha)).intoArray(out, o + 2 * ldo);
+                    FloatVector.fromArray(SPECIES, out, o + 3 * ldo).add(a3.mul(alpha)).intoArray(out, o + 3 * ldo);
+                } else {
+                    a0.mul(alpha).intoArray(stage, 0);
+                    addStaged(stage, rem, out, o);
+                    a1.mul(alpha).intoArray(stage, 0);
+                    addStaged(stage, rem, out, o + ldo);
+                    a2.mul(alpha).intoArray(stage, 0);
+                    addStaged(stage, rem, out, o + 2 * ldo);
+                    a3.mul(alpha).intoArray(stage, 0);
+                    addStaged(stage, rem, out, o + 3 * ldo);
+                }
+            }
+        }
+        for (; c < S; c++) {
+            int s0 = c * lp;
+            for (int t0 = 0; t0 < np; t0 += LANES) {
+                FloatVector a0 = FloatVector.zero(SPECIES);
+                for (int j = 0, v = t0; j < L; j++, v += np) {
+                    a0 = FloatVector.broadcast(SPECIES, sT[s0 + j]).fma(FloatVector.fromArray(SPECIES, bp, v), a0);
+                }
+                int o = oOff + c * ldo + t0, rem = Math.min(LANES, n - t0);
+                if (rem == LANES) {
+                    FloatVector.fromArray(SPECIES, out, o).add(a0.mul(alpha)).intoArray(out, o);
+                } else {
+                    a0.mul(alpha).intoArray(stage, 0);
+                    addStaged(stage, rem, out, o);
+                }
+            }
+        }
+    }
+
+    /** {@code out[o + t] += stage[t]} for t &lt; n. */
+    private static void addStaged(float[] stage, int n, float[] out, int o) {
+        for (int t = 0; t < n; t++) {
+            out[o + t] += stage[t];
         }
     }
 }
