@@ -7,10 +7,12 @@ import io.sparkattention.bert.BertEncoder;
 import io.sparkattention.exec.RowFunctions;
 import io.sparkattention.ml.ContextBroadcast;
 import io.sparkattention.ml.feature.BertEncoderModel;
+import io.sparkattention.ml.feature.EncoderBatches;
 import io.sparkattention.ml.StageSchema;
 import io.sparkattention.ml.StageUid;
 import io.sparkattention.nn.Pooling;
 import io.sparkattention.nn.Softmax;
+import io.sparkattention.sparkinternal.InternalFrames;
 import org.apache.spark.SparkContext;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.ml.classification.ProbabilisticClassificationModel;
@@ -42,7 +44,9 @@ import static org.apache.spark.sql.functions.udf;
  * A fine-tuned BERT classifier (see {@link BertClassifier}): the encoder and the linear head on
  * its pooled output. {@code transform} adds MLlib's three columns — rawPrediction (the K
  * logits), probability (their softmax) and prediction — from the token ids column, so MLlib's
- * evaluators, CrossValidator and TrainValidationSplit use it unchanged.
+ * evaluators, CrossValidator and TrainValidationSplit use it unchanged. A batch DataFrame's rows
+ * are encoded per task in the encoder stage's groups ({@link EncoderBatches}: one stacked forward
+ * per group), a streaming one's one at a time; either way a row gets the bits it gets alone.
  *
  * <ul>
  *   <li>{@link #encoderModel()}: the fine-tuned encoder as a {@link BertEncoderModel}, to embed;</li>
@@ -287,10 +291,18 @@ public final class BertClassificationModel
         String ids = getFeaturesCol();
         boolean longIds = ((ArrayType) dataset.schema().apply(ids).dataType()).elementType()
             .equals(DataTypes.LongType);
-        BertRowFunction logits = new BertRowFunction(shipped(dataset.sparkSession().sparkContext()), ids, longIds);
+        Broadcast<JavaSerialized<BertClassifierNetwork>> network = shipped(dataset.sparkSession().sparkContext());
         String raw = getRawPredictionCol().isEmpty() ? "_" + uid + "_rawPrediction" : getRawPredictionCol();
-        Dataset<Row> df = dataset.toDF().withColumn(raw,
-            RowFunctions.column("bert_classifier", logits, new VectorUDT(), null, List.of(col(ids))));
+        Dataset<Row> df = dataset.toDF();
+        if (df.isStreaming()) {
+            df = df.withColumn(raw, RowFunctions.column("bert_classifier", new BertRowFunction(network, ids, longIds),
+                new VectorUDT(), null, List.of(col(ids))));
+        } else {
+            ClassifyPartition logits = new ClassifyPartition(network, ids, df.schema().fieldIndex(ids), longIds,
+                EncoderBatches.defaults());
+            df = InternalFrames.frame(df, InternalFrames.rows(df).toJavaRDD().mapPartitionsWithIndex(logits, true)
+                .rdd(), df.schema().add(raw, new VectorUDT(), true));
+        }
         if (!getProbabilityCol().isEmpty()) {
             UDF1<Vector, Vector> probability = v -> v == null ? null : raw2probability(v);
             df = df.withColumn(getProbabilityCol(), udf(probability, new VectorUDT()).apply(col(raw))

@@ -2,27 +2,21 @@ package io.sparkattention.ml.feature;
 
 import io.sparkattention.bert.BertConfig;
 import io.sparkattention.bert.BertEncoder;
-import io.sparkattention.rows.RowDataException;
 import org.apache.spark.api.java.function.Function2;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.catalyst.InternalRow;
-import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
-import org.apache.spark.sql.catalyst.expressions.JoinedRow;
 import org.apache.spark.sql.types.DataType;
 
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
-import java.util.NoSuchElementException;
 
 /**
- * The encoder stage on one partition: its rows gathered into {@link EncoderBatches}, each group
- * encoded by one stacked forward, every row returned in its input order with the requested
- * outputs appended. A row whose ids are null and kept passes through with null outputs: it counts
- * toward its group's {@code batchRows} (a group holds its rows until they return) but takes no
- * place in the forward; with the attention output each row is encoded alone (the probabilities
- * are one sequence's). Errors name the row as the stages' row functions do: by its
- * {@code rowIdCol} value, else by its position in its partition.
+ * The encoder stage on one partition ({@link BatchedRows}): its rows gathered into
+ * {@link EncoderBatches}, each group encoded by one stacked forward, every row returned in its
+ * input order with the requested outputs appended; a row whose ids are null and kept gets null
+ * outputs. With the attention output each row is encoded alone (the probabilities are one
+ * sequence's).
  */
 final class EncodePartition implements Function2<Integer, Iterator<InternalRow>, Iterator<InternalRow>> {
 
@@ -52,7 +46,36 @@ final class EncodePartition implements Function2<Integer, Iterator<InternalRow>,
 
     @Override
     public Iterator<InternalRow> call(Integer partition, Iterator<InternalRow> input) {
-        return new Grouped(partition, input, encoder.value().get());
+        BertEncoder model = encoder.value().get();
+        BertConfig config = model.config();
+        BatchedRows.Decoder decoder = row -> rows.ids(row.isNullAt(idsIndex) ? null : row.getArray(idsIndex), config);
+        return new BatchedRows(batches, partition, input, decoder, ids -> encode(model, ids), width(), rowIdIndex,
+            rowIdType);
+    }
+
+    /** The outputs of a group's rows: one stacked forward, or each row alone with the attention output. */
+    private Object[][] encode(BertEncoder model, int[][] ids) {
+        BertConfig config = model.config();
+        Object[][] out = new Object[ids.length][];
+        if (rows.outputs().attention()) {
+            for (int i = 0; i < ids.length; i++) {
+                float[] probs = new float[config.heads() * ids[i].length * ids[i].length];
+                float[] alone = model.forward(ids[i], rows.outputs().attentionLayer(), probs);
+                out[i] = added(rows.encode(alone, ids[i].length, config, probs));
+            }
+            return out;
+        }
+        float[][] states = EncoderBatches.encode(model, ids);
+        for (int i = 0; i < ids.length; i++) {
+            out[i] = added(rows.encode(states[i], ids[i].length, config, null));
+        }
+        return out;
+    }
+
+    /** How many outputs are appended. */
+    private int width() {
+        EncoderRows.Outputs o = rows.outputs();
+        return (o.embedding() ? 1 : 0) + (o.states() ? 1 : 0) + (o.attention() ? 1 : 0);
     }
 
     /** The outputs asked for, in column order: embedding, states, attention. */
@@ -69,126 +92,5 @@ final class EncodePartition implements Function2<Integer, Iterator<InternalRow>,
             out.add(all[2]);
         }
         return out.toArray();
-    }
-
-    private final class Grouped implements Iterator<InternalRow> {
-        private final int partition;
-        private final Iterator<InternalRow> input;
-        private final BertEncoder model;
-        private final BertConfig config;
-        private final List<InternalRow> group = new ArrayList<>();
-        private final List<int[]> groupIds = new ArrayList<>();
-        private InternalRow[] ready = new InternalRow[0];
-        private int next;
-        /** The row read past the last group's end, and its ids (null when kept null): the next group's first row. */
-        private InternalRow carried;
-        private int[] carriedIds;
-        /** Rows read from this partition: the position of the next one. */
-        private long position;
-
-        Grouped(int partition, Iterator<InternalRow> input, BertEncoder model) {
-            this.partition = partition;
-            this.input = input;
-            this.model = model;
-            this.config = model.config();
-        }
-
-        @Override
-        public boolean hasNext() {
-            if (next < ready.length) {
-                return true;
-            }
-            if (carried == null && !input.hasNext()) {
-                return false;
-            }
-            fill();
-            return next < ready.length;
-        }
-
-        @Override
-        public InternalRow next() {
-            if (!hasNext()) {
-                throw new NoSuchElementException();
-            }
-            InternalRow row = ready[next];
-            ready[next++] = null;
-            return row;
-        }
-
-        /** Reads the next group (rows up to the first that does not fit) and encodes it. */
-        private void fill() {
-            group.clear();
-            groupIds.clear();
-            long tokens = 0;
-            if (carried != null) {
-                group.add(carried);
-                groupIds.add(carriedIds);
-                tokens = carriedIds == null ? 0 : carriedIds.length;
-                carried = null;
-                carriedIds = null;
-            }
-            while (input.hasNext()) {
-                // A private copy: the upstream iterator reuses its row object.
-                InternalRow row = input.next().copy();
-                int[] ids = decode(row, position++);
-                // Every row counts toward batchRows, a null one with no tokens.
-                if (batches.closesBefore(group.size(), tokens, ids == null ? 0 : ids.length)) {
-                    carried = row;
-                    carriedIds = ids;
-                    break;
-                }
-                group.add(row);
-                groupIds.add(ids);
-                if (ids != null) {
-                    tokens += ids.length;
-                }
-            }
-            ready = new InternalRow[group.size()];
-            next = 0;
-            float[][] states = encode();
-            for (int i = 0, s = 0; i < ready.length; i++) {
-                int[] ids = groupIds.get(i);
-                Object[] out;
-                if (ids == null) {
-                    out = new Object[3];
-                } else if (rows.outputs().attention()) {
-                    float[] probs = new float[config.heads() * ids.length * ids.length];
-                    float[] alone = model.forward(ids, rows.outputs().attentionLayer(), probs);
-                    out = rows.encode(alone, ids.length, config, probs);
-                } else {
-                    out = rows.encode(states[s++], ids.length, config, null);
-                }
-                ready[i] = new JoinedRow(group.get(i), new GenericInternalRow(added(out)));
-            }
-        }
-
-        /** The non-null rows' states in one stacked forward; none when each row is encoded alone. */
-        private float[][] encode() {
-            if (rows.outputs().attention()) {
-                return null;
-            }
-            List<int[]> present = new ArrayList<>(groupIds.size());
-            for (int[] ids : groupIds) {
-                if (ids != null) {
-                    present.add(ids);
-                }
-            }
-            return EncoderBatches.encode(model, present.toArray(new int[0][]));
-        }
-
-        private int[] decode(InternalRow row, long at) {
-            try {
-                return rows.ids(row.isNullAt(idsIndex) ? null : row.getArray(idsIndex), config);
-            } catch (RowDataException e) {
-                throw e.at(describe(row, at));
-            }
-        }
-
-        private String describe(InternalRow row, long at) {
-            if (rowIdIndex >= 0) {
-                return "row " + (row.isNullAt(rowIdIndex) ? "null" : row.get(rowIdIndex, rowIdType));
-            }
-            return partition == 0 ? "row " + at : "row " + at + " of partition " + partition;
-        }
     }
 }

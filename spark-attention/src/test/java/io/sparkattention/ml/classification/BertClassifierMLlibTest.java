@@ -160,6 +160,38 @@ class BertClassifierMLlibTest {
     }
 
     @Test
+    @DisplayName("transform encodes each task's rows in stacked groups: in any partitioning a row gets predictRaw's "
+        + "bits; null ids give null columns; a bad id names its row")
+    void transformInGroups() {
+        Dataset<Row> ids = tokenizer().transform(texts()).select("input_ids", "label");
+        BertClassificationModel fitted = classifier().setMaxIter(1).fit(ids);
+        Dataset<Row> withNull = ids.union(spark.createDataFrame(List.of(RowFactory.create(null, 0.0)), ids.schema()));
+        for (int partitions : new int[] {1, 3}) {
+            List<Row> rows = fitted.transform(withNull.repartition(partitions))
+                .select("input_ids", "rawPrediction", "probability", "prediction").collectAsList();
+            assertEquals(TEXTS.length + 1, rows.size());
+            for (Row r : rows) {
+                if (r.isNullAt(0)) {
+                    assertTrue(r.isNullAt(1) && r.isNullAt(2) && r.isNullAt(3), "null ids, null outputs: " + r);
+                    continue;
+                }
+                int[] row = r.getList(0).stream().mapToInt(o -> (Integer) o).toArray();
+                assertArrayEquals(fitted.predictRaw(row).toArray(), ((Vector) r.get(1)).toArray(), 0.0,
+                    partitions + " partitions: " + java.util.Arrays.toString(row));
+            }
+        }
+        Dataset<Row> bad = spark.createDataFrame(List.of(RowFactory.create(new int[] {101, 40000, 102}, 0.0)),
+            ids.schema());
+        Exception e = assertThrows(Exception.class, () -> fitted.transform(bad).collectAsList());
+        StringBuilder messages = new StringBuilder();
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            messages.append(t.getMessage()).append('\n');
+        }
+        assertTrue(messages.toString().contains("row 0: column input_ids has token id 40000 at position 1"),
+            messages.toString());
+    }
+
+    @Test
     @DisplayName("CrossValidator tunes stepSize over a tokenizer + classifier pipeline")
     void crossValidator() {
         BertClassifier classifier = classifier().setMaxIter(2);

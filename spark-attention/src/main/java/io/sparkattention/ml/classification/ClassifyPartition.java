@@ -1,0 +1,80 @@
+package io.sparkattention.ml.classification;
+
+import io.sparkattention.bert.BertClassifierEvaluator;
+import io.sparkattention.bert.BertClassifierNetwork;
+import io.sparkattention.bert.BertConfig;
+import io.sparkattention.ml.feature.BatchedRows;
+import io.sparkattention.ml.feature.EncoderBatches;
+import io.sparkattention.rows.RowDataException;
+import org.apache.spark.api.java.function.Function2;
+import org.apache.spark.broadcast.Broadcast;
+import org.apache.spark.ml.linalg.VectorUDT;
+import org.apache.spark.ml.linalg.Vectors;
+import org.apache.spark.sql.catalyst.InternalRow;
+
+import java.util.Iterator;
+
+/**
+ * A {@link BertClassificationModel}'s logits over one partition of a batch DataFrame: the rows'
+ * token ids gathered into {@link EncoderBatches} groups ({@link BatchedRows}), each group's
+ * encoder states computed by one stacked forward of the head-only network's frozen encoder (the
+ * bits each row gets alone), then the head per row, in eval mode. Appends the K logits as an
+ * MLlib dense vector (Catalyst form); null ids give null.
+ */
+final class ClassifyPartition implements Function2<Integer, Iterator<InternalRow>, Iterator<InternalRow>> {
+
+    private static final long serialVersionUID = 1L;
+    private static final VectorUDT VECTOR = new VectorUDT();
+
+    private final Broadcast<JavaSerialized<BertClassifierNetwork>> network;
+    private final String idsCol;
+    private final int idsIndex;
+    private final boolean longIds;
+    private final EncoderBatches batches;
+
+    /**
+     * @param idsIndex the ids column's position in the input rows
+     * @param longIds  whether its elements are {@code bigint}
+     */
+    ClassifyPartition(Broadcast<JavaSerialized<BertClassifierNetwork>> network, String idsCol, int idsIndex,
+                      boolean longIds, EncoderBatches batches) {
+        this.network = network;
+        this.idsCol = idsCol;
+        this.idsIndex = idsIndex;
+        this.longIds = longIds;
+        this.batches = batches;
+    }
+
+    @Override
+    public Iterator<InternalRow> call(Integer partition, Iterator<InternalRow> input) {
+        BertClassifierNetwork n = network.value().get();
+        BertConfig c = n.config();
+        BatchedRows.Decoder decoder = row -> {
+            if (row.isNullAt(idsIndex)) {
+                return null;
+            }
+            int[] ids = TokenIds.read(row.getArray(idsIndex), longIds);
+            String problem = TokenIds.problem(ids, idsCol, c.vocabSize(), c.maxPositions());
+            if (problem != null) {
+                throw new RowDataException(problem);
+            }
+            return ids;
+        };
+        BertClassifierEvaluator head = n.bind(n.initialParameters());
+        float[] logits = new float[n.numClasses()];
+        BatchedRows.Group group = ids -> {
+            float[][] states = EncoderBatches.encode(ids, n::frozenStates);
+            Object[][] out = new Object[ids.length][];
+            for (int i = 0; i < ids.length; i++) {
+                head.logits(ids[i], states[i], logits);
+                double[] raw = new double[logits.length];
+                for (int k = 0; k < raw.length; k++) {
+                    raw[k] = logits[k];
+                }
+                out[i] = new Object[] {VECTOR.serialize(Vectors.dense(raw))};
+            }
+            return out;
+        };
+        return new BatchedRows(batches, partition, input, decoder, group, 1, -1, null);
+    }
+}
