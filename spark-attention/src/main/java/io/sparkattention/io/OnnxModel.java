@@ -10,7 +10,6 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -258,8 +257,8 @@ public final class OnnxModel {
             float f = 0f;
             long i = 0;
             OnnxTensor t = null;
-            Repeated floats = Repeated.ofFloats();
-            Repeated ints = Repeated.ofVarints();
+            ProtobufRepeated floats = ProtobufRepeated.ofFloats();
+            ProtobufRepeated ints = ProtobufRepeated.ofVarints();
             while (true) {
                 int tag = in.readTag();
                 if (tag == 0) {
@@ -289,14 +288,14 @@ public final class OnnxModel {
         }
 
         private OnnxTensor tensor() throws IOException {
-            Repeated dims = Repeated.ofVarints();
+            ProtobufRepeated dims = ProtobufRepeated.ofVarints();
             int dataType = 0;
             String name = "";
             ByteBuffer raw = null;
-            Repeated floatData = Repeated.ofFloats();
-            Repeated int64Data = Repeated.ofVarints();
-            Repeated int32Data = Repeated.ofVarints();
-            Repeated doubleData = Repeated.ofDoubles();
+            ProtobufRepeated floatData = ProtobufRepeated.ofFloats();
+            ProtobufRepeated int64Data = ProtobufRepeated.ofVarints();
+            ProtobufRepeated int32Data = ProtobufRepeated.ofVarints();
+            ProtobufRepeated doubleData = ProtobufRepeated.ofDoubles();
             boolean external = false;
             while (true) {
                 int tag = in.readTag();
@@ -347,94 +346,6 @@ public final class OnnxModel {
 
         private static int wire(int tag) {
             return WireFormat.getTagWireType(tag);
-        }
-    }
-
-    /**
-     * The values of a repeated numeric field, packed (one length-delimited run) or not (one tag per
-     * value), kept as 64-bit patterns: a float's or a double's raw bits, or an integer.
-     */
-    private static final class Repeated {
-        /** Reads one value of the field's type. */
-        @FunctionalInterface
-        interface Element {
-            long read(CodedInputStream in) throws IOException;
-        }
-
-        static final Element FLOAT = in -> Float.floatToRawIntBits(in.readFloat());
-        static final Element DOUBLE = in -> Double.doubleToRawLongBits(in.readDouble());
-        static final Element VARINT = CodedInputStream::readInt64;
-
-        private final Element element;
-        /** The wire type of one unpacked value. */
-        private final int unpackedWire;
-        private long[] a = new long[0];
-        private int n;
-
-        Repeated(Element element, int unpackedWire) {
-            this.element = element;
-            this.unpackedWire = unpackedWire;
-        }
-
-        static Repeated ofFloats() {
-            return new Repeated(FLOAT, WireFormat.WIRETYPE_FIXED32);
-        }
-
-        static Repeated ofDoubles() {
-            return new Repeated(DOUBLE, WireFormat.WIRETYPE_FIXED64);
-        }
-
-        static Repeated ofVarints() {
-            return new Repeated(VARINT, WireFormat.WIRETYPE_VARINT);
-        }
-
-        void read(CodedInputStream in, int wire) throws IOException {
-            if (wire == WireFormat.WIRETYPE_LENGTH_DELIMITED) {
-                int old = in.pushLimit(in.readRawVarint32());
-                while (in.getBytesUntilLimit() > 0) {
-                    add(element.read(in));
-                }
-                in.popLimit(old);
-            } else if (wire == unpackedWire) {
-                add(element.read(in));
-            } else {
-                throw new InvalidProtocolBufferException("a repeated numeric field has wire type " + wire);
-            }
-        }
-
-        private void add(long v) {
-            if (n == a.length) {
-                a = Arrays.copyOf(a, Math.max(8, 2 * n));
-            }
-            a[n++] = v;
-        }
-
-        long[] longs() {
-            return Arrays.copyOf(a, n);
-        }
-
-        int[] ints() {
-            int[] out = new int[n];
-            for (int i = 0; i < n; i++) {
-                out[i] = (int) a[i];
-            }
-            return out;
-        }
-
-        float[] floats() {
-            float[] out = new float[n];
-            for (int i = 0; i < n; i++) {
-                out[i] = Float.intBitsToFloat((int) a[i]);
-            }
-            return out;
-        }
-
-        double[] doubles() {
-            double[] out = new double[n];
-            for (int i = 0; i < n; i++) {
-                out[i] = Double.longBitsToDouble(a[i]);
-            }
-            return out;
         }
     }
 }
