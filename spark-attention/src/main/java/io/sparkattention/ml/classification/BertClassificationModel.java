@@ -4,15 +4,12 @@ import io.sparkattention.bert.BertClassifierEvaluator;
 import io.sparkattention.bert.BertClassifierNetwork;
 import io.sparkattention.bert.BertClassifierSettings;
 import io.sparkattention.bert.BertEncoder;
-import io.sparkattention.exec.RowFunctions;
 import io.sparkattention.ml.ContextBroadcast;
 import io.sparkattention.ml.feature.BertEncoderModel;
-import io.sparkattention.ml.feature.EncoderBatches;
 import io.sparkattention.ml.StageSchema;
 import io.sparkattention.ml.StageUid;
 import io.sparkattention.nn.Pooling;
 import io.sparkattention.nn.Softmax;
-import io.sparkattention.sparkinternal.InternalFrames;
 import org.apache.spark.SparkContext;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.ml.classification.ProbabilisticClassificationModel;
@@ -34,7 +31,6 @@ import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 
 import java.util.Arrays;
-import java.util.List;
 import java.util.Objects;
 
 import static org.apache.spark.sql.functions.col;
@@ -291,18 +287,9 @@ public final class BertClassificationModel
         String ids = getFeaturesCol();
         boolean longIds = ((ArrayType) dataset.schema().apply(ids).dataType()).elementType()
             .equals(DataTypes.LongType);
-        Broadcast<JavaSerialized<BertClassifierNetwork>> network = shipped(dataset.sparkSession().sparkContext());
         String raw = getRawPredictionCol().isEmpty() ? "_" + uid + "_rawPrediction" : getRawPredictionCol();
-        Dataset<Row> df = dataset.toDF();
-        if (df.isStreaming()) {
-            df = df.withColumn(raw, RowFunctions.column("bert_classifier", new BertRowFunction(network, ids, longIds),
-                new VectorUDT(), null, List.of(col(ids))));
-        } else {
-            ClassifyPartition logits = new ClassifyPartition(network, ids, df.schema().fieldIndex(ids), longIds,
-                EncoderBatches.defaults());
-            df = InternalFrames.frame(df, InternalFrames.rows(df).toJavaRDD().mapPartitionsWithIndex(logits, true)
-                .rdd(), df.schema().add(raw, new VectorUDT(), true));
-        }
+        Dataset<Row> df = ClassifyPartition.withLogits(dataset.toDF(),
+            shipped(dataset.sparkSession().sparkContext()), ids, longIds, raw);
         if (!getProbabilityCol().isEmpty()) {
             UDF1<Vector, Vector> probability = v -> v == null ? null : raw2probability(v);
             df = df.withColumn(getProbabilityCol(), udf(probability, new VectorUDT()).apply(col(raw))

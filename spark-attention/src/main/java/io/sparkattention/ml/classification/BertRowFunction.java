@@ -2,9 +2,7 @@ package io.sparkattention.ml.classification;
 
 import io.sparkattention.bert.BertClassifierEvaluator;
 import io.sparkattention.bert.BertClassifierNetwork;
-import io.sparkattention.bert.BertConfig;
 import io.sparkattention.exec.RowFunction;
-import io.sparkattention.rows.RowDataException;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.ml.linalg.VectorUDT;
 import org.apache.spark.ml.linalg.Vectors;
@@ -39,12 +37,7 @@ final class BertRowFunction implements RowFunction {
             return null;
         }
         BertClassifierNetwork n = network.value().get();
-        BertConfig c = n.config();
-        int[] ids = TokenIds.read((ArrayData) inputs[0], longIds);
-        String problem = TokenIds.problem(ids, idsCol, c.vocabSize(), c.maxPositions());
-        if (problem != null) {
-            throw new RowDataException(problem);
-        }
+        int[] ids = TokenIds.checked((ArrayData) inputs[0], longIds, idsCol, n.config());
         if (bound == null) {
             bound = n.bind(n.initialParameters());
             logits = new float[n.numClasses()];

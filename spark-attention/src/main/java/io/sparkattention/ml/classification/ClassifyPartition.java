@@ -2,17 +2,22 @@ package io.sparkattention.ml.classification;
 
 import io.sparkattention.bert.BertClassifierEvaluator;
 import io.sparkattention.bert.BertClassifierNetwork;
-import io.sparkattention.bert.BertConfig;
+import io.sparkattention.exec.RowFunctions;
 import io.sparkattention.ml.feature.BatchedRows;
 import io.sparkattention.ml.feature.EncoderBatches;
-import io.sparkattention.rows.RowDataException;
+import io.sparkattention.sparkinternal.InternalFrames;
 import org.apache.spark.api.java.function.Function2;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.ml.linalg.VectorUDT;
 import org.apache.spark.ml.linalg.Vectors;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
 import org.apache.spark.sql.catalyst.InternalRow;
 
 import java.util.Iterator;
+import java.util.List;
+
+import static org.apache.spark.sql.functions.col;
 
 /**
  * A {@link BertClassificationModel}'s logits over one partition of a batch DataFrame: the rows'
@@ -45,21 +50,28 @@ final class ClassifyPartition implements Function2<Integer, Iterator<InternalRow
         this.batches = batches;
     }
 
+    /**
+     * {@code df} with the K logits of its ids column appended as column {@code raw}: a batch
+     * DataFrame's partitions through this class, a streaming one's rows one at a time
+     * ({@link BertRowFunction}); a row gets the same bits either way.
+     */
+    static Dataset<Row> withLogits(Dataset<Row> df, Broadcast<JavaSerialized<BertClassifierNetwork>> network,
+                                   String idsCol, boolean longIds, String raw) {
+        if (df.isStreaming()) {
+            return df.withColumn(raw, RowFunctions.column("bert_classifier",
+                new BertRowFunction(network, idsCol, longIds), VECTOR, null, List.of(col(idsCol))));
+        }
+        ClassifyPartition logits = new ClassifyPartition(network, idsCol, df.schema().fieldIndex(idsCol), longIds,
+            EncoderBatches.defaults());
+        return InternalFrames.frame(df, InternalFrames.rows(df).toJavaRDD().mapPartitionsWithIndex(logits, true).rdd(),
+            df.schema().add(raw, VECTOR, true));
+    }
+
     @Override
     public Iterator<InternalRow> call(Integer partition, Iterator<InternalRow> input) {
         BertClassifierNetwork n = network.value().get();
-        BertConfig c = n.config();
-        BatchedRows.Decoder decoder = row -> {
-            if (row.isNullAt(idsIndex)) {
-                return null;
-            }
-            int[] ids = TokenIds.read(row.getArray(idsIndex), longIds);
-            String problem = TokenIds.problem(ids, idsCol, c.vocabSize(), c.maxPositions());
-            if (problem != null) {
-                throw new RowDataException(problem);
-            }
-            return ids;
-        };
+        BatchedRows.Decoder decoder = row -> row.isNullAt(idsIndex) ? null
+            : TokenIds.checked(row.getArray(idsIndex), longIds, idsCol, n.config());
         BertClassifierEvaluator head = n.bind(n.initialParameters());
         float[] logits = new float[n.numClasses()];
         BatchedRows.Group group = ids -> {

@@ -1,5 +1,7 @@
 package io.sparkattention.ml.classification;
 
+import io.sparkattention.bert.BertConfig;
+import io.sparkattention.rows.RowDataException;
 import org.apache.spark.sql.catalyst.util.ArrayData;
 
 /**
@@ -25,6 +27,20 @@ final class TokenIds {
             } else {
                 ids[i] = array.getInt(i);
             }
+        }
+        return ids;
+    }
+
+    /**
+     * The ids of a row to predict: {@link #read}, then {@link #problem} against the encoder.
+     *
+     * @throws RowDataException naming the column when the ids do not fit the encoder
+     */
+    static int[] checked(ArrayData array, boolean longIds, String column, BertConfig config) {
+        int[] ids = read(array, longIds);
+        String problem = problem(ids, column, config.vocabSize(), config.maxPositions());
+        if (problem != null) {
+            throw new RowDataException(problem);
         }
         return ids;
     }
