@@ -186,7 +186,6 @@ class BertClassifierGradientTest {
             lossEach += each.accumulate(rows[r], null, r, r % 3, 0.5 + r, rowByRow);
             lossBatched += batched.add(rows[r], null, r, r % 3, 0.5 + r);
         }
-        assertTrue(Arrays.stream(pending).allMatch(g -> g == 0), "nothing reaches the sums before the flush");
         batched.flushInto(pending);
         assertEquals(lossEach, lossBatched, "the losses are the rows' own");
         double scale = Arrays.stream(rowByRow).map(Math::abs).max().orElse(0);
