@@ -9,15 +9,21 @@ import java.util.Arrays;
  * Projections and their gradients through {@code sgemm} from {@link Blas}: the weight is used as it
  * lies (its transpose is materialised once), the BLAS packs it per call.
  *
- * <p>Rows are independent ({@link #rowsIndependent()}) on a native BLAS: OpenBLAS sums each
- * element of a product over k in the same order whatever m is and wherever the row sits, except
- * in the small-matrix kernel it takes for {@code "T","N"} products with at most
- * {@link #SMALL_PRODUCT_MAX_ELEMENTS} output elements (0.3.21's
- * {@code sgemm_small_kernel_permit} on SkylakeX, which also needs k ≥ 32 and m·n·k ≤ 10⁶). A
- * projection whose m·n is that small is therefore run on zero-padded rows past the cut-off, so
- * every row goes through the one general kernel; {@code LinearWeightRowsTest} checks the JVM's
- * BLAS. netlib's Java BLAS (VectorBLAS) blocks by m and rounds a row differently from call to
- * call, so on it rows are not independent and stacked callers run one sequence at a time.
+ * <p>Rows are independent ({@link #rowsIndependent()}) when the native BLAS, as this JVM loaded
+ * it, sums each element of a product over k in the same order whatever m is and wherever the row
+ * sits. OpenBLAS 0.3.21's SkylakeX kernels do, except in the small-matrix kernel they take for
+ * {@code "T","N"} products with at most {@link #SMALL_PRODUCT_MAX_ELEMENTS} output elements
+ * ({@code sgemm_small_kernel_permit}, which also needs k ≥ 32 and m·n·k ≤ 10⁶): a projection whose
+ * m·n is that small is therefore run on zero-padded rows past the cut-off. Its Haswell kernels
+ * (every AVX2 machine's, and any machine's under {@code OPENBLAS_CORETYPE=Haswell}) do not: a
+ * 12-row block's last six rows, and the rows of its 8-, 4-, 2- and 1-row edge kernels, round
+ * differently from the same rows elsewhere (measured on 0.3.21). So the property is measured once
+ * per BLAS instance ({@link RowPlacementProbe}) rather than assumed from the library's name;
+ * {@link GemmChoice}'s {@code auto} does not pick a BLAS whose rows are not independent when the
+ * Vector API kernel is there, and stacked callers run one sequence at a time on it.
+ * netlib's Java BLAS (VectorBLAS) blocks by m, so on it rows are never independent.
+ * {@code LinearWeightRowsTest} checks the JVM's BLAS, and {@code OpenBlasCoreTypesTest} both
+ * OpenBLAS kernel families.
  */
 final class BlasLinearKernel extends LinearKernel {
 
@@ -36,12 +42,17 @@ final class BlasLinearKernel extends LinearKernel {
 
     BlasLinearKernel(BLAS blas) {
         this.blas = blas;
-        this.rowsIndependent = blas instanceof NativeBLAS;
+        this.rowsIndependent = blas instanceof NativeBLAS && RowPlacementProbe.rowsIndependent(this);
     }
 
     @Override
     boolean rowsIndependent() {
         return rowsIndependent;
+    }
+
+    /** The BLAS library instance the products run in: what {@link RowPlacementProbe} measures. */
+    Object library() {
+        return blas;
     }
 
     @Override

@@ -15,7 +15,10 @@ import java.util.List;
  *       projections' backward products (input and weight gradients) run on the same choice. With
  *       512-bit vectors the micro-kernel
  *       on its packed weight ran 128×768×768 projections 1.41× as fast as OpenBLAS held to its AVX2
- *       kernels ({@code OPENBLAS_CORETYPE=Haswell}) on a Zen 5 ({@code bench --gemm}, medians);</li>
+ *       kernels ({@code OPENBLAS_CORETYPE=Haswell}) on a Zen 5 ({@code bench --gemm}, medians).
+ *       {@code vector} is also taken when the native BLAS's rows are not independent
+ *       ({@link BlasLinearKernel}: OpenBLAS's Haswell kernels, every AVX2 machine's), so that the
+ *       default keeps a row's bits independent of the rows stacked with it;</li>
  *   <li>{@code vector}: the Java Vector API micro-kernel ({@link VectorLinearKernel});</li>
  *   <li>{@code blas}: {@code sgemm} from {@link Blas}.</li>
  * </ul>
@@ -45,10 +48,9 @@ final class GemmChoice {
         switch (name) {
             case "auto": {
                 LinearKernel vector = vectorKernel();
-                if (VectorOrBlas.autoPicksVector(vector != null, vector != null && vector.preferredOverNativeBlas())) {
-                    return vector;
-                }
-                return new BlasLinearKernel(Blas.get());
+                LinearKernel blas = new BlasLinearKernel(Blas.get());
+                boolean ahead = vector != null && (vector.preferredOverNativeBlas() || !blas.rowsIndependent());
+                return VectorOrBlas.autoPicksVector(vector != null, ahead) ? vector : blas;
             }
             case "vector":
                 return ImplementationChoice.requireVector(vectorKernel(), "projection arithmetic");
