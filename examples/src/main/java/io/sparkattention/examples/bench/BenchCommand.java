@@ -1,6 +1,6 @@
 package io.sparkattention.examples.bench;
 
-import io.sparkattention.examples.cli.BadInputException;
+import io.sparkattention.examples.common.BadInputException;
 import io.sparkattention.kernel.AttentionSpec;
 import io.sparkattention.kernel.TileOps;
 import picocli.CommandLine.Command;

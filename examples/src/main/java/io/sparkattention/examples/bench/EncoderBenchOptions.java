@@ -1,9 +1,9 @@
 package io.sparkattention.examples.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.sparkattention.examples.cli.BadInputException;
-import io.sparkattention.examples.cli.OutputFile;
-import io.sparkattention.examples.cli.SparkSessions;
+import io.sparkattention.examples.common.BadInputException;
+import io.sparkattention.examples.common.OutputFile;
+import io.sparkattention.examples.common.SparkSessions;
 import io.sparkattention.io.BundledModels;
 import io.sparkattention.bert.BertEncoder;
 import org.apache.spark.sql.SparkSession;

@@ -1,6 +1,6 @@
 package io.sparkattention.examples.bench;
 
-import io.sparkattention.examples.cli.BadInputException;
+import io.sparkattention.examples.common.BadInputException;
 import io.sparkattention.bert.BertConfig;
 import io.sparkattention.bert.BertEncoder;
 import io.sparkattention.bert.BertWeights;

@@ -1,7 +1,7 @@
 package io.sparkattention.examples.bench;
 
-import io.sparkattention.examples.cli.BadInputException;
-import io.sparkattention.examples.cli.SparkSessions;
+import io.sparkattention.examples.common.BadInputException;
+import io.sparkattention.examples.common.SparkSessions;
 import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParseResult;

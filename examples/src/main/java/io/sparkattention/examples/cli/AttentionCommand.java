@@ -1,5 +1,8 @@
 package io.sparkattention.examples.cli;
 
+import io.sparkattention.examples.common.BadInputException;
+import io.sparkattention.examples.common.Outputs;
+import io.sparkattention.examples.common.OutputGuard;
 import io.sparkattention.ml.AttentionParams;
 import org.apache.spark.ml.Transformer;
 import org.apache.spark.sql.SparkSession;

@@ -1,5 +1,6 @@
 package io.sparkattention.examples.cli;
 
+import io.sparkattention.examples.common.BadInputException;
 import io.sparkattention.kernel.AttentionSpec;
 import io.sparkattention.ml.SequenceLayoutParams;
 import picocli.CommandLine.Option;

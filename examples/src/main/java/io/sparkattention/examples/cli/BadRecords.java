@@ -1,5 +1,6 @@
 package io.sparkattention.examples.cli;
 
+import io.sparkattention.examples.common.BadInputException;
 import com.fasterxml.jackson.databind.JsonNode;
 import org.apache.spark.SparkThrowable;
 import org.apache.spark.sql.catalyst.util.BadRecordException;

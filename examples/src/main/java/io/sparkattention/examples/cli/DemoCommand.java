@@ -1,5 +1,8 @@
 package io.sparkattention.examples.cli;
 
+import io.sparkattention.examples.common.BadInputException;
+import io.sparkattention.examples.common.Outputs;
+import io.sparkattention.examples.common.OutputKind;
 import io.sparkattention.examples.demo.AttentionDemo;
 import io.sparkattention.examples.demo.BookSplit;
 import picocli.CommandLine;
@@ -111,7 +114,7 @@ final class DemoCommand implements Callable<Integer> {
             settings.blockPassages = blockPassages;
             settings.holdoutEvery = holdoutEvery;
             settings.output = out.main().localPath();
-            settings.publishedAs = out.main().local;
+            settings.publishedAs = out.main().local();
             new AttentionDemo(master.start("demo", out), System.out).run(settings);
             out.publish();
             return 0;

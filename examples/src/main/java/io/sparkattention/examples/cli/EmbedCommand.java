@@ -1,5 +1,7 @@
 package io.sparkattention.examples.cli;
 
+import io.sparkattention.examples.common.BadInputException;
+import io.sparkattention.examples.common.Outputs;
 import io.sparkattention.ml.feature.BertEncoderModel;
 import io.sparkattention.ml.feature.HuggingFaceTokenizer;
 import io.sparkattention.nn.Pooling;

@@ -1,5 +1,8 @@
 package io.sparkattention.examples.cli;
 
+import io.sparkattention.examples.common.BadInputException;
+import io.sparkattention.examples.common.Outputs;
+import io.sparkattention.examples.common.OutputKind;
 import io.sparkattention.ml.feature.BertEncoderModel;
 import io.sparkattention.ml.classification.BertClassificationModel;
 import io.sparkattention.ml.classification.BertClassifier;

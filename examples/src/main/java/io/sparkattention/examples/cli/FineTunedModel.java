@@ -1,5 +1,6 @@
 package io.sparkattention.examples.cli;
 
+import io.sparkattention.examples.common.BadInputException;
 import io.sparkattention.ml.feature.BertEncoderModel;
 import io.sparkattention.ml.classification.BertClassificationModel;
 import io.sparkattention.ml.feature.HuggingFaceTokenizer;

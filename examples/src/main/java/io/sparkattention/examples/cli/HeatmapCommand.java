@@ -1,5 +1,9 @@
 package io.sparkattention.examples.cli;
 
+import io.sparkattention.examples.common.BadInputException;
+import io.sparkattention.examples.common.Outputs;
+import io.sparkattention.examples.common.OutputKind;
+import io.sparkattention.examples.common.PngMark;
 import io.sparkattention.examples.viz.InputRows;
 import io.sparkattention.viz.AttentionHeatmap;
 import io.sparkattention.viz.HeatmapRows;

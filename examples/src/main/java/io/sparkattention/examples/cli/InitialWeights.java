@@ -1,5 +1,7 @@
 package io.sparkattention.examples.cli;
 
+import io.sparkattention.examples.common.BadInputException;
+import io.sparkattention.examples.common.OutputGuard;
 import io.sparkattention.io.ClassifierStateDict;
 import io.sparkattention.io.SafeTensors;
 import io.sparkattention.nn.AttentionClassifierNetwork;

@@ -1,5 +1,6 @@
 package io.sparkattention.examples.cli;
 
+import io.sparkattention.examples.common.BadInputException;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;

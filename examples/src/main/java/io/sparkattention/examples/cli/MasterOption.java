@@ -1,5 +1,7 @@
 package io.sparkattention.examples.cli;
 
+import io.sparkattention.examples.common.SparkSessions;
+import io.sparkattention.examples.common.Outputs;
 import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine.Option;
 

@@ -1,5 +1,6 @@
 package io.sparkattention.examples.cli;
 
+import io.sparkattention.examples.common.BadInputException;
 import picocli.CommandLine.Option;
 
 import java.util.List;

@@ -1,5 +1,7 @@
 package io.sparkattention.examples.cli;
 
+import io.sparkattention.examples.common.Outputs;
+import io.sparkattention.examples.common.OutputKind;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Option;

@@ -1,5 +1,6 @@
 package io.sparkattention.examples.cli;
 
+import io.sparkattention.examples.common.BadInputException;
 import io.sparkattention.ml.ScaledDotProductAttention;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;

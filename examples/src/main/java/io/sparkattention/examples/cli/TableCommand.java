@@ -1,5 +1,7 @@
 package io.sparkattention.examples.cli;
 
+import io.sparkattention.examples.common.BadInputException;
+import io.sparkattention.examples.common.Outputs;
 import org.apache.spark.SparkThrowable;
 import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine.Command;

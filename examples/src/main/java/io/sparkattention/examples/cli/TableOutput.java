@@ -1,5 +1,7 @@
 package io.sparkattention.examples.cli;
 
+import io.sparkattention.examples.common.OutputKind;
+import io.sparkattention.examples.common.StagedOutput;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
@@ -60,7 +62,7 @@ final class TableOutput {
      */
     static void write(SparkSession spark, Dataset<Row> rows, StagedOutput out, String format, String partitionBy)
         throws IOException {
-        if (!singleFile(out.given, format)) {
+        if (!singleFile(out.given(), format)) {
             var writer = rows.write().format(format);
             (partitionBy == null ? writer : writer.partitionBy(partitionBy)).save(out.uri());
             return;
@@ -73,7 +75,7 @@ final class TableOutput {
     /** An input without columns (an empty JSON lines file) gives an empty output. */
     static void writeEmpty(SparkSession spark, StagedOutput out, String format) throws IOException {
         FileSystem fs = fileSystem(spark, out);
-        if (singleFile(out.given, format)) {
+        if (singleFile(out.given(), format)) {
             fs.create(new Path(uriOf(out, out.path())), false).close();
         } else {
             Path dir = new Path(out.uri());

@@ -1,5 +1,8 @@
 package io.sparkattention.examples.cli;
 
+import io.sparkattention.examples.common.BadInputException;
+import io.sparkattention.examples.common.Outputs;
+import io.sparkattention.examples.common.OutputKind;
 import io.sparkattention.ml.classification.AttentionClassificationModel;
 import io.sparkattention.ml.classification.AttentionClassifier;
 import org.apache.spark.sql.Dataset;

@@ -1,6 +1,6 @@
 package io.sparkattention.examples.viz;
 
-import io.sparkattention.examples.cli.BadInputException;
+import io.sparkattention.examples.common.BadInputException;
 import io.sparkattention.examples.cli.InputFiles;
 import io.sparkattention.examples.cli.InputFiles.Format;
 import org.apache.hadoop.conf.Configuration;

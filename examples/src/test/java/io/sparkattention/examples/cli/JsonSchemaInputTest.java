@@ -1,5 +1,6 @@
 package io.sparkattention.examples.cli;
 
+import io.sparkattention.examples.common.SparkSessions;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.sparkattention.testing.Fixtures;
 import org.apache.spark.scheduler.SparkListener;

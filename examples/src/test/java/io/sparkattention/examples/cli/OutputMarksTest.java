@@ -1,5 +1,8 @@
 package io.sparkattention.examples.cli;
 
+import io.sparkattention.examples.common.OutputKind;
+import io.sparkattention.examples.common.OutputSwap;
+import io.sparkattention.examples.common.PngMark;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIf;

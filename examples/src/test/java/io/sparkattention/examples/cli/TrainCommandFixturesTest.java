@@ -1,5 +1,6 @@
 package io.sparkattention.examples.cli;
 
+import io.sparkattention.examples.common.OutputKind;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.sparkattention.io.SafeTensors;
 import io.sparkattention.ml.classification.AttentionClassificationModel;

@@ -1,4 +1,4 @@
-package io.sparkattention.examples.cli;
+package io.sparkattention.examples.common;
 
 import java.io.IOException;
 import java.nio.file.Path;

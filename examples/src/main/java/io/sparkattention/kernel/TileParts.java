@@ -7,8 +7,10 @@ import java.util.Objects;
  * The three steps of one Bq×Bk tile of the forward pass, run separately, for benchmarks that time
  * each step of a tile implementation on its own (the JMH tile benchmarks): the score product, the
  * online-softmax update and the P·V product, strip after strip as the kernel runs them, with the
- * kernel's own layouts and scratch. Not part of the attention API: a measuring handle on the
- * package's tile operations, so that benchmarks need no access to the package.
+ * kernel's own layouts and scratch. A lab class, shipped in the examples jar and not in the
+ * library: it sits in the kernel's package because the tile steps ({@link TileOps}' strip,
+ * score, softmax and accumulate methods, {@link Workspace}'s buffers) are package-private, and
+ * the library keeps no measuring handle on them.
  *
  * <p>The query block is read once at construction; K and V are read in place (rows {@code ld}
  * apart, as in a multi-head layout) or from contiguous copies when the tile implementation packs

@@ -1,4 +1,4 @@
-package io.sparkattention.examples.cli;
+package io.sparkattention.examples.common;
 
 import org.apache.spark.SparkContext;
 import org.apache.spark.SparkExecutorInfo;
@@ -16,7 +16,7 @@ import java.util.Map;
  * written in a hidden staging directory ({@link StagedOutput}) and published only when the
  * command calls {@link #publish}; closing discards what was not published, so a failed or
  * interrupted run (Ctrl-C: a shutdown hook) leaves the earlier outputs, or nothing. Commands get
- * one from their {@link OutputOptions} mixin:
+ * one from their {@code cli.OutputOptions} mixin:
  *
  * <pre>{@code
  * try (Outputs out = output.plan(OutputKind.sparkDirectory()).input("--input", input).check()) {
@@ -26,7 +26,7 @@ import java.util.Map;
  * }
  * }</pre>
  */
-final class Outputs implements AutoCloseable {
+public final class Outputs implements AutoCloseable {
 
     /** How long a discarded Spark output waits for tasks of an aborted job still writing into it. */
     private static final long IDLE_WAIT_MILLIS = 10_000;
@@ -42,13 +42,13 @@ final class Outputs implements AutoCloseable {
     /** Discards the staged outputs when the JVM stops before {@link #close} (Ctrl-C). */
     private final Thread onExit = new Thread(() -> outputs.forEach(StagedOutput::discard), "discard staged outputs");
 
-    Outputs(String command, boolean overwrite) {
+    public Outputs(String command, boolean overwrite) {
         this.command = command;
         this.overwrite = overwrite;
     }
 
     /** Adds an output named by {@code option}; a null path (an output not asked for) is skipped. */
-    Outputs add(String option, String path, OutputKind kind) {
+    public Outputs add(String option, String path, OutputKind kind) {
         if (path != null) {
             planned.put(option, path);
             kinds.put(option, kind);
@@ -57,7 +57,7 @@ final class Outputs implements AutoCloseable {
     }
 
     /** An input of the run (file or directory), which no output may be, hold or lie in; null is ignored. */
-    Outputs input(String option, String path) {
+    public Outputs input(String option, String path) {
         if (path != null) {
             inputs.put(option, path);
         }
@@ -65,7 +65,7 @@ final class Outputs implements AutoCloseable {
     }
 
     /** The command writes with java.nio: an output on another file system is refused. */
-    Outputs localOnly() {
+    public Outputs localOnly() {
         localOnly = true;
         return this;
     }
@@ -76,7 +76,7 @@ final class Outputs implements AutoCloseable {
      *
      * @throws BadInputException naming the option, the path and what is wrong
      */
-    Outputs check() {
+    public Outputs check() {
         for (Map.Entry<String, String> o : planned.entrySet()) {
             String option = o.getKey(), path = o.getValue();
             if (localOnly && OutputGuard.isRemote(path)) {
@@ -116,7 +116,7 @@ final class Outputs implements AutoCloseable {
      * {@code --overwrite}, and only a marked output directory of this tool); a discarded output
      * waits for the executors' last tasks before it is deleted.
      */
-    Outputs attach(SparkSession session) {
+    public Outputs attach(SparkSession session) {
         spark = session;
         for (StagedOutput o : outputs) {
             if (o.isRemote()) {
@@ -147,12 +147,12 @@ final class Outputs implements AutoCloseable {
     }
 
     /** The output of {@code --output} (the first added). */
-    StagedOutput main() {
+    public StagedOutput main() {
         return outputs.get(0);
     }
 
     /** The output named by {@code option}, or null when it was not asked for. */
-    StagedOutput get(String option) {
+    public StagedOutput get(String option) {
         for (StagedOutput o : outputs) {
             if (o.option.equals(option)) {
                 return o;
@@ -162,7 +162,7 @@ final class Outputs implements AutoCloseable {
     }
 
     /** Publishes every output, in the order they were added. */
-    void publish() throws IOException {
+    public void publish() throws IOException {
         for (StagedOutput o : outputs) {
             if (!o.isPublished()) {
                 o.publish(command);

@@ -1,4 +1,4 @@
-package io.sparkattention.examples.cli;
+package io.sparkattention.examples.common;
 
 import io.sparkattention.io.SafeTensors;
 import io.sparkattention.viz.HeatmapPage;
@@ -28,15 +28,15 @@ import java.util.stream.Stream;
  * An empty directory holds nothing to lose and is replaced too. Anything else at the output (a
  * file or directory of the user's, a symbolic link) is never replaced.
  */
-final class OutputKind {
+public final class OutputKind {
 
     /** Marker file in every output directory this tool writes. */
-    static final String MARKER = ".spark-attention-output";
+    public static final String MARKER = ".spark-attention-output";
     /** Spark's file for a completed write. */
-    static final String SPARK_SUCCESS = "_SUCCESS";
+    public static final String SPARK_SUCCESS = "_SUCCESS";
 
     /** The {@code format} that {@code AttentionClassificationModel.exportPyTorch} records in its file. */
-    static final String STATE_DICT_FORMAT = "AttentionClassifier state_dict";
+    public static final String STATE_DICT_FORMAT = "AttentionClassifier state_dict";
 
     /** Bytes of a PNG or HTML file read to recognise it. */
     private static final int HEAD_BYTES = 4096;
@@ -50,7 +50,7 @@ final class OutputKind {
     }
 
     /** A directory Spark writes (part files), marked by this tool. */
-    static OutputKind sparkDirectory() {
+    public static OutputKind sparkDirectory() {
         return new OutputKind(true, dir -> {
             String why = notMarkedDirectory(dir);
             if (why == null && !Files.isRegularFile(dir.resolve(SPARK_SUCCESS), LinkOption.NOFOLLOW_LINKS)) {
@@ -61,36 +61,36 @@ final class OutputKind {
     }
 
     /** A directory this tool writes file by file (the demo's output, a model directory), marked. */
-    static OutputKind directory() {
+    public static OutputKind directory() {
         return new OutputKind(true, OutputKind::notMarkedDirectory);
     }
 
     /** One JSON lines file whose records have {@code column}. */
-    static OutputKind jsonLines(String column) {
+    public static OutputKind jsonLines(String column) {
         return new OutputKind(false, file -> firstRecordHas(file, column) ? null
             : "its first line is not a JSON record with the column " + column + ", as this command writes");
     }
 
     /** A PNG picture written by this tool. */
-    static OutputKind png() {
+    public static OutputKind png() {
         return new OutputKind(false, file -> PngMark.isMarked(head(file)) ? null
             : "it is not a PNG written by spark-attention (no 'Software: spark-attention' text chunk)");
     }
 
     /** An HTML page written by this tool. */
-    static OutputKind html() {
+    public static OutputKind html() {
         String tag = "<meta name=\"generator\" content=\"" + HeatmapPage.GENERATOR + "\">";
         return new OutputKind(false, file -> new String(head(file), StandardCharsets.UTF_8).contains(tag) ? null
             : "it is not an HTML page written by spark-attention (no " + tag + ")");
     }
 
     /** A safetensors state_dict exported by this tool ({@code train --export-pytorch}). */
-    static OutputKind stateDict() {
+    public static OutputKind stateDict() {
         return stateDict(STATE_DICT_FORMAT);
     }
 
     /** A safetensors file exported by this tool whose {@code __metadata__} "format" is {@code format}. */
-    static OutputKind stateDict(String format) {
+    public static OutputKind stateDict(String format) {
         return new OutputKind(false, file -> {
             try {
                 return format.equals(SafeTensors.read(file).metadata().get("format")) ? null
@@ -103,12 +103,12 @@ final class OutputKind {
     }
 
     /** The marker file's content: the tool and the command that wrote the directory. */
-    static String markerText(String command) {
+    public static String markerText(String command) {
         return "{\"tool\":\"spark-attention\",\"command\":\"" + command + "\"}\n";
     }
 
     /** Whether the output is a directory (else a file). */
-    boolean isDirectory() {
+    public boolean isDirectory() {
         return directory;
     }
 
@@ -117,7 +117,7 @@ final class OutputKind {
      *
      * @param existing an existing path, not a symbolic link
      */
-    String whyNotOurs(Path existing) {
+    public String whyNotOurs(Path existing) {
         if (Files.isDirectory(existing, LinkOption.NOFOLLOW_LINKS) != directory) {
             return directory ? "it is a file, and this output is a directory"
                 : "it is a directory, and this output is a file";

@@ -1,4 +1,4 @@
-package io.sparkattention.examples.cli;
+package io.sparkattention.examples.common;
 
 import java.io.IOException;
 import java.nio.file.FileStore;
@@ -29,7 +29,7 @@ import java.util.regex.Pattern;
  * resolved. Outputs on other file systems ({@code hdfs://}, {@code s3a://}) are checked by
  * {@link Outputs#attach} once Spark runs.
  */
-final class OutputGuard {
+public final class OutputGuard {
 
     /** A URI with a scheme other than {@code file:}, which this guard does not check. */
     private static final Pattern REMOTE = Pattern.compile("^[a-zA-Z][a-zA-Z0-9+.-]*://.*");
@@ -53,18 +53,18 @@ final class OutputGuard {
      * @param given  the path as the user gave it
      * @param kind   what the command writes there
      */
-    static OutputGuard of(String option, String given, OutputKind kind) {
+    public static OutputGuard of(String option, String given, OutputKind kind) {
         return new OutputGuard(option, given, kind);
     }
 
     /** Whether {@code --overwrite} was given. */
-    OutputGuard overwrite(boolean value) {
+    public OutputGuard overwrite(boolean value) {
         overwrite = value;
         return this;
     }
 
     /** An input of the run (a file or directory), which the output must stay clear of; null is ignored. */
-    OutputGuard input(String inputOption, String path) {
+    public OutputGuard input(String inputOption, String path) {
         if (path != null && !isRemote(path)) {
             inputs.put(inputOption + " " + path, path);
         }
@@ -72,7 +72,7 @@ final class OutputGuard {
     }
 
     /** Whether a path names another file system than the local one. */
-    static boolean isRemote(String path) {
+    public static boolean isRemote(String path) {
         return REMOTE.matcher(path).matches() && !path.startsWith("file:");
     }
 
@@ -82,7 +82,7 @@ final class OutputGuard {
      * @return the output's absolute path, its parent's symbolic links resolved; null for a remote output
      * @throws BadInputException naming the option, the path and what is wrong
      */
-    Path check() {
+    public Path check() {
         if (given == null || given.isBlank()) {
             throw new BadInputException(option + ": the path is empty");
         }
@@ -197,7 +197,7 @@ final class OutputGuard {
      * path (symbolic links, {@code .} and {@code ..} resolved), the rest appended and normalised.
      * The last name is kept as it is, so a symbolic link output stays visible as one.
      */
-    static Path resolve(String given) {
+    public static Path resolve(String given) {
         Path abs;
         try {
             abs = Paths.get(given.startsWith("file:") ? given.substring("file:".length()).replaceFirst("^//", "")

@@ -33,6 +33,11 @@ import java.util.Objects;
  * writes its own output buffer, so a part's repetitions compute the same values; the
  * in-place LayerNorms and GELU run on a copy of their kept input (an M×E or M×F copy, counted in
  * their time). Not thread-safe.
+ *
+ * <p>A lab class, shipped in the examples jar and not in the library: it sits in the encoder's
+ * package because it calls the package's own layer ({@code BertLayer}) and element-wise math
+ * ({@code EncoderMath}), which are not public, so the library keeps one forward per block and no
+ * measuring handle.
  */
 public final class EncoderLayerParts {
 

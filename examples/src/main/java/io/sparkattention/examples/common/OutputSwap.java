@@ -1,4 +1,4 @@
-package io.sparkattention.examples.cli;
+package io.sparkattention.examples.common;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
@@ -25,10 +25,10 @@ import java.util.stream.Stream;
  * earlier output is renamed back. A failure at any point leaves the old output or the new one,
  * never a mixture.
  */
-final class OutputSwap {
+public final class OutputSwap {
 
     /** What the protocol needs of a file system; paths are the store's own strings. */
-    interface Store {
+    public interface Store {
         boolean exists(String path) throws IOException;
 
         /** Renames a path that exists onto one that does not; fails rather than copies. */
@@ -57,7 +57,7 @@ final class OutputSwap {
     }
 
     /** A fresh hidden name beside {@code path} for {@code what} ({@code tmp} while writing, {@code old} aside). */
-    static String hidden(Store store, String path, String what) {
+    public static String hidden(Store store, String path, String what) {
         return store.sibling(path, "." + store.name(path) + "." + what + "-" + UUID.randomUUID());
     }
 
@@ -68,7 +68,7 @@ final class OutputSwap {
      * @throws IOException if a rename fails; the earlier output is then back in place, or, if even
      *                     that fails, the message names the hidden path that holds it
      */
-    static void publish(Store store, String staged, String output) throws IOException {
+    public static void publish(Store store, String staged, String output) throws IOException {
         if (!store.exists(output)) {
             store.rename(staged, output);
             return;
@@ -92,7 +92,7 @@ final class OutputSwap {
     }
 
     /** {@link Store#delete}, for clean-up after a failure: a second error must not hide the first. */
-    static void deleteQuietly(Store store, String path) {
+    public static void deleteQuietly(Store store, String path) {
         try {
             store.delete(path);
         } catch (IOException | RuntimeException e) {
@@ -101,7 +101,7 @@ final class OutputSwap {
     }
 
     /** The local file system: java.nio, renames atomic within a directory. */
-    static final Store LOCAL = new Store() {
+    public static final Store LOCAL = new Store() {
         @Override
         public boolean exists(String path) {
             return Files.exists(Paths.get(path), LinkOption.NOFOLLOW_LINKS);
@@ -159,7 +159,7 @@ final class OutputSwap {
      * A Hadoop file system, the one that holds {@code path} under {@code conf} (the local one
      * without its checksum layer, which would leave {@code .crc} files beside the output).
      */
-    static Store hadoop(String path, Configuration conf) throws IOException {
+    public static Store hadoop(String path, Configuration conf) throws IOException {
         FileSystem found = new org.apache.hadoop.fs.Path(path).getFileSystem(conf);
         FileSystem fs = found instanceof LocalFileSystem ? ((LocalFileSystem) found).getRawFileSystem() : found;
         return new Store() {

@@ -1,4 +1,4 @@
-package io.sparkattention.examples.cli;
+package io.sparkattention.examples.common;
 
 import org.apache.spark.sql.SparkSession;
 
@@ -22,7 +22,7 @@ public final class SparkSessions {
     public static final String DEFAULT_MASTER = "local[*]";
     /**
      * How often executors report to the driver, unless set: their heartbeats carry the row counts
-     * of running tasks that progress lines show ({@link RowProgress}); Spark's default is 10 s.
+     * of running tasks that progress lines show ({@code cli.RowProgress}); Spark's default is 10 s.
      */
     static final String HEARTBEAT_INTERVAL = "2s";
     private static final String HEARTBEAT = "spark.executor.heartbeatInterval";

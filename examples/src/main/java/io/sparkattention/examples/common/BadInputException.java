@@ -1,4 +1,4 @@
-package io.sparkattention.examples.cli;
+package io.sparkattention.examples.common;
 
 /** A problem with what the user gave the command line: reported in one line, exit code 2. */
 public final class BadInputException extends RuntimeException {

@@ -1,4 +1,4 @@
-package io.sparkattention.examples.cli;
+package io.sparkattention.examples.common;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -14,7 +14,7 @@ import java.nio.file.Paths;
  * directory gets this tool's marker ({@link OutputKind#MARKER}) as it is published. Made and
  * checked by {@link Outputs}.
  */
-final class StagedOutput {
+public final class StagedOutput {
 
     final String option;
     final String given;
@@ -26,7 +26,7 @@ final class StagedOutput {
     private String stagingDir;
     private boolean published;
 
-    StagedOutput(String option, String given, OutputKind kind, Path local) {
+    public StagedOutput(String option, String given, OutputKind kind, Path local) {
         this.option = option;
         this.given = given;
         this.kind = kind;
@@ -38,21 +38,21 @@ final class StagedOutput {
     }
 
     /** Sets the store of an output on another file system, once Spark's Hadoop configuration is known. */
-    void onStore(OutputSwap.Store remote) {
+    public void onStore(OutputSwap.Store remote) {
         store = remote;
         target = given;
     }
 
-    boolean isRemote() {
+    public boolean isRemote() {
         return local == null;
     }
 
     /** The output's final path, as the store names it. */
-    String target() {
+    public String target() {
         return target;
     }
 
-    OutputSwap.Store store() {
+    public OutputSwap.Store store() {
         if (store == null) {
             throw new IllegalStateException(option + " " + given + " is on another file system: its store is set once "
                 + "Spark runs (Outputs.attach)");
@@ -61,17 +61,17 @@ final class StagedOutput {
     }
 
     /** Where to write the output: the staging directory is created on the first call. */
-    String path() {
+    public String path() {
         return store().child(stagingDir(), store.name(target));
     }
 
     /** {@link #path()} as a URI, for writers that take one ({@code file:/...} for a local output). */
-    String uri() {
+    public String uri() {
         return local != null ? Paths.get(path()).toUri().toString() : path();
     }
 
     /** {@link #path()} of a local output, for writers that take a java.nio path. */
-    Path localPath() {
+    public Path localPath() {
         if (local == null) {
             throw new BadInputException(option + " " + given + ": this command writes to the local file system only; "
                 + "write locally and copy the result");
@@ -80,7 +80,7 @@ final class StagedOutput {
     }
 
     /** A path beside the staged output, deleted with it (e.g. Spark's part files before they are joined). */
-    String scratch(String name) {
+    public String scratch(String name) {
         return store().child(stagingDir(), "_" + name);
     }
 
@@ -103,7 +103,7 @@ final class StagedOutput {
      *
      * @throws IOException if it cannot be renamed in; the earlier output is then back in place
      */
-    void publish(String command) throws IOException {
+    public void publish(String command) throws IOException {
         String staged = path();
         if (kind.isDirectory()) {
             if (!store.exists(staged)) {
@@ -117,14 +117,24 @@ final class StagedOutput {
     }
 
     /** Removes the staging directory (and what was written in it), quietly. */
-    void discard() {
+    public void discard() {
         if (stagingDir != null) {
             OutputSwap.deleteQuietly(store, stagingDir);
         }
     }
 
-    boolean isPublished() {
+    public boolean isPublished() {
         return published;
+    }
+
+    /** The output as the user named it. */
+    public String given() {
+        return given;
+    }
+
+    /** The resolved local path where the output is published, or null for an output on another file system. */
+    public Path local() {
+        return local;
     }
 
     /** The output as the user named it, for messages. */

@@ -1,4 +1,4 @@
-package io.sparkattention.examples.cli;
+package io.sparkattention.examples.common;
 
 import javax.imageio.ImageIO;
 import java.awt.image.BufferedImage;
@@ -16,7 +16,7 @@ import java.util.zip.CRC32;
  * right after the header chunk (PNG's registered keyword for the creating software), and
  * recognises the mark, so {@code --overwrite} replaces only pictures this tool drew.
  */
-final class PngMark {
+public final class PngMark {
 
     /** PNG's 8-byte signature. */
     private static final byte[] SIGNATURE = {(byte) 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
@@ -35,7 +35,7 @@ final class PngMark {
      * @param image the picture
      * @param file  where it goes (a staged output: {@link StagedOutput#localPath})
      */
-    static void write(BufferedImage image, Path file) throws IOException {
+    public static void write(BufferedImage image, Path file) throws IOException {
         ByteArrayOutputStream png = new ByteArrayOutputStream();
         if (!ImageIO.write(image, "png", png)) {
             throw new IOException("no PNG writer for this image type");
@@ -50,7 +50,7 @@ final class PngMark {
      * @return the marked bytes
      * @throws IllegalArgumentException when the bytes are not a PNG
      */
-    static byte[] mark(byte[] png) {
+    public static byte[] mark(byte[] png) {
         if (!isPng(png)) {
             throw new IllegalArgumentException("not a PNG image");
         }
@@ -66,7 +66,7 @@ final class PngMark {
      *
      * @param head the file's first bytes (at least its first two chunks' worth)
      */
-    static boolean isMarked(byte[] head) {
+    public static boolean isMarked(byte[] head) {
         byte[] chunk = chunk();
         return isPng(head) && head.length >= AFTER_HEADER + chunk.length
             && Arrays.equals(head, AFTER_HEADER, AFTER_HEADER + chunk.length, chunk, 0, chunk.length);
