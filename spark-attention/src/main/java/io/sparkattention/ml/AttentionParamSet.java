@@ -10,11 +10,12 @@ import org.apache.spark.ml.param.Params;
 import java.io.Serializable;
 
 /**
- * The Param objects of the attention stages, created for one owner after its uid is set (the
- * Java idiom of MLlib's {@code JavaTestParams}) and exposed through {@link AttentionParams}.
- * Keeping them in one holder lets {@code ScaledDotProductAttention}, {@code MultiHeadAttention}
- * and {@code MultiHeadAttentionModel} share one definition, one set of defaults and one schema
- * check, as MLlib's Scala stages share a params trait.
+ * The Param objects only the attention stages have, created for one owner after its uid is set
+ * (the Java idiom of MLlib's {@code JavaTestParams}) and exposed through the interfaces
+ * {@link AttentionParams} gathers; with {@link #stageParams} (output column, invalid rows, row id)
+ * and {@link #headParams} (heads), the params of {@code ScaledDotProductAttention},
+ * {@code MultiHeadAttention} and {@code MultiHeadAttentionModel}: one definition, one set of
+ * defaults and one schema check, as MLlib's Scala stages share a params trait.
  */
 public final class AttentionParamSet implements Serializable {
 
@@ -22,8 +23,6 @@ public final class AttentionParamSet implements Serializable {
 
     /** Values of {@code causalAlignment}. */
     static final String[] ALIGNMENTS = {"top_left", "bottom_right"};
-    /** Values of {@code handleInvalid}: reject NaN/Inf rows, or let them propagate. */
-    public static final String[] HANDLE_INVALID = {"error", "keep"};
     /** Values of {@code strategy}. */
     static final String[] STRATEGIES = {"auto", "batch", "head", "sequence"};
 
@@ -33,22 +32,33 @@ public final class AttentionParamSet implements Serializable {
     final Param<String> keyLengthCol;
     final Param<String> attnMaskCol;
     final Param<String> attnBiasCol;
-    final Param<String> rowIdCol;
-    final Param<String> outputCol;
     final Param<String> weightsCol;
     final BooleanParam averageWeights;
-    final IntParam numHeads;
-    final IntParam numKvHeads;
     final BooleanParam causal;
     final Param<String> causalAlignment;
     final IntParam windowLeft;
     final IntParam windowRight;
     final DoubleParam scale;
     final IntParam blockSize;
-    final Param<String> handleInvalid;
     final Param<String> strategy;
     final IntParam sequenceWidth;
     final Param<String> outputLayout;
+
+    /**
+     * The output column ({@code attn_output} by default), what NaN/±∞ inputs do and the row id
+     * column of an attention stage.
+     */
+    static StageParamSet stageParams(Params owner) {
+        return StageParamSet.withoutInput(owner, "output column: array<array<float>>, L×outputWidth", "attn_output",
+            StageParamSet.NON_FINITE_DOC, StageParamSet.NON_FINITE_HANDLING);
+    }
+
+    /** The heads of an attention stage, grouped-query attention's key/value heads among them. */
+    static HeadParamSet headParams(Params owner) {
+        return new HeadParamSet(owner, "number of attention heads (>= 1)",
+            "number of key/value heads for grouped-query attention (divides numHeads; query head h uses "
+                + "key/value head h / (numHeads / numKvHeads)); 0: numHeads");
+    }
 
     AttentionParamSet(Params owner) {
         queryCol = new Param<>(owner, "queryCol",
@@ -61,17 +71,10 @@ public final class AttentionParamSet implements Serializable {
             "boolean mask column, L×S or H×L×S, true = may attend; empty: none");
         attnBiasCol = new Param<>(owner, "attnBiasCol",
             "additive bias column (float/double, L×S or H×L×S, -inf allowed); empty: none");
-        rowIdCol = new Param<>(owner, "rowIdCol", "column naming rows in data error messages; empty: position");
-        outputCol = new Param<>(owner, "outputCol", "output column: array<array<float>>, L×outputWidth");
         weightsCol = new Param<>(owner, "weightsCol",
             "attention weights column (L×S averaged, or H×L×S); empty: weights are not computed");
         averageWeights = new BooleanParam(owner, "averageWeights",
             "average the weights over heads (L×S) rather than one slice per head (H×L×S)");
-        numHeads = new IntParam(owner, "numHeads", "number of attention heads (>= 1)", ParamValidators.gtEq(1));
-        numKvHeads = new IntParam(owner, "numKvHeads",
-            "number of key/value heads for grouped-query attention (divides numHeads; query head h uses "
-                + "key/value head h / (numHeads / numKvHeads)); 0: numHeads",
-            ParamValidators.gtEq(0));
         causal = new BooleanParam(owner, "causal", "mask keys after the aligned diagonal");
         causalAlignment = new Param<>(owner, "causalAlignment",
             "diagonal alignment when L != S: top_left (query i sees keys <= i, PyTorch is_causal) or "
@@ -84,9 +87,6 @@ public final class AttentionParamSet implements Serializable {
         blockSize = new IntParam(owner, "blockSize",
             "kernel tile size (query rows and keys per tile); 0: the kernel's tuned default",
             ParamValidators.gtEq(0));
-        handleInvalid = new Param<>(owner, "handleInvalid",
-            "NaN or infinite input values: error (reject the row, naming column and row) or keep (propagate)",
-            ParamValidators.inArray(HANDLE_INVALID));
         strategy = new Param<>(owner, "strategy",
             "how work is laid out on Spark: auto, batch (whole rows), head ((row, head) units) or sequence "
                 + "((row, head, query block, key block) units)", ParamValidators.inArray(STRATEGIES));
@@ -104,18 +104,13 @@ public final class AttentionParamSet implements Serializable {
         owner.setDefault(keyLengthCol, "");
         owner.setDefault(attnMaskCol, "");
         owner.setDefault(attnBiasCol, "");
-        owner.setDefault(rowIdCol, "");
-        owner.setDefault(outputCol, "attn_output");
         owner.setDefault(weightsCol, "");
         owner.setDefault(averageWeights, true);
-        owner.setDefault(numHeads, 1);
-        owner.setDefault(numKvHeads, 0);
         owner.setDefault(causal, false);
         owner.setDefault(causalAlignment, "top_left");
         owner.setDefault(windowLeft, -1);
         owner.setDefault(windowRight, -1);
         owner.setDefault(blockSize, 0);
-        owner.setDefault(handleInvalid, "error");
         owner.setDefault(strategy, "auto");
         owner.setDefault(sequenceWidth, 0);
         owner.setDefault(outputLayout, "auto");

@@ -37,6 +37,8 @@ public final class ScaledDotProductAttention extends Transformer
 
     private final String uid;
     private AttentionParamSet params;
+    private StageParamSet stageParams;
+    private HeadParamSet headParams;
 
     /** A stage with a random uid. */
     public ScaledDotProductAttention() {
@@ -55,6 +57,8 @@ public final class ScaledDotProductAttention extends Transformer
 
     private void init() {
         params = new AttentionParamSet(this);
+        stageParams = AttentionParamSet.stageParams(this);
+        headParams = AttentionParamSet.headParams(this);
     }
 
     @Override
@@ -66,6 +70,16 @@ public final class ScaledDotProductAttention extends Transformer
     @Override
     public AttentionParamSet attentionParamSet() {
         return params;
+    }
+
+    @Override
+    public StageParamSet stageParamSet() {
+        return stageParams;
+    }
+
+    @Override
+    public HeadParamSet headParamSet() {
+        return headParams;
     }
 
     @Override

@@ -72,10 +72,7 @@ public final class StageSchema {
                     + t.simpleString());
             }
         }
-        String rowId = optional(params.getRowIdCol());
-        if (rowId != null) {
-            field(schema, rowId, "rowIdCol");
-        }
+        String rowId = rowIdCol(params, schema);
         return new AttentionStageJob.StageColumns(query, queryType, key, keyType, value, valueType, keyLength, mask, bias,
             rowId);
     }
@@ -152,6 +149,19 @@ public final class StageSchema {
                 + String.join(", ", schema.fieldNames()));
         }
         return schema.apply(column);
+    }
+
+    /**
+     * The stage's row id column ({@code rowIdCol}), checked to exist, or null when it names none.
+     *
+     * @throws IllegalArgumentException naming the column and the param when the input lacks it
+     */
+    public static String rowIdCol(InvalidRowParams<?> stage, StructType schema) {
+        String rowId = optional(stage.getRowIdCol());
+        if (rowId != null) {
+            field(schema, rowId, "rowIdCol");
+        }
+        return rowId;
     }
 
     /** Refuses an output column that already exists: a stage never replaces a column. */

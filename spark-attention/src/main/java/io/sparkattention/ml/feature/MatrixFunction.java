@@ -2,6 +2,8 @@ package io.sparkattention.ml.feature;
 
 import io.sparkattention.exec.RowFunction;
 import io.sparkattention.exec.RowFunctions;
+import io.sparkattention.ml.InvalidRowParams;
+import io.sparkattention.ml.StageParams;
 import io.sparkattention.ml.StageSchema;
 import io.sparkattention.rows.MatrixType;
 import io.sparkattention.rows.RowBuffers;
@@ -12,7 +14,6 @@ import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.catalyst.util.ArrayData;
-import org.apache.spark.sql.functions;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
@@ -67,17 +68,18 @@ final class MatrixFunction implements RowFunction {
      * @param input         the sequence column
      * @param param         the param naming {@code input}, for schema errors
      * @param output        the new column
-     * @param handleInvalid {@code keep} to let NaN/Inf propagate, {@code error} to reject the row
+     * @param rows          the stage: {@code handleInvalid} ({@code keep} lets NaN/Inf propagate,
+     *                      {@code error} rejects the row) and the row id column its errors name
      * @param operation     the computation on one row's matrix
      */
     static Dataset<Row> withColumn(Dataset<Row> df, StructType schema, String name, String input, String param,
-                                   String output, String handleInvalid, Operation operation) {
+                                   String output, InvalidRowParams<?> rows, Operation operation) {
         SequenceDecoder type = input(schema, input, param);
         StructField field = SequenceColumns.outputLike(output, type);
-        MatrixFunction function = new MatrixFunction(type, input, "keep".equals(handleInvalid), operation);
-        Column in = functions.col("`" + input.replace("`", "``") + "`");
-        return df.withColumn(output, RowFunctions.column(name, function, field.dataType(), null, List.of(in)),
-            field.metadata());
+        MatrixFunction function = new MatrixFunction(type, input, "keep".equals(rows.getHandleInvalid()), operation);
+        Column in = StageParams.column(input);
+        return df.withColumn(output,
+            RowFunctions.column(name, function, field.dataType(), rows.rowIdColumn(), List.of(in)), field.metadata());
     }
 
     MatrixFunction(SequenceDecoder type, String column, boolean keepInvalid, Operation operation) {

@@ -2,12 +2,11 @@ package io.sparkattention.ml.feature;
 
 import org.apache.spark.ml.param.DoubleParam;
 import org.apache.spark.ml.param.LongParam;
-import org.apache.spark.ml.param.Param;
 import org.apache.spark.ml.param.Params;
 
 /**
- * The params both positional encodings share — the encoding's base, the position of each
- * sequence's first row, and what NaN/Inf inputs do — with one accessor per param named like it,
+ * The params both positional encodings share — the encoding's base and the position of each
+ * sequence's first row — with one accessor per param named like it,
  * and setters that return the stage itself ({@code T}). Implemented by
  * {@link SinusoidalPositionalEncoding} and {@link RotaryPositionalEncoding}.
  *
@@ -74,32 +73,6 @@ public interface PositionalEncodingParams<T extends PositionalEncodingParams<T>>
      */
     default T setPositionOffset(long value) {
         set(positionOffset(), value);
-        return self();
-    }
-
-    /**
-     * What NaN/Inf input values do: {@code error} (default: reject the row, naming column and
-     * row) or {@code keep} (propagate).
-     *
-     * @return the param
-     */
-    default Param<String> handleInvalid() {
-        return positionalEncodingParamSet().handleInvalid;
-    }
-
-    /** @return {@code error} or {@code keep} */
-    default String getHandleInvalid() {
-        return getOrDefault(handleInvalid());
-    }
-
-    /**
-     * Sets {@link #handleInvalid()}.
-     *
-     * @param value {@code error} or {@code keep}
-     * @return this stage
-     */
-    default T setHandleInvalid(String value) {
-        set(handleInvalid(), value);
         return self();
     }
 }

@@ -1,13 +1,14 @@
 package io.sparkattention.ml.feature;
 
+import io.sparkattention.ml.HeadParamSet;
+import io.sparkattention.ml.HeadParams;
+import io.sparkattention.ml.InvalidRowParams;
+import io.sparkattention.ml.StageParamSet;
 import io.sparkattention.ml.StageSchema;
 import io.sparkattention.nn.RotaryEncoding;
 import io.sparkattention.sparkinternal.ParamsMetadata;
 import org.apache.spark.ml.Transformer;
-import org.apache.spark.ml.param.IntParam;
-import org.apache.spark.ml.param.Param;
 import org.apache.spark.ml.param.ParamMap;
-import org.apache.spark.ml.param.ParamValidators;
 import org.apache.spark.ml.util.DefaultParamsWritable;
 import org.apache.spark.ml.util.Identifiable$;
 import org.apache.spark.ml.util.MLReader;
@@ -40,18 +41,17 @@ import org.apache.spark.sql.types.StructType;
  * streaming DataFrames.
  */
 public final class RotaryPositionalEncoding extends Transformer
-    implements PositionalEncodingParams<RotaryPositionalEncoding>, DefaultParamsWritable {
+    implements RotaryParams<RotaryPositionalEncoding>, HeadParams<RotaryPositionalEncoding>,
+    PositionalEncodingParams<RotaryPositionalEncoding>, InvalidRowParams<RotaryPositionalEncoding>,
+    DefaultParamsWritable {
 
     private static final long serialVersionUID = 1L;
 
     private final String uid;
     private PositionalEncodingParamSet shared;
-    private Param<String> queryCol;
-    private Param<String> keyCol;
-    private Param<String> queryOutputCol;
-    private Param<String> keyOutputCol;
-    private IntParam numHeads;
-    private IntParam numKvHeads;
+    private RotaryParamSet columns;
+    private HeadParamSet heads;
+    private StageParamSet rows;
 
     /** A stage with a random uid. */
     public RotaryPositionalEncoding() {
@@ -71,20 +71,10 @@ public final class RotaryPositionalEncoding extends Transformer
     private void init() {
         shared = new PositionalEncodingParamSet(this, "frequency base: θ_i = base^(-2i/head_dim)",
             RotaryEncoding.DEFAULT_BASE);
-        queryCol = new Param<>(this, "queryCol", "query column: array<array<float|double>> or array<vector>, L×E");
-        keyCol = new Param<>(this, "keyCol", "key column (S×Ekv); empty: only the query is rotated");
-        queryOutputCol = new Param<>(this, "queryOutputCol", "rotated query column: array<array<float>>");
-        keyOutputCol = new Param<>(this, "keyOutputCol", "rotated key column: array<array<float>>");
-        numHeads = new IntParam(this, "numHeads", "query heads: head_dim = E / numHeads, which must be even",
-            ParamValidators.gtEq(1));
-        numKvHeads = new IntParam(this, "numKvHeads", "key heads (grouped-query attention); 0: numHeads",
-            ParamValidators.gtEq(0));
-        setDefault(queryCol, "query");
-        setDefault(keyCol, "");
-        setDefault(queryOutputCol, uid + "__query");
-        setDefault(keyOutputCol, uid + "__key");
-        setDefault(numHeads, 1);
-        setDefault(numKvHeads, 0);
+        columns = new RotaryParamSet(this);
+        heads = new HeadParamSet(this, "query heads: head_dim = E / numHeads, which must be even",
+            "key heads (grouped-query attention); 0: numHeads");
+        rows = StageParamSet.invalidRowsOnly(this, StageParamSet.NON_FINITE_DOC, StageParamSet.NON_FINITE_HANDLING);
     }
 
     @Override
@@ -97,126 +87,19 @@ public final class RotaryPositionalEncoding extends Transformer
         return shared;
     }
 
-    /** @return the query column param (default {@code query}) */
-    public Param<String> queryCol() {
-        return queryCol;
+    @Override
+    public RotaryParamSet rotaryParamSet() {
+        return columns;
     }
 
-    /** @return the query column */
-    public String getQueryCol() {
-        return getOrDefault(queryCol);
+    @Override
+    public HeadParamSet headParamSet() {
+        return heads;
     }
 
-    /**
-     * @param value the query column
-     * @return this stage
-     */
-    public RotaryPositionalEncoding setQueryCol(String value) {
-        set(queryCol, value);
-        return this;
-    }
-
-    /** @return the key column param (default empty: no key is rotated) */
-    public Param<String> keyCol() {
-        return keyCol;
-    }
-
-    /** @return the key column, or empty */
-    public String getKeyCol() {
-        return getOrDefault(keyCol);
-    }
-
-    /**
-     * @param value the key column, or empty
-     * @return this stage
-     */
-    public RotaryPositionalEncoding setKeyCol(String value) {
-        set(keyCol, value);
-        return this;
-    }
-
-    /** @return the rotated query column param (default {@code <uid>__query}) */
-    public Param<String> queryOutputCol() {
-        return queryOutputCol;
-    }
-
-    /** @return the rotated query column */
-    public String getQueryOutputCol() {
-        return getOrDefault(queryOutputCol);
-    }
-
-    /**
-     * @param value the rotated query column; must not exist in the input
-     * @return this stage
-     */
-    public RotaryPositionalEncoding setQueryOutputCol(String value) {
-        set(queryOutputCol, value);
-        return this;
-    }
-
-    /** @return the rotated key column param (default {@code <uid>__key}; unused without a key column) */
-    public Param<String> keyOutputCol() {
-        return keyOutputCol;
-    }
-
-    /** @return the rotated key column */
-    public String getKeyOutputCol() {
-        return getOrDefault(keyOutputCol);
-    }
-
-    /**
-     * @param value the rotated key column; must not exist in the input
-     * @return this stage
-     */
-    public RotaryPositionalEncoding setKeyOutputCol(String value) {
-        set(keyOutputCol, value);
-        return this;
-    }
-
-    /** @return the query heads param (default 1) */
-    public IntParam numHeads() {
-        return numHeads;
-    }
-
-    /** @return the number of query heads */
-    public int getNumHeads() {
-        return (Integer) getOrDefault(numHeads);
-    }
-
-    /**
-     * @param value query heads, at least 1
-     * @return this stage
-     */
-    public RotaryPositionalEncoding setNumHeads(int value) {
-        set(numHeads, value);
-        return this;
-    }
-
-    /** @return the key heads param (default 0: {@code numHeads}) */
-    public IntParam numKvHeads() {
-        return numKvHeads;
-    }
-
-    /** @return the number of key heads, 0 meaning {@code numHeads} */
-    public int getNumKvHeads() {
-        return (Integer) getOrDefault(numKvHeads);
-    }
-
-    /**
-     * @param value key heads, or 0 for {@code numHeads}
-     * @return this stage
-     */
-    public RotaryPositionalEncoding setNumKvHeads(int value) {
-        set(numKvHeads, value);
-        return this;
-    }
-
-    private boolean rotatesKey() {
-        return !getKeyCol().isEmpty();
-    }
-
-    private int effectiveNumKvHeads() {
-        return getNumKvHeads() == 0 ? getNumHeads() : getNumKvHeads();
+    @Override
+    public StageParamSet stageParamSet() {
+        return rows;
     }
 
     @Override
@@ -232,6 +115,7 @@ public final class RotaryPositionalEncoding extends Transformer
             StageSchema.checkNewColumn(schema, getKeyOutputCol());
             out = out.add(keyOutput);
         }
+        StageSchema.rowIdCol(this, schema);
         return out;
     }
 
@@ -250,7 +134,7 @@ public final class RotaryPositionalEncoding extends Transformer
                                 int heads) {
         RotaryEncoding rope = new RotaryEncoding(getBase());
         long offset = getPositionOffset();
-        return MatrixFunction.withColumn(df, schema, "rotary_encoding", input, param, output, getHandleInvalid(),
+        return MatrixFunction.withColumn(df, schema, "rotary_encoding", input, param, output, this,
             (x, rows, cols) -> rope.rotate(x, rows, cols, heads, offset));
     }
 

@@ -1,11 +1,12 @@
 package io.sparkattention.ml.feature;
 
+import io.sparkattention.ml.StageParamSet;
+import io.sparkattention.ml.StageParams;
 import io.sparkattention.ml.StageSchema;
 import io.sparkattention.nn.SinusoidalEncoding;
 import io.sparkattention.sparkinternal.ParamsMetadata;
 import org.apache.spark.ml.Transformer;
 import org.apache.spark.ml.param.BooleanParam;
-import org.apache.spark.ml.param.Param;
 import org.apache.spark.ml.param.ParamMap;
 import org.apache.spark.ml.util.DefaultParamsWritable;
 import org.apache.spark.ml.util.Identifiable$;
@@ -33,14 +34,14 @@ import org.apache.spark.sql.types.StructType;
  * row by row, so it runs unchanged on streaming DataFrames.
  */
 public final class SinusoidalPositionalEncoding extends Transformer
-    implements PositionalEncodingParams<SinusoidalPositionalEncoding>, DefaultParamsWritable {
+    implements StageParams<SinusoidalPositionalEncoding>, PositionalEncodingParams<SinusoidalPositionalEncoding>,
+    DefaultParamsWritable {
 
     private static final long serialVersionUID = 1L;
 
     private final String uid;
     private PositionalEncodingParamSet shared;
-    private Param<String> inputCol;
-    private Param<String> outputCol;
+    private StageParamSet columns;
     private BooleanParam addToInput;
 
     /** A stage with a random uid. */
@@ -61,13 +62,12 @@ public final class SinusoidalPositionalEncoding extends Transformer
     private void init() {
         shared = new PositionalEncodingParamSet(this, "wavelength base (10000 in the paper)",
             SinusoidalEncoding.DEFAULT_BASE);
-        inputCol = new Param<>(this, "inputCol",
-            "input column: array<array<float|double>> or array<vector>, one position per matrix row");
-        outputCol = new Param<>(this, "outputCol", "output column: array<array<float>>, the input's shape");
+        columns = new StageParamSet(this,
+            "input column: array<array<float|double>> or array<vector>, one position per matrix row", "embeddings",
+            "output column: array<array<float>>, the input's shape", uid + "__output",
+            StageParamSet.NON_FINITE_DOC, StageParamSet.NON_FINITE_HANDLING);
         addToInput = new BooleanParam(this, "addToInput",
             "output input + encoding (true) or the encoding alone, shaped like the input (false)");
-        setDefault(inputCol, "embeddings");
-        setDefault(outputCol, uid + "__output");
         setDefault(addToInput, true);
     }
 
@@ -81,42 +81,9 @@ public final class SinusoidalPositionalEncoding extends Transformer
         return shared;
     }
 
-    /** @return the input column param (default {@code embeddings}) */
-    public Param<String> inputCol() {
-        return inputCol;
-    }
-
-    /** @return the input column */
-    public String getInputCol() {
-        return getOrDefault(inputCol);
-    }
-
-    /**
-     * @param value the input column
-     * @return this stage
-     */
-    public SinusoidalPositionalEncoding setInputCol(String value) {
-        set(inputCol, value);
-        return this;
-    }
-
-    /** @return the output column param (default {@code <uid>__output}) */
-    public Param<String> outputCol() {
-        return outputCol;
-    }
-
-    /** @return the output column */
-    public String getOutputCol() {
-        return getOrDefault(outputCol);
-    }
-
-    /**
-     * @param value the output column; must not exist in the input
-     * @return this stage
-     */
-    public SinusoidalPositionalEncoding setOutputCol(String value) {
-        set(outputCol, value);
-        return this;
+    @Override
+    public StageParamSet stageParamSet() {
+        return columns;
     }
 
     /** @return the param choosing input + encoding (default true) or the encoding alone */
@@ -142,6 +109,7 @@ public final class SinusoidalPositionalEncoding extends Transformer
     public StructType transformSchema(StructType schema) {
         StructField output = MatrixFunction.outputField(schema, getInputCol(), "inputCol", getOutputCol());
         StageSchema.checkNewColumn(schema, getOutputCol());
+        StageSchema.rowIdCol(this, schema);
         return schema.add(output);
     }
 
@@ -156,7 +124,7 @@ public final class SinusoidalPositionalEncoding extends Transformer
             ? (x, rows, cols) -> encoding.addTo(x, rows, cols, offset)
             : (x, rows, cols) -> encoding.encoding(rows, cols, offset);
         return MatrixFunction.withColumn(dataset.toDF(), schema, "sinusoidal_encoding", input, "inputCol",
-            getOutputCol(), getHandleInvalid(), operation);
+            getOutputCol(), this, operation);
     }
 
     @Override

@@ -189,4 +189,27 @@ class PositionalEncodingStagesTest {
             .transform(withNaN).first();
         assertEquals(Float.NaN, Matrices.flatten(kept.getList(2))[1]);
     }
+
+    @Test
+    @DisplayName("rowIdCol: both encodings name a bad row by its id column's value, and refuse an id column "
+        + "the input lacks")
+    void rowIdNamesTheRow() {
+        StructType schema = new StructType().add("query", matrixType("double")).add("s", DataTypes.StringType);
+        Dataset<Row> withNaN = spark.createDataFrame(
+            List.of(RowFactory.create(new double[][] {{1, 2, 3, Double.NaN}}, "passage-7")), schema);
+        Exception e = assertThrows(Exception.class, () -> new SinusoidalPositionalEncoding().setInputCol("query")
+            .setRowIdCol("s").transform(withNaN).collect());
+        assertEquals("row passage-7: column query has NaN at row 0, position 3 (handleInvalid=keep lets it propagate)",
+            MultiHeadAttentionTest.rootMessage(e));
+        e = assertThrows(Exception.class, () -> new RotaryPositionalEncoding().setRowIdCol("s").transform(withNaN)
+            .collect());
+        assertEquals("row passage-7: column query has NaN at row 0, position 3 (handleInvalid=keep lets it propagate)",
+            MultiHeadAttentionTest.rootMessage(e));
+        IllegalArgumentException s = assertThrows(IllegalArgumentException.class,
+            () -> new RotaryPositionalEncoding().setRowIdCol("id").transformSchema(schema));
+        assertEquals("column id (rowIdCol) does not exist; the input has query, s", s.getMessage());
+        s = assertThrows(IllegalArgumentException.class,
+            () -> new SinusoidalPositionalEncoding().setInputCol("query").setRowIdCol("id").transformSchema(schema));
+        assertEquals("column id (rowIdCol) does not exist; the input has query, s", s.getMessage());
+    }
 }
