@@ -3,10 +3,7 @@ package io.sparkattention.kernel;
 import dev.ludovic.netlib.blas.BLAS;
 import dev.ludovic.netlib.blas.JavaBLAS;
 import dev.ludovic.netlib.blas.NativeBLAS;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
-import java.util.Locale;
+import java.util.List;
 
 /**
  * The BLAS implementation every product in this library goes through, chosen once per JVM.
@@ -14,8 +11,10 @@ import java.util.Locale;
  * <p>{@code dev.ludovic.netlib} (the BLAS Spark MLlib ships) prefers the system's native
  * {@code libblas.so.3} and falls back to a Java implementation (the Vector API one when
  * {@code jdk.incubator.vector} is visible). The choice can be forced with the system property
- * {@value #PROPERTY}: {@code auto} (default), {@code native} (fail if none loads) or {@code java}.
- * The chosen class is logged once; {@link #name()} reports it (the {@code bench} command prints it).
+ * {@value #PROPERTY}: {@code auto} (default: netlib's own rule), {@code native} (fail if none
+ * loads) or {@code java}, through the choice every kernel family shares
+ * ({@link ImplementationChoice}). The chosen class is logged once with {@value #CORE_TYPE};
+ * {@link #name()} reports it (the {@code bench} command prints it).
  */
 public final class Blas {
 
@@ -25,11 +24,13 @@ public final class Blas {
     /** The environment variable that chooses OpenBLAS's kernels, logged and reported with the BLAS. */
     public static final String CORE_TYPE = "OPENBLAS_CORETYPE";
 
-    private static final Logger LOG = LoggerFactory.getLogger(Blas.class);
+    private static final ImplementationChoice<BLAS> CHOICE = new ImplementationChoice<>("BLAS for attention products",
+        PROPERTY, List.of("auto", "native", "java"), Blas::make);
 
     /** Loads the library on first use, not when {@link #coreType()} is asked. */
     private static final class Chosen {
-        static final BLAS INSTANCE = choose(System.getProperty(PROPERTY, "auto"));
+        static final BLAS INSTANCE = CHOICE.choose(blas -> blas.getClass().getName() + ", " + CORE_TYPE + "="
+            + coreType());
     }
 
     private Blas() {
@@ -64,24 +65,19 @@ public final class Blas {
         return Chosen.INSTANCE instanceof NativeBLAS;
     }
 
-    private static BLAS choose(String requested) {
-        BLAS blas;
-        switch (requested.trim().toLowerCase(Locale.ROOT)) {
-            case "auto":
-                blas = BLAS.getInstance();
-                break;
+    /** A new implementation by name ({@code auto}, {@code native}, {@code java}). */
+    static BLAS create(String requested) {
+        return CHOICE.create(requested);
+    }
+
+    private static BLAS make(String name) {
+        switch (name) {
             case "native":
-                blas = NativeBLAS.getInstance();
-                break;
+                return NativeBLAS.getInstance();
             case "java":
-                blas = JavaBLAS.getInstance();
-                break;
+                return JavaBLAS.getInstance();
             default:
-                throw new IllegalArgumentException(
-                    "system property " + PROPERTY + "=" + requested + ": expected auto, native or java");
+                return BLAS.getInstance();
         }
-        LOG.info("BLAS for attention products: {} ({}={}, {}={})", blas.getClass().getName(), PROPERTY, requested,
-            CORE_TYPE, coreType());
-        return blas;
     }
 }

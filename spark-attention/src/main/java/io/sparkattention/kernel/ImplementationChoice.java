@@ -23,8 +23,10 @@ import java.util.function.Function;
  * <p>The families: {@link GemmChoice} ({@code sparkattention.gemm}, the projections),
  * {@link TileOpsChoice} ({@code sparkattention.tileops}, the attention tiles),
  * {@link DirectAttention} ({@code sparkattention.direct}, its arithmetic), {@link AttentionPath}
- * ({@code sparkattention.attention}, direct or tiled attention by length), and the encoder's
- * element-wise passes outside this package.
+ * ({@code sparkattention.attention}, direct or tiled attention by length), {@link Blas}
+ * ({@code sparkattention.blas}, netlib's native or Java BLAS), {@link NonFinite}
+ * ({@code sparkattention.nonfinite}, the NaN/±∞ scan), and the encoder's element-wise passes
+ * outside this package ({@code sparkattention.encodermath}).
  *
  * @param <T> what the family makes
  */

@@ -1,7 +1,6 @@
 package io.sparkattention.kernel;
 
-import org.slf4j.LoggerFactory;
-
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -10,11 +9,21 @@ import java.util.Objects;
  *
  * <p>With the Vector API visible it is {@link VectorNonFinite}'s branch-free scan (C2 vectorises
  * none of the scalar forms, and the scan runs over every value a stage reads); otherwise a
- * {@link Float#isFinite} loop. The choice is made once and logged at debug level.
+ * {@link Float#isFinite} loop. Both give the same index; the choice is made once per JVM through
+ * {@link ImplementationChoice} ({@value #PROPERTY}: {@code auto}, {@code vector} or
+ * {@code scalar}) and logged once.
  */
 public final class NonFinite {
 
-    private static final Scan SCAN = choose();
+    /** System property that forces the scan: {@code auto}, {@code vector} or {@code scalar}. */
+    static final String PROPERTY = "sparkattention.nonfinite";
+
+    private static final Scan SCALAR = NonFinite::firstScalar;
+
+    private static final ImplementationChoice<Scan> CHOICE = new ImplementationChoice<>("NaN/±∞ input check",
+        PROPERTY, List.of("auto", "vector", "scalar"), NonFinite::make);
+
+    private static final Scan SCAN = CHOICE.choose(scan -> scan == SCALAR ? "scalar loop" : "Vector API scan");
 
     private NonFinite() {
     }
@@ -44,19 +53,26 @@ public final class NonFinite {
         int first(float[] a, int from, int to);
     }
 
-    private static Scan choose() {
-        Scan scan;
-        String which;
-        try {
-            // By name (and never named below), so that this class links without jdk.incubator.vector.
-            scan = (Scan) Class.forName("io.sparkattention.kernel.VectorNonFinite").getDeclaredConstructor()
-                .newInstance();
-            which = "Vector API scan";
-        } catch (ReflectiveOperationException | LinkageError noVectorApi) {
-            scan = NonFinite::firstScalar;
-            which = "scalar loop (" + noVectorApi + ")";
+    /** A new scan by name ({@code auto}, {@code vector}, {@code scalar}). */
+    static Scan create(String requested) {
+        return CHOICE.create(requested);
+    }
+
+    private static Scan make(String name) {
+        switch (name) {
+            case "vector":
+                return ImplementationChoice.requireVector(vectorScan(), "NaN/±∞ input check");
+            case "scalar":
+                return SCALAR;
+            default:
+                Scan vector = vectorScan();
+                return vector != null ? vector : SCALAR;
         }
-        LoggerFactory.getLogger(NonFinite.class).debug("NaN/±∞ input check: {}", which);
-        return scan;
+    }
+
+    /** The Vector API scan, or null when {@code jdk.incubator.vector} is not visible. */
+    private static Scan vectorScan() {
+        // By name (and never named below), so that this class links without jdk.incubator.vector.
+        return ImplementationChoice.vectorInstance("io.sparkattention.kernel.VectorNonFinite", Scan.class);
     }
 }

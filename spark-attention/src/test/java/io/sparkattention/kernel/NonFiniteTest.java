@@ -21,7 +21,8 @@ class NonFiniteTest {
         Float.intBitsToFloat(0x7fc00001), Float.intBitsToFloat(0xffffffff), Float.intBitsToFloat(0x7f800001)};
 
     static Stream<NonFinite.Scan> scans() {
-        return Stream.of(new VectorNonFinite(), NonFinite::firstScalar, NonFinite::first);
+        return Stream.of(new VectorNonFinite(), NonFinite::firstScalar, NonFinite::first, NonFinite.create("auto"),
+            NonFinite.create("vector"), NonFinite.create("scalar"));
     }
 
     private static int reference(float[] a, int from, int to) {
@@ -91,5 +92,13 @@ class NonFiniteTest {
         assertThrows(IndexOutOfBoundsException.class, () -> NonFinite.first(a, -1, 4));
         assertThrows(IndexOutOfBoundsException.class, () -> NonFinite.first(a, 2, 9));
         assertThrows(IndexOutOfBoundsException.class, () -> NonFinite.first(a, 5, 4));
+    }
+
+    @Test
+    @DisplayName("the scan is chosen by sparkattention.nonfinite: an unknown name names the property and the choices")
+    void choiceByName() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> NonFinite.create("simd"));
+        assertEquals("NaN/±∞ input check \"simd\" (system property sparkattention.nonfinite): expected auto, vector "
+            + "or scalar", e.getMessage());
     }
 }
