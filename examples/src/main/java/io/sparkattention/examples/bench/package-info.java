@@ -31,8 +31,12 @@
  *       io.sparkattention.examples.bench.ExecutorPeakHeap}), also used by the scaling probe.</li>
  * </ul>
  *
- * <p>The lab measures the library through its public API and never holds a copy of library
- * code: a variant to compare is a change to the library, measured before and after. What the lab
+ * <p>The lab measures the library through its public API, and through two handles of the examples
+ * jar that sit in the packages whose non-public steps they call ({@code bert.EncoderLayerParts}
+ * for {@code --layer-split}, {@code kernel.TileParts} for the JMH tile benchmarks); it never holds
+ * a copy of library code: a variant to compare is a change to the library, measured before and
+ * after. It imports the command line's shared parts ({@code examples.common}), never the user's
+ * commands ({@code examples.cli}). What the lab
  * measures, on which machines, and the lab-only flags of {@code bench} are in BENCHMARKS.md.
  */
 package io.sparkattention.examples.bench;
