@@ -12,10 +12,11 @@ import java.io.Serializable;
 /**
  * The Param objects only the attention stages have, created for one owner after its uid is set
  * (the Java idiom of MLlib's {@code JavaTestParams}) and exposed through the interfaces
- * {@link AttentionParams} gathers; with {@link #stageParams} (output column, invalid rows, row id)
- * and {@link #headParams} (heads), the params of {@code ScaledDotProductAttention},
- * {@code MultiHeadAttention} and {@code MultiHeadAttentionModel}: one definition, one set of
- * defaults and one schema check, as MLlib's Scala stages share a params trait.
+ * {@link AttentionParams} gathers, with the sets shared with other stages for the output column,
+ * invalid rows and row id ({@link StageParamSet}) and the heads ({@link HeadParamSet}): the params
+ * of {@code ScaledDotProductAttention}, {@code MultiHeadAttention} and
+ * {@code MultiHeadAttentionModel}: one definition, one set of defaults and one schema check, as
+ * MLlib's Scala stages share a params trait.
  */
 public final class AttentionParamSet implements Serializable {
 
@@ -43,18 +44,22 @@ public final class AttentionParamSet implements Serializable {
     final Param<String> strategy;
     final IntParam sequenceWidth;
     final Param<String> outputLayout;
+    /** The output column, what NaN/±∞ inputs do and the row id column ({@link OutputColParams}). */
+    final StageParamSet stage;
+    /** The heads ({@link HeadParams}). */
+    final HeadParamSet heads;
 
     /**
      * The output column ({@code attn_output} by default), what NaN/±∞ inputs do and the row id
      * column of an attention stage.
      */
-    static StageParamSet stageParams(Params owner) {
+    private static StageParamSet stageParams(Params owner) {
         return StageParamSet.withoutInput(owner, "output column: array<array<float>>, L×outputWidth", "attn_output",
             StageParamSet.NON_FINITE_DOC, StageParamSet.NON_FINITE_HANDLING);
     }
 
     /** The heads of an attention stage, grouped-query attention's key/value heads among them. */
-    static HeadParamSet headParams(Params owner) {
+    private static HeadParamSet headParams(Params owner) {
         return new HeadParamSet(owner, "number of attention heads (>= 1)",
             "number of key/value heads for grouped-query attention (divides numHeads; query head h uses "
                 + "key/value head h / (numHeads / numKvHeads)); 0: numHeads");
@@ -114,5 +119,7 @@ public final class AttentionParamSet implements Serializable {
         owner.setDefault(strategy, "auto");
         owner.setDefault(sequenceWidth, 0);
         owner.setDefault(outputLayout, "auto");
+        stage = stageParams(owner);
+        heads = headParams(owner);
     }
 }

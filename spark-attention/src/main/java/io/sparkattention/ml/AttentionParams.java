@@ -16,8 +16,9 @@ import java.util.Locale;
  * ({@link SequenceLayoutParams}); and here the kernel's and Spark's settings: the score scale, the
  * kernel's tile size and the execution strategy, from which {@link #attentionSpec()} builds the
  * kernel's spec. Implemented by {@link ScaledDotProductAttention}, {@link MultiHeadAttention} and
- * {@link MultiHeadAttentionModel}, which hold the Param objects in three sets created with the
- * stage: {@link AttentionParamSet}, {@link HeadParamSet} and {@link StageParamSet}.
+ * {@link MultiHeadAttentionModel}, which hold the Param objects in one {@link AttentionParamSet}
+ * created with the stage (itself holding the {@link StageParamSet} and {@link HeadParamSet} the
+ * interfaces shared with other stages read).
  *
  * @param <T> the stage type, returned by the setters
  */
@@ -27,6 +28,18 @@ public interface AttentionParams<T extends AttentionParams<T>> extends Attention
     @SuppressWarnings("unchecked")
     private T self() {
         return (T) this;
+    }
+
+    /** Internal: the output column's, invalid rows' and row id's Param objects, in {@link #attentionParamSet()}. */
+    @Override
+    default StageParamSet stageParamSet() {
+        return attentionParamSet().stage;
+    }
+
+    /** Internal: the heads' Param objects, held by {@link #attentionParamSet()}. */
+    @Override
+    default HeadParamSet headParamSet() {
+        return attentionParamSet().heads;
     }
 
     /**

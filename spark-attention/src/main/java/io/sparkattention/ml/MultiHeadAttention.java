@@ -42,8 +42,6 @@ public final class MultiHeadAttention extends Estimator<MultiHeadAttentionModel>
 
     private final String uid;
     private AttentionParamSet params;
-    private StageParamSet stageParams;
-    private HeadParamSet headParams;
     private Param<String> initialWeightsPath;
     private Param<String> weightsPrefix;
     private LongParam seed;
@@ -66,8 +64,6 @@ public final class MultiHeadAttention extends Estimator<MultiHeadAttentionModel>
 
     private void init() {
         params = new AttentionParamSet(this);
-        stageParams = AttentionParamSet.stageParams(this);
-        headParams = AttentionParamSet.headParams(this);
         initialWeightsPath = new Param<>(this, "initialWeightsPath",
             "safetensors file holding a PyTorch nn.MultiheadAttention state_dict to start from (any Hadoop file "
                 + "system); empty: initialise as PyTorch does from seed");
@@ -92,16 +88,6 @@ public final class MultiHeadAttention extends Estimator<MultiHeadAttentionModel>
     @Override
     public AttentionParamSet attentionParamSet() {
         return params;
-    }
-
-    @Override
-    public StageParamSet stageParamSet() {
-        return stageParams;
-    }
-
-    @Override
-    public HeadParamSet headParamSet() {
-        return headParams;
     }
 
     /**

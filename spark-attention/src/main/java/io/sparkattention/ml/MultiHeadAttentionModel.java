@@ -71,8 +71,6 @@ public final class MultiHeadAttentionModel extends Model<MultiHeadAttentionModel
     private final String uid;
     private final MultiHeadAttentionWeights weights;
     private AttentionParamSet params;
-    private StageParamSet stageParams;
-    private HeadParamSet headParams;
     /** The layer shipped to executors, once per SparkContext and kernel spec; shared with the model's copies. */
     private transient ContextBroadcast<MultiHeadAttentionLayer> shipped;
 
@@ -114,8 +112,6 @@ public final class MultiHeadAttentionModel extends Model<MultiHeadAttentionModel
 
     private void init() {
         params = new AttentionParamSet(this);
-        stageParams = AttentionParamSet.stageParams(this);
-        headParams = AttentionParamSet.headParams(this);
         if (weights != null) {
             set(numHeads(), weights.numHeads());
         }
@@ -155,16 +151,6 @@ public final class MultiHeadAttentionModel extends Model<MultiHeadAttentionModel
     @Override
     public AttentionParamSet attentionParamSet() {
         return params;
-    }
-
-    @Override
-    public StageParamSet stageParamSet() {
-        return stageParams;
-    }
-
-    @Override
-    public HeadParamSet headParamSet() {
-        return headParams;
     }
 
     /**

@@ -37,8 +37,6 @@ public final class ScaledDotProductAttention extends Transformer
 
     private final String uid;
     private AttentionParamSet params;
-    private StageParamSet stageParams;
-    private HeadParamSet headParams;
 
     /** A stage with a random uid. */
     public ScaledDotProductAttention() {
@@ -57,8 +55,6 @@ public final class ScaledDotProductAttention extends Transformer
 
     private void init() {
         params = new AttentionParamSet(this);
-        stageParams = AttentionParamSet.stageParams(this);
-        headParams = AttentionParamSet.headParams(this);
     }
 
     @Override
@@ -70,16 +66,6 @@ public final class ScaledDotProductAttention extends Transformer
     @Override
     public AttentionParamSet attentionParamSet() {
         return params;
-    }
-
-    @Override
-    public StageParamSet stageParamSet() {
-        return stageParams;
-    }
-
-    @Override
-    public HeadParamSet headParamSet() {
-        return headParams;
     }
 
     @Override
