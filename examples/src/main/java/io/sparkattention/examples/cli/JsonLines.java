@@ -158,6 +158,14 @@ final class JsonLines {
     }
 
     private boolean sameFile(Path file, String sparkPath) {
+        return sameFile(fs, files, file, sparkPath);
+    }
+
+    /**
+     * Whether {@code file}, one of the input's {@code files}, is the file Spark names {@code sparkPath}
+     * (a URI): the same qualified path, or the one file of that name.
+     */
+    static boolean sameFile(FileSystem fs, List<Path> files, Path file, String sparkPath) {
         Path named = new Path(sparkPath);
         return fs.makeQualified(file).equals(fs.makeQualified(named)) || file.getName().equals(named.getName())
             && files.stream().filter(f -> f.getName().equals(named.getName())).count() == 1;
