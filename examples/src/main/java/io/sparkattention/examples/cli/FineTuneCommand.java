@@ -12,12 +12,14 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.functions;
 import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.NumericType;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -194,12 +196,20 @@ final class FineTuneCommand extends TableCommand {
 
     @Override
     void run(Run run) throws IOException {
+        try (SetupProgress setup = SetupProgress.start(run.spark.sparkContext(), System.out, idsCol == null,
+            trainableLayers >= 0)) {
+            fit(run, setup);
+        }
+    }
+
+    /** Fits and saves the model, reporting the setup's progress until the first step. */
+    private void fit(Run run, SetupProgress setup) throws IOException {
         InputTable table = run.table;
         require(table, labelCol, "--label-col");
         DataType labelType = table.rows.schema().apply(labelCol).dataType();
-        if (!(labelType instanceof NumericType)) {
+        if (!(labelType instanceof NumericType) && !labelType.equals(DataTypes.StringType)) {
             throw new BadInputException("--input " + in.input + ": column " + labelCol + " (--label-col) holds "
-                + labelType.simpleString() + " values; expected a number, the class index 0, 1, ...");
+                + labelType.simpleString() + " values; expected the class index 0, 1, ... or a label string");
         }
         if (weightCol != null) {
             require(table, weightCol, "--weight-col");
@@ -211,24 +221,40 @@ final class FineTuneCommand extends TableCommand {
         if (idsCol != null && handleInvalid.get().equals("skip")) {
             rows = rows.filter(functions.col(idsCol).isNotNull());
         }
+        StringLabels labels = null;
+        if (labelType.equals(DataTypes.StringType)) {
+            setup.phase("indexing the labels");
+            labels = StringLabels.fit(rows, labelCol, in.input);
+            rows = labels.indexed(rows, labelCol);
+        }
         Dataset<Row> fitRows = rows;
         BertClassifier stage = FineTuneOptions.stage(this, encoder)
             .setNumPartitions(rows.rdd().getNumPartitions());
         lines = new StepLines(System.out);
-        stage.setTrainingListener(lines::step);
-        BertClassificationModel fitted;
+        stage.setTrainingListener((iteration, loss) -> {
+            setup.close();
+            lines.step(iteration, loss);
+        });
+        List<PipelineStage> stages = new ArrayList<>();
         if (idsCol != null) {
             trainingRows = () -> fitRows;
-            fitted = stage.setFeaturesCol(idsCol).fit(rows);
-            lines.finish(fitted.summary().accuracy());
-            fitted.write().save(run.out.main().uri());
+            stage.setFeaturesCol(idsCol);
         } else {
             tokenize.setInputCol(textCol).setOutputCol(IDS).setMaxLength(model.maxLength);
             trainingRows = () -> tokenize.transform(fitRows);
-            PipelineModel pipeline = new Pipeline().setStages(new PipelineStage[] {tokenize,
-                stage.setFeaturesCol(IDS)}).fit(rows);
-            fitted = (BertClassificationModel) pipeline.stages()[1];
-            lines.finish(fitted.summary().accuracy());
+            stage.setFeaturesCol(IDS);
+            stages.add(tokenize);
+        }
+        stages.add(stage);
+        if (labels != null && !labels.indices) {
+            stages.add(labels.decoder(stage.getPredictionCol()));
+        }
+        PipelineModel pipeline = new Pipeline().setStages(stages.toArray(new PipelineStage[0])).fit(rows);
+        BertClassificationModel fitted = (BertClassificationModel) pipeline.stages()[idsCol != null ? 0 : 1];
+        lines.finish(fitted.summary().accuracy());
+        if (pipeline.stages().length == 1) {
+            fitted.write().save(run.out.main().uri());
+        } else {
             pipeline.write().save(run.out.main().uri());
         }
         if (exportPyTorch != null) {
