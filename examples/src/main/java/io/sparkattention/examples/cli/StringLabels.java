@@ -35,7 +35,7 @@ final class StringLabels {
     /** Whether every label is a class index written out. */
     final boolean indices;
 
-    private StringLabels(String[] labels) {
+    StringLabels(String[] labels) {
         this.labels = labels;
         this.indices = Arrays.stream(labels).allMatch(l -> INDEX.matcher(l).matches());
     }
