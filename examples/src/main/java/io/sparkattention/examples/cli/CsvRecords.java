@@ -1,17 +1,9 @@
 package io.sparkattention.examples.cli;
 
-import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileStatus;
-import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
-import org.apache.hadoop.io.compress.CompressionCodec;
-import org.apache.hadoop.io.compress.CompressionCodecFactory;
 
 import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.function.Predicate;
 
@@ -49,33 +41,15 @@ final class CsvRecords {
         }
     }
 
-    private final String input;
-    private final boolean directory;
-    private final FileSystem fs;
-    private final List<Path> files;
-    private final CompressionCodecFactory codecs;
+    private final InputTextFiles files;
 
-    private CsvRecords(String input, boolean directory, FileSystem fs, List<Path> files,
-                       CompressionCodecFactory codecs) {
-        this.input = input;
-        this.directory = directory;
-        this.fs = fs;
+    private CsvRecords(InputTextFiles files) {
         this.files = files;
-        this.codecs = codecs;
     }
 
     /** The input's data files; {@link InputFiles#inspect} has checked them. */
     static CsvRecords of(String input) {
-        Configuration conf = new Configuration();
-        try {
-            Path p = new Path(input);
-            FileSystem fs = p.getFileSystem(conf);
-            FileStatus status = fs.getFileStatus(p);
-            return new CsvRecords(input, status.isDirectory(), fs, InputFiles.dataFiles(input, fs, status),
-                new CompressionCodecFactory(conf));
-        } catch (IOException e) {
-            throw new BadInputException("--input " + input + ": " + e.getMessage(), e);
-        }
+        return new CsvRecords(InputTextFiles.of(input));
     }
 
     /** The line of data record {@code index} (from 0) of the file Spark names {@code sparkPath}, or null. */
@@ -102,21 +76,21 @@ final class CsvRecords {
         }
         String what = bad.unclosed ? "a quoted field opens here and is never closed (a \" inside a quoted field is "
             + "written twice: \"\")" : "it has " + bad.fields + " fields, the header " + header[0];
-        return "--input " + input + ": malformed CSV record on " + where(bad) + " (" + what + ")";
+        return "--input " + files.input + ": malformed CSV record on " + where(bad) + " (" + what + ")";
     }
 
     /** A record's place for messages: "line N", and the file's name first for a directory. */
     String where(Record record) {
-        return (directory ? record.file.getName() + " " : "") + "line " + record.line;
+        return files.where(record.file, record.line);
     }
 
     /** The first record {@code wanted} accepts, header included, or null (also when a file cannot be read). */
     private Record find(String sparkPath, Predicate<Record> wanted) {
-        for (Path file : files) {
-            if (sparkPath != null && !JsonLines.sameFile(fs, files, file, sparkPath)) {
+        for (Path file : files.files) {
+            if (!files.isNamed(file, sparkPath)) {
                 continue;
             }
-            try (BufferedReader reader = open(file)) {
+            try (BufferedReader reader = files.open(file)) {
                 Record found = scan(file, reader, wanted);
                 if (found != null) {
                     return found;
@@ -187,12 +161,5 @@ final class CsvRecords {
         boolean lf = in.read() == '\n';
         in.reset();
         return !lf;
-    }
-
-    private BufferedReader open(Path file) throws IOException {
-        CompressionCodec codec = codecs.getCodec(file);
-        InputStream raw = fs.open(file);
-        return new BufferedReader(new InputStreamReader(codec == null ? raw : codec.createInputStream(raw),
-            StandardCharsets.UTF_8));
     }
 }

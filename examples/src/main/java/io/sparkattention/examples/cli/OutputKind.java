@@ -102,11 +102,6 @@ final class OutputKind {
         });
     }
 
-    /** The marker file's content: the tool and the command that wrote the directory. */
-    static String markerText(String command) {
-        return "{\"tool\":\"spark-attention\",\"command\":\"" + command + "\"}\n";
-    }
-
     /** Whether the output is a directory (else a file). */
     boolean isDirectory() {
         return directory;

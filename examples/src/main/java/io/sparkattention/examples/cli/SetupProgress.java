@@ -1,5 +1,7 @@
 package io.sparkattention.examples.cli;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.apache.spark.SparkContext;
 import org.apache.spark.scheduler.SparkListener;
 import org.apache.spark.scheduler.SparkListenerStageCompleted;
@@ -10,7 +12,6 @@ import org.apache.spark.storage.RDDInfo;
 import scala.jdk.javaapi.CollectionConverters;
 
 import java.io.PrintStream;
-import java.util.Locale;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -28,6 +29,8 @@ final class SetupProgress extends SparkListener implements AutoCloseable {
     /** The names of {@code BertClassifier}'s cached RDDs, as its training data sets them. */
     private static final String INPUT_ROWS = "BertClassifier input rows";
     private static final String TRAINING_ROWS = "BertClassifier training rows";
+
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final SparkContext sc;
     private final PrintStream out;
@@ -121,8 +124,11 @@ final class SetupProgress extends SparkListener implements AutoCloseable {
         if (closed) {
             return;
         }
-        out.println(String.format(Locale.ROOT, "{\"setup\": \"%s\"", phase)
-            + (stageId >= 0 ? ", \"tasks_done\": " + done + ", \"tasks\": " + tasks : "") + "}");
+        ObjectNode line = JSON.createObjectNode().put("setup", phase);
+        if (stageId >= 0) {
+            line.put("tasks_done", done).put("tasks", tasks);
+        }
+        out.println(line.toString());
         out.flush();
     }
 

@@ -45,8 +45,9 @@ class CsvLabelsCommandTest {
         List<String> steps = fit.stepLines();
         assertEquals(41, steps.size(), fit.out);
         assertEquals(1.0, Cli.JSON.readTree(steps.get(40)).get("training_accuracy").asDouble(), steps.get(40));
-        assertTrue(fit.outLines().stream().anyMatch(l -> l.startsWith("{\"setup\": \"indexing the labels\"")),
+        assertTrue(fit.outLines().contains("{\"setup\":\"indexing the labels\"}"),
             "the setup reports its phases before the first step: " + fit.out);
+        assertTrue(fit.outLines().get(0).startsWith("{\"setup\":"), fit.out);
 
         Path predicted = dir.resolve("predicted.jsonl");
         CommandLineRun predict = CommandLineRun.of("predict", "--model", model.toString(), "--input",

@@ -150,6 +150,16 @@ class FineTuneCommandTest {
     }
 
     @Test
+    @DisplayName("--seed's default, shown by --help, is the estimator's own")
+    void seedDefaultIsTheEstimators() {
+        assertEquals(new io.sparkattention.ml.classification.BertClassifier().getSeed(),
+            Long.parseLong(FineTuneCommand.DEFAULT_SEED));
+        CommandLineRun help = CommandLineRun.of("fine-tune", "--help");
+        assertTrue(help.out.contains("(default " + FineTuneCommand.DEFAULT_SEED + ", the estimator's own)"), help.out);
+        assertFalse(help.out.contains("keep"), "--handle-invalid offers what fine-tune takes: " + help.out);
+    }
+
+    @Test
     @DisplayName("--handle-invalid: skip leaves rows without ids out of the fit; keep is refused (nothing to train "
         + "on), exit 2 with nothing left")
     void handleInvalid() throws Exception {
@@ -237,6 +247,49 @@ class FineTuneCommandTest {
         assertTrue(message.contains(file.getFileName() + ":" + badLine) || message.contains("line " + badLine),
             "names the bad label's own line " + badLine + ": " + message);
         assertTrue(message.contains("label"), message);
+        assertFalse(Files.exists(dir.resolve("model")), "nothing at --output");
+    }
+
+    @Test
+    @DisplayName("--safetensors holding a head (fine-tune's own export): its heads from the metadata, training starts "
+        + "from its head and says so")
+    void safetensorsHeadIsTheStart() throws Exception {
+        Path fixture = copy("ft_head_only_cls");
+        SafeTensors st = SafeTensors.read(fixture);
+        JsonNode config = JSON.readTree(st.metadata().get("config"));
+        Path input = writeIds(st, dir.resolve("in.jsonl"), -1, -1);
+        Path first = dir.resolve("first.safetensors");
+        CommandLineRun fit = CommandLineRun.of("fine-tune", "--input", input.toString(), "--output",
+            dir.resolve("m1").toString(), "--master", Cli.MASTER, "--ids-col", "input_ids", "--safetensors",
+            fixture.toString(), "--prefix", "initial.", "--num-heads", config.get("num_heads").asText(),
+            "--num-classes", "2", "--trainable-layers", "0", "--max-iter", "2", "--export-pytorch", first.toString());
+        assertEquals(0, fit.exitCode, fit.err);
+        Path second = dir.resolve("second.safetensors");
+        CommandLineRun again = CommandLineRun.of("fine-tune", "--input", input.toString(), "--output",
+            dir.resolve("m2").toString(), "--master", Cli.MASTER, "--ids-col", "input_ids", "--safetensors",
+            first.toString(), "--max-iter", "0", "--export-pytorch", second.toString());
+        assertEquals(0, again.exitCode, again.err);
+        assertTrue(again.outLines().contains(Cli.JSON.createObjectNode().put("setup", "starting from the classifier "
+            + "head in --safetensors " + first).toString()), again.out);
+        SafeTensors a = SafeTensors.read(first), b = SafeTensors.read(second);
+        assertTrue(java.util.Arrays.equals(a.floats("classifier.weight"), b.floats("classifier.weight")),
+            "no step: the head is the file's");
+        assertTrue(java.util.Arrays.equals(a.floats("classifier.bias"), b.floats("classifier.bias")));
+    }
+
+    @Test
+    @DisplayName("texts beside an input_ids column and no --ids-col: exit 2 naming the options and the hint")
+    void idsColumnWithoutIdsColIsNamed() throws Exception {
+        Path input = dir.resolve("both.jsonl");
+        Cli.writeJsonLines(input, List.of("{\"text\": \"a cat\", \"input_ids\": [101, 102], \"label\": 0}",
+            "{\"text\": \"a dog\", \"input_ids\": [101, 102], \"label\": 1}"));
+        CommandLineRun run = CommandLineRun.of("fine-tune", "--input", input.toString(), "--output",
+            dir.resolve("model").toString(), "--master", Cli.MASTER, "--max-iter", "1");
+        assertEquals(2, run.exitCode, run.err);
+        assertEquals(1, run.errorLines().size(), run.err);
+        String message = run.errorLines().get(0);
+        assertTrue(message.contains("give --ids-col input_ids") && message.contains("--text-col text"), message);
+        assertFalse(message.contains("outputCol") || message.contains("tokensCol"), message);
         assertFalse(Files.exists(dir.resolve("model")), "nothing at --output");
     }
 
