@@ -234,12 +234,13 @@ final class FineTuneCommand extends TableCommand {
         if (weightCol != null) {
             require(table, weightCol, "--weight-col");
         }
-        require(table, idsCol != null ? idsCol : textCol, idsCol != null ? "--ids-col" : "--text-col");
         if (idsCol == null && table.has(IDS)) {
-            throw new BadInputException("--input " + in.input + " already has a column " + IDS + ", which fine-tune "
-                + "writes by tokenizing --text-col " + textCol + ": to train on those ids, give --ids-col " + IDS
-                + " (instead of --text-col); else drop or rename the column");
+            throw new BadInputException("--input " + in.input + (table.has(textCol) ? " already has a column " + IDS
+                + ", which fine-tune writes by tokenizing --text-col " + textCol : " has no column " + textCol
+                + " (--text-col) but a column " + IDS) + ": to train on those token ids, give --ids-col " + IDS
+                + (table.has(textCol) ? " (instead of --text-col); else drop or rename the column" : ""));
         }
+        require(table, idsCol != null ? idsCol : textCol, idsCol != null ? "--ids-col" : "--text-col");
         // The rows keep the input's row index (the stage reads only its own columns): the stage names a bad row
         // by its position among the rows it fits, which --handle-invalid skip makes differ from the input's.
         Dataset<Row> rows = table.rows;

@@ -277,18 +277,20 @@ class FineTuneCommandTest {
         assertTrue(java.util.Arrays.equals(a.floats("classifier.bias"), b.floats("classifier.bias")));
     }
 
-    @Test
-    @DisplayName("texts beside an input_ids column and no --ids-col: exit 2 naming the options and the hint")
-    void idsColumnWithoutIdsColIsNamed() throws Exception {
-        Path input = dir.resolve("both.jsonl");
-        Cli.writeJsonLines(input, List.of("{\"text\": \"a cat\", \"input_ids\": [101, 102], \"label\": 0}",
-            "{\"text\": \"a dog\", \"input_ids\": [101, 102], \"label\": 1}"));
+    @ParameterizedTest
+    @ValueSource(strings = {"a text column too", "no text column"})
+    @DisplayName("Parquet with an input_ids column and no --ids-col: exit 2 naming the options and the hint")
+    void idsColumnWithoutIdsColIsNamed(String texts) throws Exception {
+        Path input = dir.resolve("ids.parquet");
+        String text = texts.equals("no text column") ? "" : "'a cat' AS text, ";
+        io.sparkattention.testing.SparkTestSession.get().sql("SELECT " + text + "array(101, 102) AS input_ids, "
+            + "id % 2 AS label FROM range(4)").coalesce(1).write().parquet(input.toString());
         CommandLineRun run = CommandLineRun.of("fine-tune", "--input", input.toString(), "--output",
             dir.resolve("model").toString(), "--master", Cli.MASTER, "--max-iter", "1");
         assertEquals(2, run.exitCode, run.err);
         assertEquals(1, run.errorLines().size(), run.err);
         String message = run.errorLines().get(0);
-        assertTrue(message.contains("give --ids-col input_ids") && message.contains("--text-col text"), message);
+        assertTrue(message.contains("give --ids-col input_ids") && message.contains("--text-col"), message);
         assertFalse(message.contains("outputCol") || message.contains("tokensCol"), message);
         assertFalse(Files.exists(dir.resolve("model")), "nothing at --output");
     }
