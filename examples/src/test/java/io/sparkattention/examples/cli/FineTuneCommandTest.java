@@ -150,16 +150,6 @@ class FineTuneCommandTest {
     }
 
     @Test
-    @DisplayName("--seed's default, shown by --help, is the estimator's own")
-    void seedDefaultIsTheEstimators() {
-        assertEquals(new io.sparkattention.ml.classification.BertClassifier().getSeed(),
-            Long.parseLong(FineTuneCommand.DEFAULT_SEED));
-        CommandLineRun help = CommandLineRun.of("fine-tune", "--help");
-        assertTrue(help.out.contains("(default " + FineTuneCommand.DEFAULT_SEED + ", the estimator's own)"), help.out);
-        assertFalse(help.out.contains("keep"), "--handle-invalid offers what fine-tune takes: " + help.out);
-    }
-
-    @Test
     @DisplayName("--handle-invalid: skip leaves rows without ids out of the fit; keep is refused (nothing to train "
         + "on), exit 2 with nothing left")
     void handleInvalid() throws Exception {
@@ -250,51 +240,6 @@ class FineTuneCommandTest {
         assertFalse(Files.exists(dir.resolve("model")), "nothing at --output");
     }
 
-    @Test
-    @DisplayName("--safetensors holding a head (fine-tune's own export): its heads from the metadata, training starts "
-        + "from its head and says so")
-    void safetensorsHeadIsTheStart() throws Exception {
-        Path fixture = copy("ft_head_only_cls");
-        SafeTensors st = SafeTensors.read(fixture);
-        JsonNode config = JSON.readTree(st.metadata().get("config"));
-        Path input = writeIds(st, dir.resolve("in.jsonl"), -1, -1);
-        Path first = dir.resolve("first.safetensors");
-        CommandLineRun fit = CommandLineRun.of("fine-tune", "--input", input.toString(), "--output",
-            dir.resolve("m1").toString(), "--master", Cli.MASTER, "--ids-col", "input_ids", "--safetensors",
-            fixture.toString(), "--prefix", "initial.", "--num-heads", config.get("num_heads").asText(),
-            "--num-classes", "2", "--trainable-layers", "0", "--max-iter", "2", "--export-pytorch", first.toString());
-        assertEquals(0, fit.exitCode, fit.err);
-        Path second = dir.resolve("second.safetensors");
-        CommandLineRun again = CommandLineRun.of("fine-tune", "--input", input.toString(), "--output",
-            dir.resolve("m2").toString(), "--master", Cli.MASTER, "--ids-col", "input_ids", "--safetensors",
-            first.toString(), "--max-iter", "0", "--export-pytorch", second.toString());
-        assertEquals(0, again.exitCode, again.err);
-        assertTrue(again.outLines().contains(Cli.JSON.createObjectNode().put("setup", "starting from the classifier "
-            + "head in --safetensors " + first).toString()), again.out);
-        SafeTensors a = SafeTensors.read(first), b = SafeTensors.read(second);
-        assertTrue(java.util.Arrays.equals(a.floats("classifier.weight"), b.floats("classifier.weight")),
-            "no step: the head is the file's");
-        assertTrue(java.util.Arrays.equals(a.floats("classifier.bias"), b.floats("classifier.bias")));
-    }
-
-    @ParameterizedTest
-    @ValueSource(strings = {"a text column too", "no text column"})
-    @DisplayName("Parquet with an input_ids column and no --ids-col: exit 2 naming the options and the hint")
-    void idsColumnWithoutIdsColIsNamed(String texts) throws Exception {
-        Path input = dir.resolve("ids.parquet");
-        String text = texts.equals("no text column") ? "" : "'a cat' AS text, ";
-        io.sparkattention.testing.SparkTestSession.get().sql("SELECT " + text + "array(101, 102) AS input_ids, "
-            + "id % 2 AS label FROM range(4)").coalesce(1).write().parquet(input.toString());
-        CommandLineRun run = CommandLineRun.of("fine-tune", "--input", input.toString(), "--output",
-            dir.resolve("model").toString(), "--master", Cli.MASTER, "--max-iter", "1");
-        assertEquals(2, run.exitCode, run.err);
-        assertEquals(1, run.errorLines().size(), run.err);
-        String message = run.errorLines().get(0);
-        assertTrue(message.contains("give --ids-col input_ids") && message.contains("--text-col"), message);
-        assertFalse(message.contains("outputCol") || message.contains("tokensCol"), message);
-        assertFalse(Files.exists(dir.resolve("model")), "nothing at --output");
-    }
-
     private static String[] concat(String[] a, String... b) {
         String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
         System.arraycopy(b, 0, out, a.length, b.length);
@@ -347,9 +292,13 @@ class FineTuneCommandTest {
         assertEquals(b.get(0).get("embedding"), a.get(0).get("embedding"));
     }
 
-    /** The fixture as a file (a resource inside the library's test-jar has no path of its own). */
     private Path copy(String name) throws IOException {
-        URL url = getClass().getResource("/fixtures/finetune/" + name + ".safetensors");
+        return fixture(dir, name);
+    }
+
+    /** The fixture as a file in {@code dir} (a resource inside the library's test-jar has no path of its own). */
+    static Path fixture(Path dir, String name) throws IOException {
+        URL url = FineTuneCommandTest.class.getResource("/fixtures/finetune/" + name + ".safetensors");
         Path file = dir.resolve(name + ".safetensors");
         try (InputStream in = url.openStream()) {
             Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);
@@ -362,7 +311,7 @@ class FineTuneCommandTest {
      * (from 1) gets token id {@code badValue} at position 1, or -badValue - 1 ids when that is negative,
      * or label 7 for {@code Integer.MIN_VALUE}.
      */
-    private static Path writeIds(SafeTensors st, Path file, int badLine, int badValue) throws IOException {
+    static Path writeIds(SafeTensors st, Path file, int badLine, int badValue) throws IOException {
         long[] ids = st.longs("input.ids");
         long[] lengths = st.longs("input.lengths");
         long[] labels = st.longs("input.label");
