@@ -1,6 +1,7 @@
 package io.sparkattention.examples.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -117,6 +118,23 @@ class CsvLabelsCommandTest {
         assertTrue(indices.indices);
         assertFalse(words.indices);
         assertFalse(padded.indices, "01 is a label, not an index");
+    }
+
+    @Test
+    @DisplayName("labelled_texts.csv is what Python's csv module writes: its script, run again, gives the same bytes")
+    void resourceIsPythonsOwn() throws Exception {
+        Path python = Path.of("/usr/bin/python3");
+        Assumptions.assumeTrue(Files.isExecutable(python), "no /usr/bin/python3 to run the script with");
+        Path script = dir.resolve("labelled_texts_csv.py");
+        try (InputStream in = getClass().getResourceAsStream("/python/labelled_texts_csv.py")) {
+            Files.copy(in, script);
+        }
+        Path written = dir.resolve("written.csv");
+        Process p = new ProcessBuilder(python.toString(), script.toString(), written.toString())
+            .redirectErrorStream(true).start();
+        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, p.waitFor(), output);
+        assertArrayEquals(Files.readAllBytes(resource("labelled_texts.csv")), Files.readAllBytes(written));
     }
 
     /** A test resource as a file. */
