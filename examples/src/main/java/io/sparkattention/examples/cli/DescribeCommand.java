@@ -8,6 +8,8 @@ import io.sparkattention.io.BundledModels;
 import io.sparkattention.ml.feature.BertEncoderModel;
 import io.sparkattention.ml.feature.HuggingFaceTokenizer;
 import io.sparkattention.bert.BertConfig;
+import io.sparkattention.ml.classification.BertClassificationModel;
+import org.apache.spark.ml.feature.IndexToString;
 import org.apache.spark.ml.Transformer;
 import org.apache.spark.ml.classification.ClassificationModel;
 import org.apache.spark.ml.param.ParamPair;
@@ -29,7 +31,8 @@ import java.util.concurrent.Callable;
         + BundledModels.ALL_MINILM_L6_V2 + ") its layers, hidden width, heads, vocabulary, positions, pooling and the "
         + "tokenizer's default max_length; for a saved model directory (train's --output, the demo's model/, any "
         + "saved PipelineModel) each stage's class and set params, with the encoder's configuration, the "
-        + "tokenizer's max_length and a classifier's classes and feature width.",
+        + "tokenizer's max_length and a classifier's classes and feature width; for fine-tune's output the "
+        + "encoder's configuration, the classes, what was fine-tuned and, for string labels, the labels by index.",
         "Exit codes: 0 success; 2 bad input (one line on stderr); 1 internal error."})
 final class DescribeCommand implements Callable<Integer> {
 
@@ -55,8 +58,16 @@ final class DescribeCommand implements Callable<Integer> {
                 Transformer loaded = saved.load(model);
                 out = JSON.createObjectNode().put("model", model);
                 ArrayNode stages = out.putArray("stages");
+                ObjectNode classifier = null;
                 for (Transformer stage : ModelRows.stages(loaded)) {
-                    stages.add(stage(stage));
+                    ObjectNode described = stage(stage);
+                    stages.add(described);
+                    if (stage instanceof ClassificationModel) {
+                        classifier = described;
+                    } else if (stage instanceof IndexToString && classifier != null) {
+                        // The labels by index the classifier's prediction is turned into.
+                        classifier.set("labels", JSON.valueToTree(((IndexToString) stage).getLabels()));
+                    }
                 }
             } else {
                 out = bundled(model.strip().toLowerCase(Locale.ROOT));
@@ -89,7 +100,7 @@ final class DescribeCommand implements Callable<Integer> {
         ObjectNode params = out.putObject("params");
         for (ParamPair<?> p : scala.jdk.javaapi.CollectionConverters.asJava(stage.extractParamMap().toSeq())) {
             Object v = p.value();
-            if (v instanceof Number || v instanceof Boolean || v instanceof String) {
+            if (v instanceof Number || v instanceof Boolean || v instanceof String || v instanceof String[]) {
                 params.set(p.param().name(), JSON.valueToTree(v));
             }
         }
@@ -99,11 +110,28 @@ final class DescribeCommand implements Callable<Integer> {
         if (stage instanceof HuggingFaceTokenizer) {
             out.putObject("tokenizer").put("max_length", ((HuggingFaceTokenizer) stage).getMaxLength());
         }
-        if (stage instanceof ClassificationModel) {
+        if (stage instanceof BertClassificationModel) {
+            fineTuned(out, (BertClassificationModel) stage);
+        } else if (stage instanceof ClassificationModel) {
             ClassificationModel<?, ?> c = (ClassificationModel<?, ?>) stage;
             out.put("classes", c.numClasses()).put("features", c.numFeatures());
         }
         return out;
+    }
+
+    /**
+     * A fine-tuned classifier: its encoder's configuration, its classes and what was fine-tuned
+     * (its labels by index come from the IndexToString stage after it).
+     */
+    private static void fineTuned(ObjectNode out, BertClassificationModel model) {
+        BertConfig c = model.encoder().config();
+        out.putObject("encoder").put("layers", c.layers()).put("hidden", c.hidden()).put("heads", c.heads())
+            .put("intermediate", c.intermediate()).put("vocabulary", c.vocabSize()).put("positions", c.maxPositions());
+        int trained = model.getTrainableLayers();
+        out.put("classes", model.numClasses()).put("pooling", model.getPooling())
+            .put("fine_tuned", trained < 0 || trained >= c.layers() ? "every layer, the embeddings and the head"
+                : trained == 0 ? "the head only (the encoder frozen)"
+                : "the top " + trained + " of " + c.layers() + " layers and the head");
     }
 
     private static void encoder(ObjectNode out, BertEncoderModel encoder) {
