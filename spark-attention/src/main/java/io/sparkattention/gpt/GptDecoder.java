@@ -143,6 +143,59 @@ public final class GptDecoder implements Serializable {
         return probs;
     }
 
+    /**
+     * Continues each prompt: its new ids only, at most {@code maxNewTokens}, ending with
+     * {@code eosId} when the row drew it. Each row keeps its keys and values per layer as they grow
+     * (a KV cache, memory ∝ the row's length) and each new token is one query over it; the active
+     * rows go through the projections together. A row's ids depend on its prompt, its key and the
+     * settings alone, not on the rows sharing the call nor their order: sampling draws from a
+     * counter-based generator keyed by (seed, step, row key) ({@link TokenSampler}).
+     *
+     * @param prompts  rows of at least one id each
+     * @param rowKeys  one key per prompt (a row id), keying its draws
+     * @param settings how to choose each token
+     * @throws IllegalArgumentException naming the row (0-based) of an empty prompt or an id outside
+     *                                  [0, vocabSize), or whose length plus maxNewTokens exceeds the
+     *                                  positions without {@code truncatePrompt}, naming the lengths;
+     *                                  or an eosId outside the vocabulary
+     */
+    public int[][] generate(int[][] prompts, long[] rowKeys, GptGeneration settings) {
+        return generate(prompts, rowKeys, settings, null);
+    }
+
+    /** {@link #generate(int[][], long[], GptGeneration)}, handing each step's logits to {@code listener}. */
+    int[][] generate(int[][] prompts, long[] rowKeys, GptGeneration settings, GptGenerator.StepLogits listener) {
+        Objects.requireNonNull(prompts, "prompts");
+        Objects.requireNonNull(rowKeys, "rowKeys");
+        Objects.requireNonNull(settings, "settings");
+        GptConfig c = config();
+        if (rowKeys.length != prompts.length) {
+            throw new IllegalArgumentException(rowKeys.length + " row keys for " + prompts.length + " prompts");
+        }
+        if (settings.eosId() >= c.vocabSize()) {
+            throw new IllegalArgumentException("eosId " + settings.eosId() + " is outside [0, " + c.vocabSize()
+                + ")");
+        }
+        int room = c.positions() - settings.maxNewTokens();
+        int[][] rows = new int[prompts.length][];
+        for (int r = 0; r < prompts.length; r++) {
+            int[] p = prompts[r];
+            checkIds(p, "prompt " + r + ": ");
+            if (p.length == 0) {
+                throw new IllegalArgumentException("prompt " + r + " is empty: generation needs at least one token");
+            }
+            if (p.length > room && !(settings.truncatePrompt() && room >= 1)) {
+                throw new IllegalArgumentException("prompt " + r + " of " + p.length + " tokens plus maxNewTokens "
+                    + settings.maxNewTokens() + " exceeds the " + c.positions() + " positions of the model"
+                    + (room < 1 ? " (maxNewTokens leaves no room for a prompt)"
+                    : " (truncatePrompt keeps its last " + room + " tokens)"));
+            }
+            rows[r] = p.length > room ? java.util.Arrays.copyOfRange(p, p.length - room, p.length) : p;
+        }
+        GptScratch s = SCRATCH.get();
+        return GptGenerator.generate(prepared(), rows, rowKeys, settings, s, s.sampler, listener);
+    }
+
     /** One row through the blocks and ln_f: this thread's scratch, whose x holds the L×E states. */
     private GptScratch hidden(int[] ids, int layer, float[] probs) {
         GptStack st = prepared();

@@ -6,7 +6,7 @@ import io.sparkattention.nn.SelfAttentionRecord;
  * One thread's decoder buffers for up to {@link #capacity} stacked tokens, grown to the most seen
  * and reused: the stacked states, a LayerNorm's output, an output projection before its residual,
  * the feed-forward's activations, the attention layer's record, and the head's input rows and
- * logits. Not thread-safe.
+ * logits, the sampler's buffers. Not thread-safe.
  */
 final class GptScratch {
     int capacity;
@@ -26,6 +26,8 @@ final class GptScratch {
     float[] headInput = new float[0];
     /** Rows×V: the head's logits. */
     float[] logits = new float[0];
+    /** The sampler's buffers. */
+    final TokenSampler sampler = new TokenSampler();
 
     void ensure(int M, int E, int F) {
         boolean sameModel = E == width && F == inner;
