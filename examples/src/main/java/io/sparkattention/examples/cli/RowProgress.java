@@ -1,5 +1,6 @@
 package io.sparkattention.examples.cli;
 
+import io.sparkattention.examples.common.SparkSessions;
 import org.apache.spark.SparkContext;
 import org.apache.spark.scheduler.AccumulableInfo;
 import org.apache.spark.scheduler.SparkListener;
