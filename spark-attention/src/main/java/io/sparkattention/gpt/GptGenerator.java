@@ -22,7 +22,10 @@ import io.sparkattention.nn.KeyValueCache;
  */
 final class GptGenerator {
 
-    /** Receives each step's logits (tests compare them with a full recompute). */
+    /**
+     * Receives each step's logits (tests compare them with a full recompute). It runs inside the
+     * generation, on its thread's scratch: it must copy what it keeps and not call the decoder.
+     */
     interface StepLogits {
         /** Row {@code row}'s logits for its new token {@code step}: {@code logits[off … off + V)}. */
         void accept(int row, int step, float[] logits, int off);

@@ -1,5 +1,7 @@
 package io.sparkattention.gpt;
 
+import io.sparkattention.bert.BertWeights;
+
 import java.io.Serializable;
 import java.util.Arrays;
 import java.util.Collections;
@@ -66,7 +68,7 @@ public final class GptWeights implements Serializable {
             }
             if (t.length != size(e.getValue())) {
                 throw new IllegalArgumentException("tensor " + e.getKey() + " has " + t.length + " values, expected "
-                    + shapeText(e.getValue()));
+                    + BertWeights.shapeText(e.getValue()));
             }
             kept.put(e.getKey(), t);
         }
@@ -117,15 +119,6 @@ public final class GptWeights implements Serializable {
 
     private static long size(long[] shape) {
         return Arrays.stream(shape).reduce(1L, (a, b) -> a * b);
-    }
-
-    /** A shape as {@code a×b}. */
-    public static String shapeText(long[] shape) {
-        StringBuilder b = new StringBuilder();
-        for (int i = 0; i < shape.length; i++) {
-            b.append(i == 0 ? "" : "×").append(shape[i]);
-        }
-        return shape.length == 0 ? "a scalar" : b.toString();
     }
 
     public GptConfig config() {

@@ -1,5 +1,6 @@
 package io.sparkattention.io;
 
+import io.sparkattention.bert.BertWeights;
 import io.sparkattention.gpt.GptConfig;
 import io.sparkattention.gpt.GptDecoder;
 import io.sparkattention.gpt.GptWeights;
@@ -95,8 +96,8 @@ public final class GptModelFiles {
             }
             long[] shape = file.shape(name);
             if (!Arrays.equals(shape, e.getValue())) {
-                throw new TensorFormatException(file.source(), name, "has shape " + GptWeights.shapeText(shape)
-                    + ", expected " + GptWeights.shapeText(e.getValue()) + " for " + c);
+                throw new TensorFormatException(file.source(), name, "has shape " + BertWeights.shapeText(shape)
+                    + ", expected " + BertWeights.shapeText(e.getValue()) + " for " + c);
             }
             tensors.put(e.getKey(), file.floats(name));
         }

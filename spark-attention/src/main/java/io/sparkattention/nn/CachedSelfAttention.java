@@ -17,7 +17,8 @@ import io.sparkattention.kernel.RowMask;
  * With the diagonal aligned bottom-right ({@link io.sparkattention.kernel.CausalAlignment#BOTTOM_RIGHT}),
  * new query i of sequence r sees keys {@code j ≤ i + S_r − n_r}: itself and everything before it, as
  * in the full sequence's causal attention. The kernel reads the cache in place (strided views of its
- * key and value columns). Nothing is allocated but the views.
+ * key and value columns, views made once with the cache). Nothing is allocated but the
+ * query's and output's views and the shape, three small objects per sequence and layer.
  */
 final class CachedSelfAttention {
 
@@ -41,9 +42,8 @@ final class CachedSelfAttention {
             }
             c.length += n;
             kernel.forward(new AttentionShape(n, c.length, H, w.numKvHeads(), d, d),
-                new MatrixView(rec.qkv, s * F, F), new MatrixView(c.rows, 0, 2 * Ekv),
-                new MatrixView(c.rows, Ekv, 2 * Ekv), RowMask.NONE, new MatrixView(rec.context, s * E, E), rec.lse,
-                H * s, rec.workspace);
+                new MatrixView(rec.qkv, s * F, F), c.keys, c.values, RowMask.NONE,
+                new MatrixView(rec.context, s * E, E), rec.lse, H * s, rec.workspace);
         }
         p.out.apply(rec.context, M, y);
     }

@@ -1,5 +1,7 @@
 package io.sparkattention.nn;
 
+import io.sparkattention.kernel.MatrixView;
+
 /**
  * One sequence's keys and values at one attention layer, kept as the sequence grows token by
  * token (decoding with a KV cache): row t is {@code [k_t | v_t]}, {@code 2·Ekv} floats, for the
@@ -15,6 +17,10 @@ public final class KeyValueCache {
     /** Ekv: the width of one key (and one value). */
     final int width;
     final int capacity;
+    /** The keys as the kernel reads them in place: columns [0, Ekv) of {@link #rows}. */
+    final MatrixView keys;
+    /** The values: columns [Ekv, 2·Ekv) of {@link #rows}. */
+    final MatrixView values;
     int length;
 
     /**
@@ -34,6 +40,8 @@ public final class KeyValueCache {
         this.rows = new float[2 * kvWidth * capacity];
         this.width = kvWidth;
         this.capacity = capacity;
+        this.keys = new MatrixView(rows, 0, 2 * kvWidth);
+        this.values = new MatrixView(rows, kvWidth, 2 * kvWidth);
     }
 
     /** Tokens cached so far. */
