@@ -57,10 +57,18 @@ final class LmBenchOptions {
             + "JAVA_OPTS=-Xmx512m).")
     List<String> modes = new ArrayList<>();
 
+    @Option(names = "--write-model", hidden = true, paramLabel = "DIR",
+        description = "With --lm --lm-mode lm_memory: write its model as a Hugging Face GPT-2 directory (DIR/model) "
+            + "and its rows as JSON lines of input_ids (DIR/score.jsonl: the 8,192-id row; DIR/prompt.jsonl: its "
+            + "first 8,128 ids) for the perplexity and generate commands, and time nothing.")
+    String writeModel;
+
     /** Whether an option of this mode was given without {@code --lm}. */
     void rejectWithoutLm(ParseResult parsed) {
-        if (parsed.hasMatchedOption("--lm-mode")) {
-            throw new BadInputException("--lm-mode needs --lm");
+        for (String option : List.of("--lm-mode", "--write-model")) {
+            if (parsed.hasMatchedOption(option)) {
+                throw new BadInputException(option + " needs --lm");
+            }
         }
     }
 
@@ -93,6 +101,9 @@ final class LmBenchOptions {
         if (chosen.contains("lm_memory") && (chosen.size() > 1 || torch)) {
             throw new BadInputException("--lm-mode lm_memory runs alone, without --peer (its heap is the figure)");
         }
+        if (writeModel != null && !chosen.equals(List.of("lm_memory"))) {
+            throw new BadInputException("--write-model goes with --lm-mode lm_memory");
+        }
         int texts = parsed.hasMatchedOption("--texts") ? bench.encoderOptions.texts : DEFAULT_TEXTS;
         positive("--texts", texts);
         positive("--threads", bench.threads);
@@ -116,6 +127,10 @@ final class LmBenchOptions {
                 row = LmMemoryBenchmark.bytes(dir, LmMemoryBenchmark.CONFIG.positions());
             } catch (IllegalArgumentException e) {
                 throw new BadInputException("--lm-mode lm_memory: " + e.getMessage(), e);
+            }
+            if (writeModel != null) {
+                LmMemoryBenchmark.write(row, Paths.get(writeModel));
+                return 0;
             }
             print(LmMemoryBenchmark.run(row));
             return 0;

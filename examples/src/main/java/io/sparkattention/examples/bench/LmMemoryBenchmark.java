@@ -1,8 +1,11 @@
 package io.sparkattention.examples.bench;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sparkattention.examples.cli.BadInputException;
 import io.sparkattention.gpt.GptConfig;
 import io.sparkattention.gpt.GptDecoder;
 import io.sparkattention.gpt.GptGeneration;
+import io.sparkattention.io.GptModelFiles;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -10,7 +13,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 
 /**
@@ -54,7 +59,7 @@ final class LmMemoryBenchmark {
         }
         lines.add(line("score", positions, 0, t0).with("scored_tokens", logProbs.length).with("log_prob", sum));
 
-        int[] prompt = java.util.Arrays.copyOf(row, positions - NEW_TOKENS);
+        int[] prompt = Arrays.copyOf(row, positions - NEW_TOKENS);
         start();
         t0 = System.nanoTime();
         int[] generated = decoder.generate(new int[][] {prompt}, new long[] {0}, GptGeneration.greedy(NEW_TOKENS))[0];
@@ -63,6 +68,28 @@ final class LmMemoryBenchmark {
         }
         lines.add(line("generate", prompt.length, NEW_TOKENS, t0));
         return lines;
+    }
+
+    /**
+     * The model and rows for the command line: {@code dir/model} (config.json + model.safetensors),
+     * {@code dir/score.jsonl} (the row) and {@code dir/prompt.jsonl} (its first positions −
+     * {@link #NEW_TOKENS} ids), each one line {@code {"input_ids": [...]}}; refuses a {@code dir}
+     * that exists, so nothing earlier is overwritten.
+     */
+    static void write(int[] row, Path dir) {
+        if (Files.exists(dir)) {
+            throw new BadInputException("--write-model " + dir + " already exists");
+        }
+        try {
+            Files.createDirectories(dir);
+            GptModelFiles.write(new GptDecoder(RandomGpt.weights(CONFIG)), dir.resolve("model"));
+            ObjectMapper json = new ObjectMapper();
+            Files.writeString(dir.resolve("score.jsonl"), json.writeValueAsString(Map.of("input_ids", row)) + "\n");
+            int[] prompt = Arrays.copyOf(row, row.length - NEW_TOKENS);
+            Files.writeString(dir.resolve("prompt.jsonl"), json.writeValueAsString(Map.of("input_ids", prompt)) + "\n");
+        } catch (IOException e) {
+            throw new UncheckedIOException("--write-model " + dir + ": " + e.getMessage(), e);
+        }
     }
 
     private static void start() {

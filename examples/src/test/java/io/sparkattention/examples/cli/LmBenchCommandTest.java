@@ -1,6 +1,10 @@
 package io.sparkattention.examples.cli;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sparkattention.examples.bench.TorchPeers;
+import io.sparkattention.gpt.GptConfig;
+import io.sparkattention.io.GptModelFiles;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -8,14 +12,18 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 import static io.sparkattention.examples.cli.BenchRuns.assertError;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * {@code spark-attention bench --lm}'s option checks, all before any work (its contenders are
  * tested in examples/bench's LM tests and, for PyTorch 2.7.1, in examples/torch-peer).
  */
 class LmBenchCommandTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     @TempDir
     Path dir;
@@ -31,6 +39,7 @@ class LmBenchCommandTest {
         assertError("--lm-mode: unknown mode \"lm_train\", expected lm_score, lm_generate or lm_memory", "bench",
             "--lm", "--lm-mode", "lm_train");
         assertError("--lm-mode needs --lm", "bench", "--encoder", "--lm-mode", "lm_score");
+        assertError("--write-model goes with --lm-mode lm_memory", "bench", "--lm", "--write-model", "m");
         assertError("--texts must be >= 1, got 0", "bench", "--lm", "--texts", "0");
         assertError("--threads must be >= 1, got 0", "bench", "--lm", "--threads", "0");
         assertError("--lm-mode lm_memory runs alone, without --peer (its heap is the figure)", "bench", "--lm",
@@ -52,5 +61,33 @@ class LmBenchCommandTest {
         } finally {
             System.clearProperty(TorchPeers.TARGET_PROPERTY);
         }
+    }
+
+    @Test
+    @DisplayName("--lm-mode lm_memory --write-model: the 8,192-position model as a GPT-2 directory and its rows, "
+        + "the books' bytes, for perplexity and generate")
+    void writesTheLongRowModel() throws Exception {
+        Path books = Files.createDirectories(dir.resolve("books"));
+        Files.writeString(books.resolve("a.txt"), "Emma Woodhouse, handsome, clever, and rich. ".repeat(200),
+            StandardCharsets.UTF_8);
+        Path out = dir.resolve("long");
+        CommandLineRun run = CommandLineRun.of("bench", "--lm", "--lm-mode", "lm_memory", "--corpus", books.toString(),
+            "--write-model", out.toString());
+        assertEquals(0, run.exitCode, run.err);
+        GptConfig config = GptModelFiles.read(out.resolve("model")).config();
+        assertEquals(List.of(4, 256, 4, 8192, 256), List.of(config.layers(), config.hidden(), config.heads(),
+            config.positions(), config.vocabSize()));
+        JsonNode row = JSON.readTree(Files.readString(out.resolve("score.jsonl"))).get("input_ids");
+        JsonNode prompt = JSON.readTree(Files.readString(out.resolve("prompt.jsonl"))).get("input_ids");
+        assertEquals(8192, row.size());
+        assertEquals(8128, prompt.size());
+        assertEquals('E', row.get(0).asInt());
+        assertEquals(row.get(8127), prompt.get(8127));
+        assertError("--write-model " + out + " already exists", "bench", "--lm", "--lm-mode", "lm_memory", "--corpus",
+            books.toString(), "--write-model", out.toString());
+        Path small = Files.createDirectories(dir.resolve("small"));
+        Files.writeString(small.resolve("a.txt"), "Too short.", StandardCharsets.UTF_8);
+        assertError("--lm-mode lm_memory: corpus " + small + " has 10 bytes, fewer than 8192", "bench", "--lm",
+            "--lm-mode", "lm_memory", "--corpus", small.toString(), "--write-model", dir.resolve("x").toString());
     }
 }
