@@ -159,7 +159,8 @@ public record GptConfig(int layers, int hidden, int heads, int positions, int vo
         if (n == null || n.isNull()) {
             throw new IllegalArgumentException(source + ": field " + name + " is missing");
         }
-        if (!n.canConvertToInt() || !(n.isIntegralNumber() || n.isNumber() && n.asDouble() == Math.rint(n.asDouble()))) {
+        boolean whole = n.isIntegralNumber() || n.isNumber() && n.asDouble() == Math.rint(n.asDouble());
+        if (!n.canConvertToInt() || !whole) {
             throw new IllegalArgumentException(source + ": field " + name + " must be an integer, got " + n);
         }
         int v = n.asInt();

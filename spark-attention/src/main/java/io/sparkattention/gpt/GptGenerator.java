@@ -5,12 +5,13 @@ import io.sparkattention.nn.KeyValueCache;
 /**
  * Generation with a KV cache ({@link GptDecoder#generate}) for a group of rows:
  * <pre>
- *   prefill:  each prompt's rows through the blocks (stacked prompts, ≤ STACK_TOKENS a call), their keys and values
- *             kept per layer in the row's KeyValueCache (capacity prompt + maxNewTokens − 1: memory ∝ the row's length)
- *             its last row through ln_f and the head → the first new token
- *   step k:   the active rows' last tokens (one row each, at positions prompt + k − 1) through the blocks together:
- *             one GEMM per projection for all of them, each row's one query over its own cache
- *             → a×V logits → each row's next token ({@link TokenSampler})
+ *   prefill:  the prompts through the blocks, stacked (≤ STACK_TOKENS a call); their keys and
+ *             values kept per layer in each row's KeyValueCache (capacity prompt + maxNewTokens − 1:
+ *             memory ∝ the row's length); each prompt's last row through ln_f and the head
+ *             → its first new token
+ *   step k:   the active rows' last tokens (one row each, at position prompt + k − 1) through the
+ *             blocks together: one GEMM per projection for all of them, each row's one query over
+ *             its own cache → a×V logits → each row's next token ({@link TokenSampler})
  * </pre>
  * A row stops at its {@code eosId} (kept as its last new id) or after {@code maxNewTokens}; the
  * others go on, the finished one's caches dropped from the step. Every buffer of the step loop is

@@ -41,6 +41,7 @@ final class VectorDecoderMath extends DecoderMath {
     private static final double LN2_LO = 1.9082149292705877e-10;
     /** 1.5·2⁵²: adding and subtracting it rounds a double of magnitude below 2⁵¹ to an integer. */
     private static final double ROUND = 6755399441055744.0;
+    private static final long ROUND_BITS = Double.doubleToRawLongBits(ROUND);
     /** Below this eˣ is taken as 0 (the true value is below 2⁻¹⁰²², subnormal). */
     private static final double LOWEST = -708.0;
     /** tanh's argument is capped here: tanh(20) = 1 − 8.5e-18 rounds to 1. */
@@ -96,15 +97,16 @@ final class VectorDecoderMath extends DecoderMath {
     /** eˣ lane by lane for x ≤ 709 (as the class comment computes it); 0 below {@link #LOWEST}. */
     private static DoubleVector exp(DoubleVector x) {
         DoubleVector xc = x.max(LOWEST);
-        DoubleVector n = xc.mul(LOG2E).add(ROUND).sub(ROUND);
+        DoubleVector t = xc.mul(LOG2E).add(ROUND);
+        DoubleVector n = t.sub(ROUND);
         DoubleVector r = n.neg().fma(DoubleVector.broadcast(D, LN2_HI), xc);
         r = n.neg().fma(DoubleVector.broadcast(D, LN2_LO), r);
         DoubleVector p = DoubleVector.broadcast(D, INVERSE_FACTORIAL[EXP_DEGREE]);
         for (int k = EXP_DEGREE - 1; k >= 0; k--) {
             p = p.fma(r, DoubleVector.broadcast(D, INVERSE_FACTORIAL[k]));
         }
-        LongVector bits = ((LongVector) n.add(1023.0).convert(VectorOperators.D2L, 0)).lanewise(VectorOperators.LSHL,
-            52);
+        // t = ROUND + n exactly, so its bits are ROUND's plus n: 2ⁿ without a double-to-long conversion.
+        LongVector bits = t.reinterpretAsLongs().sub(ROUND_BITS - 1023).lanewise(VectorOperators.LSHL, 52);
         DoubleVector e = p.mul(bits.reinterpretAsDoubles());
         return e.blend(0.0, x.compare(VectorOperators.LT, LOWEST));
     }

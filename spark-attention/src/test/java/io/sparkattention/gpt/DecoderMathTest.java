@@ -7,6 +7,7 @@ import java.math.BigDecimal;
 import java.math.MathContext;
 import java.util.Random;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -39,6 +40,40 @@ class DecoderMathTest {
         assertEquals(0f, y[0]);
         assertEquals(1e6f, y[10]);
         assertTrue(y[11] == 0f, "gelu_new(-1e6) is 0, got " + y[11]);
+    }
+
+    /**
+     * The same bits before and after the JIT compiles the loops (the Vector API's own EXP and TANH
+     * would not give them: a row's log-probabilities would change with the JVM's warmth).
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"scalar", "vector"})
+    void theBitsDoNotDependOnHowWarmTheJitIs(String path) {
+        DecoderMath math = DecoderMath.CHOICE.create(path);
+        Random rng = new Random(3);
+        int rows = 2000, width = 16;
+        float[] x = new float[rows * width];
+        for (int j = 0; j < x.length; j++) {
+            x[j] = (float) (rng.nextGaussian() * 3);
+        }
+        float[] cold = x.clone();
+        double[] coldLse = new double[rows];
+        for (int r = 0; r < rows; r++) {
+            coldLse[r] = math.logSumExp(x, r * width, width);
+        }
+        math.geluNew(cold, cold.length);
+        for (int i = 0; i < 30; i++) {
+            for (int r = 0; r < rows; r++) {
+                math.logSumExp(x, r * width, width);
+            }
+            math.geluNew(x.clone(), x.length);
+        }
+        float[] warm = x.clone();
+        math.geluNew(warm, warm.length);
+        assertArrayEquals(cold, warm, path + " gelu_new");
+        for (int r = 0; r < rows; r++) {
+            assertEquals(coldLse[r], math.logSumExp(x, r * width, width), 0.0, path + " log-sum-exp of row " + r);
+        }
     }
 
     @ParameterizedTest(name = "{0}")

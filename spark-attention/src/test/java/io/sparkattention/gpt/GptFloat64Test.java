@@ -118,6 +118,24 @@ class GptFloat64Test {
     }
 
     @Test
+    void aSerializedDecoderPreparesItselfAgainWithTheSameBits() throws Exception {
+        GptConfig c = new GptConfig(2, 16, 2, 64, 30, 64, 1e-5f, "gelu_new", true);
+        GptDecoder decoder = new GptDecoder(Float64Gpt.random(c, 9));
+        int[] ids = new Random(4).ints(20, 0, 30).toArray();
+        float[] before = decoder.logits(ids);
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        try (java.io.ObjectOutputStream out = new java.io.ObjectOutputStream(bytes)) {
+            out.writeObject(decoder);
+        }
+        try (java.io.ObjectInputStream in = new java.io.ObjectInputStream(new java.io.ByteArrayInputStream(
+            bytes.toByteArray()))) {
+            GptDecoder copy = (GptDecoder) in.readObject();
+            assertEquals(c, copy.config());
+            assertArrayEquals(before, copy.logits(ids));
+        }
+    }
+
+    @Test
     void badRowsAndStridesAreRefusedNamingThem() {
         GptConfig c = new GptConfig(1, 16, 2, 32, 30, 64, 1e-5f, "gelu_new", true);
         GptDecoder decoder = new GptDecoder(Float64Gpt.random(c, 5));
