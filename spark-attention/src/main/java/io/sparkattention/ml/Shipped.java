@@ -10,9 +10,9 @@ import java.io.UncheckedIOException;
 import java.util.Objects;
 
 /**
- * A stage's model (a {@code BertEncoder}, a {@code GptDecoder}) as its broadcast carries it: the
- * model's Java serialization in one byte array, decoded on first use into the model that every
- * task of the executor then shares. Why not the model itself: Spark's Kryo serializer (the
+ * A stage's model (a {@code BertEncoder}, a {@code GptDecoder}, a fine-tuning network) as its
+ * broadcast carries it: the model's Java serialization in one byte array, decoded on first use
+ * into the model that every task of the executor then shares. Why not the model itself: Spark's Kryo serializer (the
  * project's {@code spark-defaults.conf} sets it) cannot rebuild Java records such as
  * {@code BertConfig}, and a byte array travels the same under either serializer.
  *
