@@ -122,7 +122,8 @@ public record GptConfig(int layers, int hidden, int heads, int positions, int vo
     /**
      * This config as a Hugging Face {@code config.json} that {@code GPT2LMHeadModel.from_pretrained}
      * loads: {@code model_type} gpt2, {@code architectures} ["GPT2LMHeadModel"], every field above
-     * and GPT-2's inference settings (no dropout, the attention scaled by 1/√d).
+     * and GPT-2's inference settings (no dropout, the attention scaled by 1/√d). No end-of-text id
+     * is written: the model does not know its tokenizer's.
      */
     public String toHuggingFaceJson() {
         ObjectNode o = JSON.createObjectNode();
@@ -145,8 +146,6 @@ public record GptConfig(int layers, int hidden, int heads, int positions, int vo
         o.put("scale_attn_by_inverse_layer_idx", false);
         o.put("reorder_and_upcast_attn", false);
         o.put("use_cache", true);
-        o.put("bos_token_id", vocabSize - 1);
-        o.put("eos_token_id", vocabSize - 1);
         try {
             return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(o) + "\n";
         } catch (JsonProcessingException e) {
