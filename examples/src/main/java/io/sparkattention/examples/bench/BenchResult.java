@@ -259,6 +259,31 @@ public final class BenchResult {
         return r;
     }
 
+    /**
+     * The line of a mode whose own fields follow it ({@link #with}): mode, threads, the median,
+     * least and most wall time of a repetition, GFLOP/s counting {@code flops} per repetition over
+     * the median, the BLAS, then the machine fields ({@code bench --lm}'s contenders and the FMA
+     * loop beside them).
+     *
+     * @param timesMs one wall time per timed repetition
+     */
+    public static BenchResult timed(String mode, int threads, double[] timesMs, double flops, String blas) {
+        double[] sorted = timesMs.clone();
+        Arrays.sort(sorted);
+        double median = median(sorted);
+        BenchResult r = new BenchResult();
+        ObjectNode node = r.node;
+        node.put("mode", mode);
+        node.put("threads", threads);
+        node.put("median_ms", round(median));
+        node.put("min_ms", round(sorted[0]));
+        node.put("max_ms", round(sorted[sorted.length - 1]));
+        node.put("gflops", round(flops / (median * 1e6)));
+        node.put("blas", blas);
+        r.machine(timesMs);
+        return r;
+    }
+
     /** The repetitions, their times and the machine's fields. */
     private void machine(double[] timesMs) {
         node.put("repeat", timesMs.length);

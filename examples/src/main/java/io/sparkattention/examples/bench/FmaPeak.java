@@ -6,6 +6,7 @@ import jdk.incubator.vector.VectorSpecies;
 
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ForkJoinTask;
+import java.util.function.BiFunction;
 
 /**
  * The machine's fp32 FMA rate as a contender ({@code bench --peer fma}): chains of independent
@@ -43,11 +44,22 @@ public final class FmaPeak {
     }
 
     /**
-     * A contender doing {@code flops} (at least one step per thread) on {@code threads} threads.
-     * Its line carries the configuration it stands beside (seq_len, head_dim, batch_heads, causal).
+     * A contender doing an attention configuration's flops on {@code threads} threads. Its line
+     * carries the configuration it stands beside (seq_len, head_dim, batch_heads, causal).
      */
     public static Trial trial(int seqLen, int headDim, int batchHeads, boolean causal, int threads) {
-        double target = BenchResult.flops(seqLen, headDim, batchHeads, causal);
+        return trial(BenchResult.flops(seqLen, headDim, batchHeads, causal), threads,
+            (wallMs, flops) -> new BenchResult("fma", seqLen, headDim, batchHeads, causal, threads, wallMs, flops,
+                "none"));
+    }
+
+    /**
+     * A contender doing {@code target} flops (at least one step per thread) on {@code threads}
+     * threads: as many as the contender it stands beside does in a repetition.
+     *
+     * @param line the line of its timed repetitions and the flops of one, before the FMA fields
+     */
+    public static Trial trial(double target, int threads, BiFunction<double[], Double, BenchResult> line) {
         long steps = Math.max(1, Math.round(target / flopsPerStep() / threads));
         double flops = steps * flopsPerStep() * threads;
         ForkJoinPool pool = new ForkJoinPool(threads);
@@ -80,7 +92,7 @@ public final class FmaPeak {
                 if (!Float.isFinite(sink)) {
                     throw new IllegalStateException("the FMA loop diverged: " + sink);
                 }
-                return new BenchResult("fma", seqLen, headDim, batchHeads, causal, threads, wallMs, flops, "none")
+                return line.apply(wallMs, flops)
                     .withCpuTimes(cpuMs, flops)
                     .with("flops", flops)
                     .with("vector_bits", SPECIES.vectorBitSize())
