@@ -1,6 +1,6 @@
 package io.sparkattention.examples.bench;
 
-import io.sparkattention.examples.cli.BadInputException;
+import io.sparkattention.examples.common.BadInputException;
 import io.sparkattention.gpt.GptDecoder;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParseResult;

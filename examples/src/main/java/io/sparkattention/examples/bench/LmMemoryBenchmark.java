@@ -1,7 +1,7 @@
 package io.sparkattention.examples.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.sparkattention.examples.cli.BadInputException;
+import io.sparkattention.examples.common.BadInputException;
 import io.sparkattention.gpt.GptConfig;
 import io.sparkattention.gpt.GptDecoder;
 import io.sparkattention.gpt.GptGeneration;
