@@ -6,8 +6,8 @@
     log_probs = model.token_log_probs([[464, 3290, 318], [40, 716]])   # per row, L-1 natural logs
     new_ids = model.generate_greedy([[464, 3290]], max_new_tokens=8)    # per prompt, the new ids only
 
-The module is GPT-2 as the library's fixtures specify it (../shared/fixtures/make_gpt_fixtures.py
-in the lab; Hugging Face's GPT2LMHeadModel without dropout), one unpadded row at a time:
+The module is GPT-2 as the library's fixtures specify it (make_gpt_fixtures.py beside the library's
+test fixtures; Hugging Face's GPT2LMHeadModel without dropout), one unpadded row at a time:
 
     x      = wte[ids] + wpe[0:L]
     per layer:  a = LayerNorm(x; ln_1);  q | k | v = a W_attn + b_attn   (Conv1D: W stored [in, out])
