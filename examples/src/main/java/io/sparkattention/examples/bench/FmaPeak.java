@@ -4,6 +4,7 @@ import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
+import java.util.List;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ForkJoinTask;
 
@@ -43,11 +44,50 @@ public final class FmaPeak {
     }
 
     /**
+     * Most work of one repetition of the loop beside a long contender (an encoder over thousands of
+     * texts, a fine-tuning step): about 1.3 s at 400 GFLOP/s, long enough to average over the
+     * host's scheduling, short enough not to double the run. The rate, not the work, is compared.
+     */
+    static final double MAX_FLOPS_BESIDE = 5e11;
+
+    /** A repetition's line of the loop, from its wall times and the flops of one repetition. */
+    interface Line {
+        BenchResult of(double[] wallMs, double[] cpuMs, double flops);
+    }
+
+    /**
      * A contender doing {@code flops} (at least one step per thread) on {@code threads} threads.
      * Its line carries the configuration it stands beside (seq_len, head_dim, batch_heads, causal).
      */
     public static Trial trial(int seqLen, int headDim, int batchHeads, boolean causal, int threads) {
-        double target = BenchResult.flops(seqLen, headDim, batchHeads, causal);
+        return trial(BenchResult.flops(seqLen, headDim, batchHeads, causal), threads,
+            (wallMs, cpuMs, flops) -> new BenchResult("fma", seqLen, headDim, batchHeads, causal, threads, wallMs, flops,
+                "none"));
+    }
+
+    /**
+     * The loop beside a contender doing {@code work} flops per repetition, on {@code threads}
+     * threads: at most {@link #MAX_FLOPS_BESIDE} per repetition, its line mode "fma" with threads,
+     * times, gflops and flops ({@link BenchResult#fmaLoop}).
+     */
+    public static Trial beside(double work, int threads) {
+        return trial(Math.min(work, MAX_FLOPS_BESIDE), threads,
+            (wallMs, cpuMs, flops) -> BenchResult.fmaLoop(threads, wallMs, flops));
+    }
+
+    /**
+     * Adds {@code fraction_of_fma} to each of {@code lines}: its {@code gflops} over the loop's in the
+     * same run, rounded to 0.001 (the contender's work over its time, as a share of the machine's
+     * FMA rate on the same threads).
+     */
+    public static void addFractions(List<BenchResult> lines, BenchResult loop) {
+        for (BenchResult line : lines) {
+            line.with("fraction_of_fma", Math.round(line.gflops() / loop.gflops() * 1000) / 1000.0);
+        }
+    }
+
+    /** The loop doing about {@code target} flops per repetition on {@code threads} threads, its line from {@code line}. */
+    private static Trial trial(double target, int threads, Line line) {
         long steps = Math.max(1, Math.round(target / flopsPerStep() / threads));
         double flops = steps * flopsPerStep() * threads;
         ForkJoinPool pool = new ForkJoinPool(threads);
@@ -80,7 +120,7 @@ public final class FmaPeak {
                 if (!Float.isFinite(sink)) {
                     throw new IllegalStateException("the FMA loop diverged: " + sink);
                 }
-                return new BenchResult("fma", seqLen, headDim, batchHeads, causal, threads, wallMs, flops, "none")
+                return line.of(wallMs, cpuMs, flops)
                     .withCpuTimes(cpuMs, flops)
                     .with("flops", flops)
                     .with("vector_bits", SPECIES.vectorBitSize())
