@@ -32,8 +32,10 @@ final class VectorLinearKernel extends LinearKernel {
     static final int ROWS = 6;
     /**
      * Vectors per panel: 6 × 2 accumulators + 2 weights + 1 broadcast = 15 vector registers, within
-     * AVX2's 16. With AVX-512's 32, C2 (JDK 17) spills an accumulator of 5×4 and 6×4 blocks inside
-     * the loop, and 6×2 runs 1.4× as fast as 6×4 (Zen 5).
+     * AVX2's 16. With AVX-512's 32, larger blocks (8×2, 8×3, 12×2, 4×4, 6×3, each with its tail
+     * written so that C2 compiles it whole) ran at 0.92–1.03× of 6×2 on Zen 5, none ahead on every
+     * shape: there the block waits on the weight panels and y tiles from L2 and L3, not on its FMAs
+     * (BENCHMARKS.md, "The roof").
      */
     static final int VECTORS = 2;
     /** Output columns per packed panel: 32 with AVX-512, 16 with AVX2. */
