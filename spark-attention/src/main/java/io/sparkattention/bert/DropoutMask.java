@@ -1,6 +1,7 @@
 package io.sparkattention.bert;
 
 import io.sparkattention.kernel.ProbabilityDropout;
+import io.sparkattention.nn.CounterRandom;
 
 /**
  * Dropout masks from a counter-based generator: whether element e of site s is kept for row r at
@@ -8,10 +9,9 @@ import io.sparkattention.kernel.ProbabilityDropout;
  * the partition, thread, order or retry that computes it, and the backward pass regenerates
  * exactly the forward's mask instead of storing it.
  *
- * <p>The draw is SplitMix64's finaliser (Steele, Lea and Flood, "Fast splittable pseudorandom
- * number generators", 2014) applied twice: once to mix (σ, t, r, s) into a site key, once to
- * {@code key + e·γ} (γ the golden-ratio increment); its top 53 bits are a uniform u in [0, 1), and
- * the element is kept when {@code u ≥ p} (probability 1 − p). Kept values are scaled by
+ * <p>The draw is {@link CounterRandom}'s: (σ, t, r, s) mixed into a site key, element e's
+ * uniform u in [0, 1) from {@code key + e·γ}; the element is kept when {@code u ≥ p}
+ * (probability 1 − p). Kept values are scaled by
  * {@code 1/(1 − p)} (inverted dropout), so inference needs no rescaling.
  *
  * <p>Sites ({@link #site}): {@link #EMBEDDINGS} (the embeddings' output, L×E), per layer n the
@@ -31,9 +31,6 @@ public final class DropoutMask {
     public static final int ATTENTION_OUTPUT = 1;
     /** Kind of a layer's site: the feed-forward output projection, before its residual. */
     public static final int FEED_FORWARD_OUTPUT = 2;
-
-    private static final long GOLDEN_GAMMA = 0x9e3779b97f4a7c15L;
-    private static final double TO_UNIT = 0x1.0p-53;
 
     private final long key;
     private final double p;
@@ -59,11 +56,7 @@ public final class DropoutMask {
         if (!(p >= 0 && p < 1)) {
             throw new IllegalArgumentException("dropout p must be in [0, 1), got " + p);
         }
-        long k = mix(seed + GOLDEN_GAMMA);
-        k = mix(k ^ (step + GOLDEN_GAMMA));
-        k = mix(k ^ (rowKey + GOLDEN_GAMMA));
-        k = mix(k ^ (site + GOLDEN_GAMMA));
-        return new DropoutMask(k, p);
+        return new DropoutMask(CounterRandom.key(seed, step, rowKey, site), p);
     }
 
     /** The drop probability. */
@@ -78,7 +71,7 @@ public final class DropoutMask {
 
     /** Whether element {@code e} is kept. */
     public boolean keeps(long e) {
-        return (mix(key + e * GOLDEN_GAMMA) >>> 11) * TO_UNIT >= p;
+        return CounterRandom.uniform(key, e) >= p;
     }
 
     /** The element's factor: {@link #scale()} when kept, 0 when dropped. */
@@ -108,12 +101,5 @@ public final class DropoutMask {
             throw new IllegalArgumentException("probabilities need L, S >= 0, got " + L + ", " + S);
         }
         return (h, i, j) -> factor(((long) h * L + i) * S + j);
-    }
-
-    /** SplitMix64's finaliser. */
-    private static long mix(long z) {
-        z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
-        z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
-        return z ^ (z >>> 31);
     }
 }

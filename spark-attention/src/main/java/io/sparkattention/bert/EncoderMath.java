@@ -13,7 +13,7 @@ import java.util.List;
  * {@code scalar}; so every executor of a cluster of like machines computes the same bits.
  * Inner loops: the callers check the arguments.
  */
-abstract class EncoderMath {
+public abstract class EncoderMath {
 
     /** System property that forces the implementation: {@code auto}, {@code vector} or {@code scalar}. */
     static final String PROPERTY = "sparkattention.encodermath";
@@ -23,14 +23,20 @@ abstract class EncoderMath {
 
     static final EncoderMath INSTANCE = CHOICE.choose(EncoderMath::name);
 
+    /** The implementation this JVM uses (the decoder shares the encoder's GELU and LayerNorm). */
+    public static EncoderMath get() {
+        return INSTANCE;
+    }
+
     /** {@code y[i] = gelu(y[i])} for {@code i < n}. */
-    abstract void gelu(float[] y, int n);
+    public abstract void gelu(float[] y, int n);
 
     /** GELU's backward: {@code d[i] = dy[i]·gelu'(pre[i])} for {@code i < n} (d may be dy). */
     abstract void geluBackward(float[] pre, float[] dy, float[] d, int n);
 
     /** {@code x[r] = LN(x[r] + residual[r])} for rows r &lt; rows of width E; residual may be null. */
-    final void layerNorm(float[] x, float[] residual, int rows, int E, float[] gamma, float[] beta, float eps) {
+    public final void layerNorm(float[] x, float[] residual, int rows, int E, float[] gamma, float[] beta,
+                                float eps) {
         layerNorm(x, residual, rows, E, gamma, beta, eps, null, null);
     }
 
@@ -63,7 +69,7 @@ abstract class EncoderMath {
     /** Plain loops ({@link Gelu}, {@link LayerNorm}). */
     static final class Scalar extends EncoderMath {
         @Override
-        void gelu(float[] y, int n) {
+        public void gelu(float[] y, int n) {
             Gelu.apply(y, 0, n);
         }
 

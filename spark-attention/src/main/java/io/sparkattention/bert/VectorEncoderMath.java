@@ -43,7 +43,7 @@ final class VectorEncoderMath extends EncoderMath {
     static final int GELU_CHAINS = 2;
 
     @Override
-    void gelu(float[] y, int n) {
+    public void gelu(float[] y, int n) {
         int i = 0;
         double[] c = Gelu.C;
         for (int bound = n - n % (GELU_CHAINS * DL); i < bound; i += GELU_CHAINS * DL) {

@@ -1,6 +1,7 @@
 package io.sparkattention.nn;
 
 import io.sparkattention.kernel.AttentionShape;
+import io.sparkattention.kernel.CausalAlignment;
 import io.sparkattention.kernel.FlashAttention;
 import io.sparkattention.kernel.LinearKernel;
 import io.sparkattention.kernel.LinearWeight;
@@ -54,8 +55,12 @@ public final class MultiHeadAttentionLayer implements SequenceAttention {
         this(weights, kernel, null);
     }
 
-    /** A layer whose projections run on {@code linearKernel} (null: the JVM's), for side-by-side tests. */
-    MultiHeadAttentionLayer(MultiHeadAttentionWeights weights, FlashAttention kernel, LinearKernel linearKernel) {
+    /**
+     * A layer whose projections run on {@code linearKernel} (null: the JVM's): side-by-side tests, a
+     * decoder on a chosen kernel.
+     */
+    public MultiHeadAttentionLayer(MultiHeadAttentionWeights weights, FlashAttention kernel,
+                                   LinearKernel linearKernel) {
         this.weights = Objects.requireNonNull(weights, "weights");
         this.kernel = Objects.requireNonNull(kernel, "kernel");
         this.linearKernel = linearKernel;
@@ -250,6 +255,41 @@ public final class MultiHeadAttentionLayer implements SequenceAttention {
         if (dx != null) {
             p.qkvTransposed().apply(rec.dqkv, M, dx);
         }
+    }
+
+    /**
+     * Causal self-attention of each sequence's new rows over its {@link KeyValueCache} (decoding):
+     * sequence r's rows {@code [starts[r], starts[r+1])} of x are its next tokens; their keys and
+     * values are appended to {@code caches[r]} and their queries attend over the whole cache
+     * ({@link CachedSelfAttention}). One GEMM projects every sequence's new rows; a prompt is one
+     * call of all its rows, a generation step one row per sequence. The kernel's spec must be causal
+     * with the diagonal {@link io.sparkattention.kernel.CausalAlignment#BOTTOM_RIGHT}.
+     *
+     * @param x      M×E, M = {@code starts[count]}
+     * @param caches count caches, each with room for its sequence's new rows
+     * @param y      at least M×E, its first M rows written; not x
+     * @throws IllegalArgumentException when the spec is not causal bottom-right, the layer not
+     *                                  {@link #fusable()}, a cache too small or of another width
+     */
+    public void cachedForward(float[] x, int[] starts, int count, KeyValueCache[] caches, SelfAttentionRecord rec,
+                              float[] y) {
+        if (!kernel.spec().causal() || kernel.spec().alignment() != CausalAlignment.BOTTOM_RIGHT) {
+            throw new IllegalArgumentException("a cached forward needs a causal kernel aligned bottom-right, got "
+                + (kernel.spec().causal() ? "causal " + kernel.spec().alignment() : "a non-causal one"));
+        }
+        int M = checkStacked(x, starts, count, rec);
+        checkRows("output", y, M, weights.embedDim(), true);
+        Objects.requireNonNull(caches, "caches");
+        int kvWidth = weights.numKvHeads() * weights.headDim();
+        for (int r = 0; r < count; r++) {
+            KeyValueCache c = Objects.requireNonNull(caches[r], "cache of sequence " + r);
+            if (c.width != kvWidth || c.length + starts[r + 1] - starts[r] > c.capacity) {
+                throw new IllegalArgumentException("cache of sequence " + r + " (" + c.length + " of " + c.capacity
+                    + " tokens, width " + c.width + ") cannot take " + (starts[r + 1] - starts[r])
+                    + " more of width " + kvWidth);
+            }
+        }
+        CachedSelfAttention.forward(weights, projections(), kernel, x, starts, count, caches, rec, y);
     }
 
     private AttentionShape selfShape(int L) {

@@ -26,6 +26,8 @@ import java.util.concurrent.Callable;
             + "\"torch_encoder\").",
         "With --fine-tune, all-MiniLM-L6-v2 fine-tuned through Spark on Austen passages (modes \"fine_tune\", "
             + "\"torch_fine_tune\").",
+        "With --lm, a GPT-2-small-shaped decoder scoring Austen passages and generating greedily (modes \"lm_score\", "
+            + "\"lm_generate\", \"torch_lm_score\", \"torch_lm_generate\", \"lm_head\", \"fma\").",
         "With --layer, a whole multi-head layer (--embed-dim, --num-heads, --rows) beside the kernel, or through Spark "
             + "with --spark (modes \"layer\", \"spark_layer\", \"ort_layer\").",
         "Several contenders (--peer) run round-robin, repetition by repetition, on the same data.",
@@ -87,6 +89,10 @@ public final class BenchCommand implements Callable<Integer> {
     @picocli.CommandLine.Mixin
     FineTuneBenchOptions fineTuneOptions = new FineTuneBenchOptions();
 
+    /** {@code --lm}: a GPT-2-small-shaped decoder scoring and generating, against PyTorch. */
+    @picocli.CommandLine.Mixin
+    LmBenchOptions lmOptions = new LmBenchOptions();
+
     @Spec
     CommandSpec spec;
 
@@ -106,7 +112,7 @@ public final class BenchCommand implements Callable<Integer> {
             + "(ONNX Runtime's MultiHeadAttention, mha.onnx or mha_causal.onnx; needs --head-dim 64 and "
             + "--batch-heads a multiple of 16); fma (the machine's fp32 FMA rate in the same seconds, mode \"fma\"; "
             + "needs the Vector API). Not with --spark, except with --layer (ort: the whole layer as one ONNX graph). "
-            + "With --encoder: ort, torch or ort,torch; with --fine-tune: torch (PyTorch 2.7.1 through DJL, built by "
+            + "With --encoder: ort, torch or ort,torch; with --fine-tune or --lm: torch (PyTorch 2.7.1 through DJL, built by "
             + "the launcher on first use).")
     List<String> peers = new ArrayList<>();
 
@@ -132,6 +138,13 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        if (lmOptions.lm) {
+            if (encoderOptions.encoder || fineTuneOptions.fineTune) {
+                throw new BadInputException("--lm, --encoder and --fine-tune are separate modes: give one of them");
+            }
+            return lmOptions.run(this, spec.commandLine().getParseResult());
+        }
+        lmOptions.rejectWithoutLm(spec.commandLine().getParseResult());
         if (encoderOptions.encoder) {
             if (fineTuneOptions.fineTune) {
                 throw new BadInputException("--encoder and --fine-tune are separate modes: give one of them");

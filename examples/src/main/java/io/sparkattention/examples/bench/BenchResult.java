@@ -262,23 +262,26 @@ public final class BenchResult {
     }
 
     /**
-     * The FMA loop's line beside a contender that is not an attention configuration ({@code bench
-     * --gemm}, {@code --encoder}, {@code --fine-tune}): mode "fma", its threads, times and GFLOP/s.
+     * The line of a mode whose own fields follow it ({@link #with}): mode, threads, the median,
+     * least and most wall time of a repetition, GFLOP/s counting {@code flops} per repetition over
+     * the median, the BLAS, then the machine fields ({@code bench --lm}'s contenders and the FMA
+     * loop beside them).
      *
-     * @param timesMs one wall time per timed repetition of {@code flops}
+     * @param timesMs one wall time per timed repetition
      */
-    public static BenchResult fmaLoop(int threads, double[] timesMs, double flops) {
+    public static BenchResult timed(String mode, int threads, double[] timesMs, double flops, String blas) {
         double[] sorted = timesMs.clone();
         Arrays.sort(sorted);
         double median = median(sorted);
         BenchResult r = new BenchResult();
         ObjectNode node = r.node;
-        node.put("mode", "fma");
+        node.put("mode", mode);
         node.put("threads", threads);
         node.put("median_ms", round(median));
         node.put("min_ms", round(sorted[0]));
         node.put("max_ms", round(sorted[sorted.length - 1]));
         node.put("gflops", round(flops / (median * 1e6)));
+        node.put("blas", blas);
         r.machine(timesMs);
         return r;
     }

@@ -1,7 +1,5 @@
 package io.sparkattention.examples.bench;
 
-import ai.djl.huggingface.tokenizers.Encoding;
-import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
 import io.sparkattention.io.BundledModels;
 
 import java.io.IOException;
@@ -44,19 +42,8 @@ final class BundledMiniLm {
     static int[][] tokenize(List<String> texts) {
         Map<String, String> options = Map.of("truncation", "true", "maxLength", Integer.toString(MAX_LENGTH),
             "padding", "false", "addSpecialTokens", "true");
-        try (InputStream in = BundledModels.tokenizerJsonStream(BundledModels.ALL_MINILM_L6_V2);
-             HuggingFaceTokenizer tokenizer = HuggingFaceTokenizer.newInstance(in,
-            options)) {
-            int[][] ids = new int[texts.size()][];
-            for (int i = 0; i < ids.length; i++) {
-                Encoding e = tokenizer.encode(texts.get(i));
-                long[] wide = e.getIds();
-                ids[i] = new int[wide.length];
-                for (int j = 0; j < wide.length; j++) {
-                    ids[i][j] = Math.toIntExact(wide[j]);
-                }
-            }
-            return ids;
+        try (InputStream in = BundledModels.tokenizerJsonStream(BundledModels.ALL_MINILM_L6_V2)) {
+            return HfTokens.encode(in, options, texts);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

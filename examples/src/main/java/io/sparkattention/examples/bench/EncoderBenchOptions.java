@@ -64,11 +64,12 @@ final class EncoderBenchOptions {
     boolean encoder;
 
     @Option(names = "--texts", defaultValue = "2000", paramLabel = "N",
-        description = "With --encoder: texts timed (default ${DEFAULT-VALUE}).")
+        description = "With --encoder: texts timed (default ${DEFAULT-VALUE}); with --lm: texts scored (default "
+            + LmBenchOptions.DEFAULT_TEXTS + ").")
     int texts;
 
     @Option(names = "--corpus", paramLabel = "DIR",
-        description = "With --encoder or --fine-tune: the books the passages come from (default: the bundled "
+        description = "With --encoder, --fine-tune or --lm: the books the passages come from (default: the bundled "
             + "examples/data/austen).")
     String corpus;
 

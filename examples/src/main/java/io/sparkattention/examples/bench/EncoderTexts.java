@@ -13,6 +13,7 @@ import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.function.Function;
 import java.util.stream.Stream;
 
 /**
@@ -47,6 +48,16 @@ public final class EncoderTexts {
      * @throws IllegalArgumentException when the corpus has fewer passages than {@code count}
      */
     public static EncoderTexts austen(Path corpus, int count) {
+        return austen(corpus, count, BundledMiniLm::tokenize);
+    }
+
+    /**
+     * {@code count} passages of the books under {@code corpus}, evenly spaced through all of them
+     * (books in file-name order), tokenized by {@code tokenizer} (texts to ids, in order).
+     *
+     * @throws IllegalArgumentException when the corpus has fewer passages than {@code count}
+     */
+    public static EncoderTexts austen(Path corpus, int count, Function<List<String>, int[][]> tokenizer) {
         List<String> all = passages(corpus);
         if (all.size() < count) {
             throw new IllegalArgumentException("corpus " + corpus + " has " + all.size() + " passages, fewer than "
@@ -56,7 +67,12 @@ public final class EncoderTexts {
         for (int i = 0; i < count; i++) {
             chosen.add(all.get((int) ((long) i * all.size() / count)));
         }
-        return new EncoderTexts("austen", chosen, BundledMiniLm.tokenize(chosen));
+        return new EncoderTexts("austen", chosen, tokenizer.apply(chosen));
+    }
+
+    /** Texts given as their ids (read, not copied), labelled {@code source}. */
+    static EncoderTexts of(String source, int[][] ids) {
+        return new EncoderTexts(source, null, ids);
     }
 
     /** {@code count} sequences of {@code length} tokens: [CLS], seeded random word ids, [SEP]. */

@@ -7,6 +7,7 @@ import jdk.incubator.vector.VectorSpecies;
 import java.util.List;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ForkJoinTask;
+import java.util.function.BiFunction;
 
 /**
  * The machine's fp32 FMA rate as a contender ({@code bench --peer fma}): chains of independent
@@ -44,35 +45,30 @@ public final class FmaPeak {
     }
 
     /**
+     * A contender doing an attention configuration's flops on {@code threads} threads. Its line
+     * carries the configuration it stands beside (seq_len, head_dim, batch_heads, causal).
+     */
+    public static Trial trial(int seqLen, int headDim, int batchHeads, boolean causal, int threads) {
+        return trial(BenchResult.flops(seqLen, headDim, batchHeads, causal), threads,
+            (wallMs, flops) -> new BenchResult("fma", seqLen, headDim, batchHeads, causal, threads, wallMs, flops,
+                "none"));
+    }
+
+    /**
      * Most work of one repetition of the loop beside a long contender (an encoder over thousands of
      * texts, a fine-tuning step): about 1.3 s at 400 GFLOP/s, long enough to average over the
      * host's scheduling, short enough not to double the run. The rate, not the work, is compared.
      */
     static final double MAX_FLOPS_BESIDE = 5e11;
 
-    /** A repetition's line of the loop, from its wall times and the flops of one repetition. */
-    interface Line {
-        BenchResult of(double[] wallMs, double[] cpuMs, double flops);
-    }
-
-    /**
-     * A contender doing {@code flops} (at least one step per thread) on {@code threads} threads.
-     * Its line carries the configuration it stands beside (seq_len, head_dim, batch_heads, causal).
-     */
-    public static Trial trial(int seqLen, int headDim, int batchHeads, boolean causal, int threads) {
-        return trial(BenchResult.flops(seqLen, headDim, batchHeads, causal), threads,
-            (wallMs, cpuMs, flops) -> new BenchResult("fma", seqLen, headDim, batchHeads, causal, threads, wallMs, flops,
-                "none"));
-    }
-
     /**
      * The loop beside a contender doing {@code work} flops per repetition, on {@code threads}
      * threads: at most {@link #MAX_FLOPS_BESIDE} per repetition, its line mode "fma" with threads,
-     * times, gflops and flops ({@link BenchResult#fmaLoop}).
+     * times, gflops and flops ({@link BenchResult#timed}).
      */
     public static Trial beside(double work, int threads) {
         return trial(Math.min(work, MAX_FLOPS_BESIDE), threads,
-            (wallMs, cpuMs, flops) -> BenchResult.fmaLoop(threads, wallMs, flops));
+            (wallMs, flops) -> BenchResult.timed("fma", threads, wallMs, flops, "none"));
     }
 
     /**
@@ -86,8 +82,13 @@ public final class FmaPeak {
         }
     }
 
-    /** The loop doing about {@code target} flops per repetition on {@code threads} threads, its line from {@code line}. */
-    private static Trial trial(double target, int threads, Line line) {
+    /**
+     * A contender doing {@code target} flops (at least one step per thread) on {@code threads}
+     * threads: as many as the contender it stands beside does in a repetition.
+     *
+     * @param line the line of its timed repetitions and the flops of one, before the FMA fields
+     */
+    public static Trial trial(double target, int threads, BiFunction<double[], Double, BenchResult> line) {
         long steps = Math.max(1, Math.round(target / flopsPerStep() / threads));
         double flops = steps * flopsPerStep() * threads;
         ForkJoinPool pool = new ForkJoinPool(threads);
@@ -120,7 +121,7 @@ public final class FmaPeak {
                 if (!Float.isFinite(sink)) {
                     throw new IllegalStateException("the FMA loop diverged: " + sink);
                 }
-                return line.of(wallMs, cpuMs, flops)
+                return line.apply(wallMs, flops)
                     .withCpuTimes(cpuMs, flops)
                     .with("flops", flops)
                     .with("vector_bits", SPECIES.vectorBitSize())

@@ -26,6 +26,9 @@ public interface TorchRuntime {
      */
     FineTuner fineTuner(BertTensors weights, FineTuneSpec spec);
 
+    /** A GPT-2 language model on libtorch with these weights (copied into libtorch's memory). */
+    TorchLm lm(TorchLm.Weights weights);
+
     /**
      * A BERT encoder's parameters under Hugging Face's {@code BertModel} names, PyTorch's layout.
      *

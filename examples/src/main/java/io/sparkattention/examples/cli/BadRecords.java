@@ -7,7 +7,8 @@ import org.apache.spark.sql.catalyst.util.BadRecordException;
 import org.apache.spark.sql.types.StructField;
 
 /**
- * A JSON record Spark could not read with the declared schema (FAILFAST's bad record), traced to
+ * A record Spark could not read (FAILFAST's bad record): a CSV one named by its line
+ * ({@link CsvRecords}); a JSON one, read with the declared schema, traced to
  * its file and line after the failure, on the driver: Spark names the file, and its
  * {@link BadRecordException} carries the record's text, which is looked up line by line; when
  * the text is not at hand, the file's first line that is malformed or holds a known column of
@@ -21,10 +22,10 @@ final class BadRecords {
 
     /**
      * The bad-input error for a failed read of {@code table}, or null when {@code e} is not a
-     * bad JSON record or its line cannot be found.
+     * bad JSON or CSV record or its line cannot be found.
      */
     static BadInputException describe(Throwable e, InputTable table) {
-        if (table == null || table.jsonLines == null) {
+        if (table == null || table.jsonLines == null && table.csv == null) {
             return null;
         }
         String file = null;
@@ -45,6 +46,11 @@ final class BadRecords {
         }
         if (bad == null && !malformed) {
             return null;
+        }
+        if (table.csv != null) {
+            // A CSV record is malformed by its shape alone: named by the line it starts on.
+            String problem = table.csv.malformed(file);
+            return problem == null ? null : new BadInputException(problem, e);
         }
         JsonLines lines = table.jsonLines;
         String record = bad == null ? null : text(bad);

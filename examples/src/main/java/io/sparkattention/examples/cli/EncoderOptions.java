@@ -1,12 +1,19 @@
 package io.sparkattention.examples.cli;
 
+import io.sparkattention.examples.common.OutputGuard;
+import io.sparkattention.bert.BertClassifierNetwork;
 import io.sparkattention.examples.common.BadInputException;
+import io.sparkattention.io.BertModelFiles;
 import io.sparkattention.io.BundledModels;
+import io.sparkattention.io.SafeTensors;
 import io.sparkattention.ml.feature.BertEncoderModel;
 import io.sparkattention.ml.feature.HuggingFaceTokenizer;
 import picocli.CommandLine.Option;
 
+import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -32,7 +39,8 @@ public final class EncoderOptions {
     String onnx;
 
     @Option(names = "--safetensors", paramLabel = "M.safetensors",
-        description = "A Hugging Face BertModel as safetensors; needs --num-heads.")
+        description = "A Hugging Face BertModel as safetensors (its heads from the file's metadata, "
+            + "num_attention_heads, or --num-heads).")
     String safetensors;
 
     @Option(names = "--prefix", defaultValue = "", paramLabel = "P",
@@ -45,8 +53,8 @@ public final class EncoderOptions {
     String tokenizer;
 
     @Option(names = "--num-heads", paramLabel = "H",
-        description = "Attention heads: required with --safetensors (no tensor shows them); with --onnx, checked "
-            + "against the graph's. Must divide the hidden width.")
+        description = "Attention heads: with --safetensors, needed when the file's metadata does not record them (no "
+            + "tensor shows them); with --onnx, checked against the graph's. Must divide the hidden width.")
     Integer numHeads;
 
     @Option(names = "--max-length", defaultValue = "256", paramLabel = "N",
@@ -76,8 +84,12 @@ public final class EncoderOptions {
         if (model != null && file != null) {
             throw new BadInputException("--model and " + file + " both given: a bundled model or a model file, not both");
         }
-        if (safetensors != null && numHeads == null) {
-            throw new BadInputException("--safetensors needs --num-heads (no tensor shows the heads)");
+        if (model != null && isPath(model) && !Files.isDirectory(Path.of(model))) {
+            throw new BadInputException("--model " + model + ": " + (Files.exists(Path.of(model))
+                ? "not a directory (a bundled model's name, or a directory fine-tune wrote)" : "no such directory"));
+        }
+        if (safetensors != null && numHeads == null && OutputGuard.isRemote(safetensors)) {
+            throw new BadInputException("--safetensors " + safetensors + " on another file system needs --num-heads");
         }
         if (file == null && numHeads != null) {
             throw new BadInputException("--num-heads goes with --onnx or --safetensors");
@@ -104,6 +116,12 @@ public final class EncoderOptions {
         if (file == null && tokenizer != null && !modelHasOwnTokenizer) {
             throw new BadInputException("--tokenizer goes with --onnx or --safetensors; the bundled model has its own");
         }
+    }
+
+    /** Whether --model's value is written as a path (it has a separator or starts with . or ~), not as a name. */
+    static boolean isPath(String value) {
+        return value.contains("/") || value.contains(java.io.File.separator) || value.startsWith(".")
+            || value.startsWith("~");
     }
 
     /** The model and tokenizer files the options name, by option. */
@@ -134,7 +152,8 @@ public final class EncoderOptions {
                 return BertEncoderModel.fromOnnx(onnx, numHeads == null ? 0 : numHeads);
             }
             if (safetensors != null) {
-                return BertEncoderModel.fromSafeTensors(safetensors, prefix, numHeads);
+                return BertEncoderModel.fromSafeTensors(safetensors, prefix, numHeads != null ? numHeads
+                    : metadataHeads());
             }
             return BertEncoderModel.pretrained(bundledName());
         } catch (UncheckedIOException e) {
@@ -143,6 +162,39 @@ public final class EncoderOptions {
             String m = ErrorReporting.oneLine(e.getMessage());
             throw new BadInputException(m.contains("numHeads (") ? m.replace("numHeads (", "--num-heads (")
                 : (numHeads != null && m.contains("heads") ? "--num-heads: " : option + ": ") + m, e);
+        }
+    }
+
+    /** The heads the --safetensors file's metadata records (Hugging Face's num_attention_heads). */
+    private int metadataHeads() {
+        String heads;
+        try {
+            heads = SafeTensors.read(Path.of(safetensors)).metadata().get(BertModelFiles.META_HEADS);
+        } catch (IOException e) {
+            throw new BadInputException("--safetensors: " + ErrorReporting.oneLine(e.getMessage()), e);
+        }
+        if (heads == null || !heads.matches("[1-9][0-9]{0,5}")) {
+            throw new BadInputException("--safetensors " + safetensors + ": its metadata records no "
+                + BertModelFiles.META_HEADS + (heads == null ? "" : " (it records '" + heads + "')")
+                + "; give the encoder's heads with --num-heads");
+        }
+        return Integer.parseInt(heads);
+    }
+
+    /**
+     * Whether the --safetensors file also holds a classifier head ({@code classifier.weight} and
+     * {@code classifier.bias}, as fine-tune's --export-pytorch and Hugging Face's
+     * BertForSequenceClassification write it).
+     */
+    boolean safetensorsHasHead() {
+        if (safetensors == null || OutputGuard.isRemote(safetensors)) {
+            return false;
+        }
+        try {
+            SafeTensors file = SafeTensors.read(Path.of(safetensors));
+            return file.has(BertClassifierNetwork.CLASSIFIER_WEIGHT) && file.has(BertClassifierNetwork.CLASSIFIER_BIAS);
+        } catch (IOException e) {
+            throw new BadInputException("--safetensors: " + ErrorReporting.oneLine(e.getMessage()), e);
         }
     }
 

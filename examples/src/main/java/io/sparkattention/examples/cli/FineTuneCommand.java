@@ -15,12 +15,14 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.functions;
 import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.NumericType;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -31,11 +33,13 @@ import java.util.regex.Pattern;
 
 /**
  * {@code spark-attention fine-tune}: fine-tunes a pretrained BERT encoder with a classifier head
- * ({@link BertClassifier}) on labelled texts or token ids, prints one JSON line per step as
- * {@code train} does, and saves what {@code predict --model} applies to new texts: a
- * {@code PipelineModel} of the tokenizer and the fine-tuned classifier (with {@code --text-col}),
- * or the classifier alone (with {@code --ids-col}). Every option and model file is checked before
- * Spark starts; every row before the first step.
+ * ({@link BertClassifier}) on labelled texts or token ids, prints its setup's progress
+ * ({@link SetupProgress}) and then one JSON line per step as {@code train} does, and saves what
+ * {@code predict --model} applies to new texts: a {@code PipelineModel} of the tokenizer and the
+ * fine-tuned classifier (with {@code --text-col}), or the classifier alone (with
+ * {@code --ids-col}); with string labels ({@link StringLabels}) the pipeline ends with the stage
+ * that gives them back. Every option and model file is checked before Spark starts; every row
+ * before the first step.
  */
 @Command(name = "fine-tune", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Fine-tunes a pretrained BERT-family encoder (default: all-MiniLM-L6-v2, bundled) with a linear "
@@ -44,8 +48,10 @@ import java.util.regex.Pattern;
         + "the top N layers and the head (0: the head only; -1, the default: everything); the frozen layers run "
         + "once per row. Loss: the weighted mean cross-entropy.",
         "Input: one row per text (--text-col, tokenized here) or per sequence of token ids (--ids-col, [CLS] ... "
-            + "[SEP] in place), and a numeric label (the class index 0, 1, ...).",
-        "stdout: one JSON line per step and nothing else, {\"iteration\": i, \"loss\": ...} for i = 0 ... N: the "
+            + "[SEP] in place), and a label: the class index 0, 1, ..., or a string (numbered as MLlib's StringIndexer "
+            + "does: the most frequent 0, ties alphabetically; predict then adds predicted_label, the string).",
+        "stdout: JSON lines: {\"setup\": phase, ...} through the setup (reading and tokenizing the rows, the frozen "
+            + "layers' states), then one line per step, {\"iteration\": i, \"loss\": ...} for i = 0 ... N: the "
             + "loss over step i's sample (dropout on) before the step, and for the last line the loss over every row "
             + "at the final weights (no dropout), which also carries \"training_accuracy\". Logs go to stderr.",
         "Output: the model directory, for predict --model and embed --model.",
@@ -64,8 +70,15 @@ final class FineTuneCommand extends TableCommand {
     @Mixin
     EncoderOptions model;
 
-    @Mixin
-    HandleInvalidOption handleInvalid;
+    /** Values of --handle-invalid: a row without a text or ids has nothing to train on, so none is kept. */
+    static final List<String> HANDLE_INVALID = List.of("error", "skip");
+    /** The estimator's seed when --seed is not given (MLlib's: the hash of BertClassifier's class name). */
+    static final String DEFAULT_SEED = "1110332804";
+
+    @Option(names = "--handle-invalid", defaultValue = "error", paramLabel = "H",
+        description = "A row without a text or ids: error (stop, naming its column, file and line) or skip (leave it "
+            + "out of the fit) (default ${DEFAULT-VALUE}).")
+    String handleInvalid;
 
     @Option(names = "--text-col", paramLabel = "COL",
         description = "The column of texts, tokenized with the model's tokenizer (default text, unless --ids-col).")
@@ -76,7 +89,7 @@ final class FineTuneCommand extends TableCommand {
     String idsCol;
 
     @Option(names = "--label-col", defaultValue = "label", paramLabel = "COL",
-        description = "Label column: the class index, an integer >= 0 (default ${DEFAULT-VALUE}).")
+        description = "Label column: the class index, an integer >= 0, or a label string (default ${DEFAULT-VALUE}).")
     String labelCol;
 
     @Option(names = "--weight-col", paramLabel = "COL", description = "Row weight column (finite, >= 0).")
@@ -129,8 +142,10 @@ final class FineTuneCommand extends TableCommand {
             + "${DEFAULT-VALUE}).")
     double miniBatchFraction;
 
-    @Option(names = "--seed", paramLabel = "S", description = "Seed of the head, the sampling and the dropout masks.")
-    Long seed;
+    @Option(names = "--seed", defaultValue = DEFAULT_SEED, paramLabel = "S",
+        description = "Seed of the head, the sampling and the dropout masks (default ${DEFAULT-VALUE}, the "
+            + "estimator's own).")
+    long seed;
 
     @Option(names = "--tol", defaultValue = "0", paramLabel = "X",
         description = "Stop early, >= 0: before step i >= 10, when the step losses improved by less than X, "
@@ -138,7 +153,8 @@ final class FineTuneCommand extends TableCommand {
     double tol;
 
     @Option(names = "--initial-weights", paramLabel = "HEAD.safetensors",
-        description = "Start the head from classifier.weight [K, E] and classifier.bias [K] in this file.")
+        description = "Start the head from classifier.weight [K, E] and classifier.bias [K] in this file (default: "
+            + "the --safetensors file's own head when it holds one, else a new head from --seed).")
     String initialWeights;
 
     @Option(names = "--export-pytorch", paramLabel = "OUT.safetensors",
@@ -147,6 +163,8 @@ final class FineTuneCommand extends TableCommand {
     String exportPyTorch;
 
     private BertEncoderModel encoder;
+    /** The head the training starts from when the --safetensors file holds one and --initial-weights is not given. */
+    String modelHead;
     private HuggingFaceTokenizer tokenize;
     private StepLines lines;
     /** The rows the stage fits, with the input's row index; null before the fit. */
@@ -179,8 +197,9 @@ final class FineTuneCommand extends TableCommand {
     void prepare() {
         modelFiles().forEach(AttentionCommand::checkFileExists);
         encoder = model.encoder();
+        modelHead = initialWeights == null && model.safetensorsHasHead() ? model.safetensors : null;
         if (idsCol == null) {
-            tokenize = model.tokenizer().setHandleInvalid(handleInvalid.get());
+            tokenize = model.tokenizer().setHandleInvalid(handleInvalid);
             model.checkMaxLength(encoder);
         }
     }
@@ -197,41 +216,74 @@ final class FineTuneCommand extends TableCommand {
 
     @Override
     void run(Run run) throws IOException {
+        try (SetupProgress setup = SetupProgress.start(run.spark.sparkContext(), System.out, idsCol == null,
+            trainableLayers >= 0)) {
+            fit(run, setup);
+        }
+    }
+
+    /** Fits and saves the model, reporting the setup's progress until the first step. */
+    private void fit(Run run, SetupProgress setup) throws IOException {
         InputTable table = run.table;
+        if (modelHead != null) {
+            setup.phase("starting from the classifier head in --safetensors " + modelHead);
+        }
         require(table, labelCol, "--label-col");
         DataType labelType = table.rows.schema().apply(labelCol).dataType();
-        if (!(labelType instanceof NumericType)) {
+        if (!(labelType instanceof NumericType) && !labelType.equals(DataTypes.StringType)) {
             throw new BadInputException("--input " + in.input + ": column " + labelCol + " (--label-col) holds "
-                + labelType.simpleString() + " values; expected a number, the class index 0, 1, ...");
+                + labelType.simpleString() + " values; expected the class index 0, 1, ... or a label string");
         }
         if (weightCol != null) {
             require(table, weightCol, "--weight-col");
+        }
+        if (idsCol == null && table.has(IDS)) {
+            throw new BadInputException("--input " + in.input + (table.has(textCol) ? " already has a column " + IDS
+                + ", which fine-tune writes by tokenizing --text-col " + textCol : " has no column " + textCol
+                + " (--text-col) but a column " + IDS) + ": to train on those token ids, give --ids-col " + IDS
+                + (table.has(textCol) ? " (instead of --text-col); else drop or rename the column" : ""));
         }
         require(table, idsCol != null ? idsCol : textCol, idsCol != null ? "--ids-col" : "--text-col");
         // The rows keep the input's row index (the stage reads only its own columns): the stage names a bad row
         // by its position among the rows it fits, which --handle-invalid skip makes differ from the input's.
         Dataset<Row> rows = table.rows;
-        if (idsCol != null && handleInvalid.get().equals("skip")) {
+        if (idsCol != null && handleInvalid.equals("skip")) {
             rows = rows.filter(functions.col(idsCol).isNotNull());
+        }
+        StringLabels labels = null;
+        if (labelType.equals(DataTypes.StringType)) {
+            setup.phase("indexing the labels");
+            labels = StringLabels.fit(rows, labelCol, in.input);
+            rows = labels.indexed(rows, labelCol);
         }
         Dataset<Row> fitRows = rows;
         BertClassifier stage = FineTuneOptions.stage(this, encoder)
             .setNumPartitions(rows.rdd().getNumPartitions());
         lines = new StepLines(System.out);
-        stage.setTrainingListener(lines::step);
-        BertClassificationModel fitted;
+        stage.setTrainingListener((iteration, loss) -> {
+            setup.close();
+            lines.step(iteration, loss);
+        });
+        List<PipelineStage> stages = new ArrayList<>();
         if (idsCol != null) {
             trainingRows = () -> fitRows;
-            fitted = stage.setFeaturesCol(idsCol).fit(rows);
-            lines.finish(fitted.summary().accuracy());
-            fitted.write().save(run.out.main().uri());
+            stage.setFeaturesCol(idsCol);
         } else {
             tokenize.setInputCol(textCol).setOutputCol(IDS).setMaxLength(model.maxLength);
             trainingRows = () -> tokenize.transform(fitRows);
-            PipelineModel pipeline = new Pipeline().setStages(new PipelineStage[] {tokenize,
-                stage.setFeaturesCol(IDS)}).fit(rows);
-            fitted = (BertClassificationModel) pipeline.stages()[1];
-            lines.finish(fitted.summary().accuracy());
+            stage.setFeaturesCol(IDS);
+            stages.add(tokenize);
+        }
+        stages.add(stage);
+        if (labels != null && !labels.indices) {
+            stages.add(labels.decoder(stage.getPredictionCol()));
+        }
+        PipelineModel pipeline = new Pipeline().setStages(stages.toArray(new PipelineStage[0])).fit(rows);
+        BertClassificationModel fitted = (BertClassificationModel) pipeline.stages()[idsCol != null ? 0 : 1];
+        lines.finish(fitted.summary().accuracy());
+        if (pipeline.stages().length == 1) {
+            fitted.write().save(run.out.main().uri());
+        } else {
             pipeline.write().save(run.out.main().uri());
         }
         if (exportPyTorch != null) {

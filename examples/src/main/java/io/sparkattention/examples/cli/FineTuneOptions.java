@@ -23,10 +23,11 @@ final class FineTuneOptions {
             c.textCol = c.textCol == null ? "text" : c.textCol;
         }
         c.model.check(c.idsCol == null, false);
-        if ("keep".equals(c.handleInvalid.get())) {
+        if ("keep".equals(c.handleInvalid.strip().toLowerCase(java.util.Locale.ROOT))) {
             throw new BadInputException("--handle-invalid keep: a row without a text or ids has nothing to train on; "
                 + "fine-tune takes error or skip");
         }
+        c.handleInvalid = Choices.check("--handle-invalid", c.handleInvalid, FineTuneCommand.HANDLE_INVALID);
         c.pooling = Choices.check("--pooling", c.pooling, FineTuneCommand.POOLINGS);
         c.solver = Choices.check("--solver", c.solver, FineTuneCommand.SOLVERS);
         if (c.numClasses != 0 && c.numClasses < 2) {
@@ -90,11 +91,9 @@ final class FineTuneOptions {
         if (c.weightCol != null) {
             stage.setWeightCol(c.weightCol);
         }
-        if (c.seed != null) {
-            stage.setSeed(c.seed);
-        }
-        if (c.initialWeights != null) {
-            stage.setInitialWeightsPath(c.initialWeights);
+        stage.setSeed(c.seed);
+        if (c.initialWeights != null || c.modelHead != null) {
+            stage.setInitialWeightsPath(c.initialWeights != null ? c.initialWeights : c.modelHead);
         }
         return stage;
     }

@@ -23,7 +23,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
-/** {@code spark-attention heatmap}: draws the attention weights of one input row. */
+/**
+ * {@code spark-attention heatmap}: draws the attention weights of one input row, or a GPT model's
+ * causal heads over a text ({@link GptHeatmap}).
+ */
 @Command(name = "heatmap", mixinStandardHelpOptions = true,
     description = {"Draws the attention weights of one row as a PNG heatmap (queries on the rows, keys on the "
         + "columns, token labels on both axes; one panel per head plus the average for per-head weights), and "
@@ -31,6 +34,9 @@ import java.util.concurrent.Callable;
         "The input is a JSON-lines file (.json, .jsonl), a Parquet file, or a directory of either, e.g. the output "
         + "of 'apply --need-weights'. Rows are numbered from 0 in file order: a directory's files in name order, "
         + "then each file's rows as stored.",
+        "With --model DIR and --text TEXT instead: a GPT-2 directory's (config.json, model.safetensors, "
+            + "tokenizer.json) causal heads of --layer over the text, one panel per head plus the average, the "
+            + "future keys masked: the attention patterns as the model generates.",
         "Files are written to a hidden name beside the output and renamed, so no half-written picture is left "
             + "behind. An existing file is replaced only with --overwrite, and only if spark-attention drew it."})
 final class HeatmapCommand implements Callable<Integer> {
@@ -47,12 +53,24 @@ final class HeatmapCommand implements Callable<Integer> {
     /** Spark's console progress bar setting. */
     private static final String PROGRESS_BAR = "spark.ui.showConsoleProgress";
 
-    @Option(names = "--input", required = true, paramLabel = "IN",
-        description = "JSON lines (.json/.jsonl), Parquet, or a directory of either.")
+    @Option(names = "--input", paramLabel = "IN",
+        description = "JSON lines (.json/.jsonl), Parquet, or a directory of either (or --model and --text).")
     Path input;
 
-    @Option(names = "--row", required = true, paramLabel = "N", description = "Row to draw, from 0, in file order.")
-    long row;
+    @Option(names = "--row", paramLabel = "N", description = "Row to draw, from 0, in file order (with --input).")
+    Long row;
+
+    @Option(names = "--model", paramLabel = "DIR",
+        description = "A Hugging Face GPT-2 directory whose causal heads to draw over --text (instead of --input).")
+    String model;
+
+    @Option(names = "--text", paramLabel = "TEXT", description = "With --model: the text, tokenized with the "
+        + "directory's tokenizer.json.")
+    String text;
+
+    @Option(names = "--layer", paramLabel = "N", defaultValue = "0",
+        description = "With --model: the layer whose heads to draw, from 0 (default ${DEFAULT-VALUE}).")
+    int layer;
 
     /** {@code --output}: the PNG. */
     @Mixin
@@ -118,12 +136,47 @@ final class HeatmapCommand implements Callable<Integer> {
         if (weightsColumn == null) {
             weightsColumn = DEFAULT_WEIGHTS_COLUMN;
         }
+        if ((input == null) == (model == null)) {
+            throw new BadInputException("give --input (and --row) or --model (and --text), not " + (input == null
+                ? "neither" : "both"));
+        }
+        if (model != null) {
+            return drawModel(mode);
+        }
+        if (row == null) {
+            throw new BadInputException("--input needs --row, the row to draw");
+        }
+        if (text != null) {
+            throw new BadInputException("--text goes with --model");
+        }
         if (row < 0) {
             throw new BadInputException("--row must be >= 0, got " + row);
         }
         try (Outputs out = output.plan(OutputKind.png()).add("--html", html, OutputKind.html()).localOnly()
             .input("--input", input.toString()).check()) {
             draw(mode, out);
+            return 0;
+        }
+    }
+
+    /** A GPT model's causal heads over --text: no Spark, the same outputs. */
+    private int drawModel(ScaleMode mode) throws IOException {
+        if (text == null) {
+            throw new BadInputException("--model needs --text, the text to draw the heads over");
+        }
+        if (row != null) {
+            throw new BadInputException("--row goes with --input");
+        }
+        try (Outputs out = output.plan(OutputKind.png()).add("--html", html, OutputKind.html()).localOnly()
+            .input("--model", model).check()) {
+            AttentionHeatmap heatmap = GptHeatmap.of(model, text, layer).scale(mode)
+                .title(title != null ? title : Path.of(model).getFileName() + ", layer " + layer);
+            PngMark.write(heatmap.toImage(), out.main().localPath());
+            if (html != null) {
+                heatmap.writeHtml(out.get("--html").localPath(), text);
+            }
+            out.publish();
+            report(heatmap);
             return 0;
         }
     }
@@ -160,6 +213,11 @@ final class HeatmapCommand implements Callable<Integer> {
             heatmap.writeHtml(out.get("--html").localPath(), passage);
         }
         out.publish();
+        report(heatmap);
+    }
+
+    /** The closing lines: what was written. */
+    private void report(AttentionHeatmap heatmap) {
         System.out.println("wrote " + output.path() + " (" + describe(heatmap) + ")");
         if (html != null) {
             System.out.println("wrote " + html);

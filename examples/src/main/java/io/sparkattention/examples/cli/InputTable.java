@@ -2,6 +2,7 @@ package io.sparkattention.examples.cli;
 
 import io.sparkattention.examples.common.BadInputException;
 import org.apache.spark.sql.Column;
+import org.apache.spark.sql.DataFrameReader;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -22,7 +23,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The command line's input: JSON lines or Parquet, a file or a directory, read with the types
+ * The command line's input: JSON lines, CSV or Parquet, a file or a directory, read with the types
  * the command declares for the columns it knows and a deterministic row id, so that data errors
  * name the row the user can find (its position in the input). The id column is the command's
  * own and never reaches the output.
@@ -46,14 +47,15 @@ final class InputTable {
     final int partitions;
     /** The input as read, before the index: where a record's file is found. */
     private final Dataset<Row> read;
-    /** The JSON lines files (null for Parquet): where a failed read's record is looked up. */
+    /** The JSON lines files (null for CSV and Parquet): where a failed read's record is looked up. */
     final JsonLines jsonLines;
+    /** The CSV files (null for JSON lines and Parquet): where a record's line is looked up. */
+    final CsvRecords csv;
     /** The columns the command knows, and their kinds. */
     final Map<String, ColumnKind> known;
 
     private InputTable(String path, Dataset<Row> rows, String rowIndexColumn, long total, int partitions,
-                       Dataset<Row> read,
-                       JsonLines jsonLines, Map<String, ColumnKind> known) {
+                       Dataset<Row> read, JsonLines jsonLines, CsvRecords csv, Map<String, ColumnKind> known) {
         this.path = path;
         this.rows = rows;
         this.rowIndexColumn = rowIndexColumn;
@@ -61,6 +63,7 @@ final class InputTable {
         this.partitions = partitions;
         this.read = read;
         this.jsonLines = jsonLines;
+        this.csv = csv;
         this.known = known;
     }
 
@@ -76,8 +79,8 @@ final class InputTable {
 
     /**
      * Reads the input, whose format {@link InputFiles#inspect} found. JSON lines are read with the
-     * schema {@link DeclaredSchema} declares (no pass over the whole input to infer one); CSV with
-     * its header, every column a string; in Parquet, integer matrices (int or long arrays) are read
+     * schema {@link DeclaredSchema} declares (no pass over the whole input to infer one); CSV as RFC
+     * 4180 writes it ({@link CsvRecords}), with its header, every column a string; in Parquet, integer matrices (int or long arrays) are read
      * as double: the stages take float or double. The rows are split into runs of consecutive rows
      * in input order ({@link RowSplit}).
      *
@@ -88,6 +91,7 @@ final class InputTable {
                            Integer partitions) {
         Dataset<Row> df;
         JsonLines lines = null;
+        CsvRecords csv = null;
         if (format == InputFiles.Format.JSON) {
             lines = JsonLines.of(path);
             StructType schema = DeclaredSchema.of(spark, lines, known);
@@ -95,7 +99,12 @@ final class InputTable {
             df = schema.isEmpty() ? spark.emptyDataFrame()
                 : spark.read().option("mode", "FAILFAST").schema(schema).json(path);
         } else if (format == InputFiles.Format.CSV) {
-            df = spark.read().option("header", true).option("mode", "FAILFAST").csv(path);
+            csv = CsvRecords.of(path);
+            DataFrameReader reader = spark.read().option("mode", "FAILFAST");
+            for (String[] option : CsvRecords.SPARK_OPTIONS) {
+                reader = reader.option(option[0], option[1]);
+            }
+            df = reader.csv(path);
         } else {
             df = spark.read().parquet(path);
             StructType widened = widenIntegerMatrices(df.schema(), matrices(known));
@@ -118,13 +127,14 @@ final class InputTable {
         } catch (Exception e) {
             // The split's count is the first job over the input: a record Spark cannot read fails it.
             // SparkException is a checked exception that Scala code throws undeclared.
-            BadInputException record = BadRecords.describe(e, new InputTable(path, df, index, 0, 1, df, lines, known));
+            BadInputException record = BadRecords.describe(e, new InputTable(path, df, index, 0, 1, df, lines, csv, known));
             if (record != null) {
                 throw record;
             }
             throw e;
         }
-        return new InputTable(path, split.rows, index, split.total, split.partitions, df, lines, known);
+        return new InputTable(path, split.rows, index, split.total, split.partitions, df, lines, csv,
+            known);
     }
 
     /** The known columns that hold matrices (of numbers). */
@@ -196,8 +206,8 @@ final class InputTable {
 
     /**
      * {@code message} with every record it names ("row ID:", as the stages name rows) named where
-     * the user finds it: {@code --input PATH: line N:} for JSON lines (the 1-based line of its
-     * file, and the file's name for a directory), {@code --input PATH: row N:} for Parquet (the
+     * the user finds it: {@code --input PATH: line N:} for JSON lines and CSV (the 1-based line
+     * the record starts on in its file, and the file's name for a directory), {@code --input PATH: row N:} for Parquet (the
      * row's position in the input, from 0, in the order Spark reads the files). Finding it costs
      * a job over the input (on this error path only).
      *
@@ -275,14 +285,18 @@ final class InputTable {
         return "row " + place;
     }
 
-    /** Row {@code k} of a run: its line of a JSON lines file, or its place in the input from 0. */
+    /** Row {@code k} of a run: its line of a JSON lines or CSV file, or its place in the input from 0. */
     private String describe(List<RowSplit.Block> runs, RowSplit.Block run, long k) {
-        if (jsonLines == null) {
+        if (jsonLines == null && csv == null) {
             return "row " + (run.place + k);
         }
         long inFile = k;
         for (RowSplit.Block r : runs) {
             inFile += r.file.equals(run.file) && r.start < run.start ? r.rows : 0;
+        }
+        if (csv != null) {
+            CsvRecords.Record record = csv.at(run.file, inFile);
+            return record == null ? "row " + (run.place + k) : csv.where(record);
         }
         return line(run.file, inFile, run.place + k);
     }

@@ -5,18 +5,10 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.json.JsonReadFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.json.JsonMapper;
-import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileStatus;
-import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
-import org.apache.hadoop.io.compress.CompressionCodec;
-import org.apache.hadoop.io.compress.CompressionCodecFactory;
 
 import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Predicate;
@@ -51,31 +43,16 @@ final class JsonLines {
     }
 
     final String input;
-    private final boolean directory;
-    private final FileSystem fs;
-    private final List<Path> files;
-    private final CompressionCodecFactory codecs;
+    private final InputTextFiles files;
 
-    private JsonLines(String input, boolean directory, FileSystem fs, List<Path> files, CompressionCodecFactory codecs) {
-        this.input = input;
-        this.directory = directory;
-        this.fs = fs;
+    private JsonLines(InputTextFiles files) {
+        this.input = files.input;
         this.files = files;
-        this.codecs = codecs;
     }
 
     /** The input's data files; {@link InputFiles#inspect} has checked them. */
     static JsonLines of(String input) {
-        Configuration conf = new Configuration();
-        try {
-            Path p = new Path(input);
-            FileSystem fs = p.getFileSystem(conf);
-            FileStatus status = fs.getFileStatus(p);
-            return new JsonLines(input, status.isDirectory(), fs, InputFiles.dataFiles(input, fs, status),
-                new CompressionCodecFactory(conf));
-        } catch (IOException e) {
-            throw new BadInputException("--input " + input + ": " + e.getMessage(), e);
-        }
+        return new JsonLines(InputTextFiles.of(input));
     }
 
     /**
@@ -85,8 +62,8 @@ final class JsonLines {
     List<Line> first(int maxLines, long maxChars) {
         List<Line> out = new ArrayList<>();
         long chars = 0;
-        for (Path file : files) {
-            try (BufferedReader reader = open(file)) {
+        for (Path file : files.files) {
+            try (BufferedReader reader = files.open(file)) {
                 long number = 0;
                 for (String text = reader.readLine(); text != null; text = reader.readLine()) {
                     number++;
@@ -113,11 +90,11 @@ final class JsonLines {
      * there is none or the file cannot be read.
      */
     Line find(String sparkPath, Predicate<Line> wanted) {
-        for (Path file : files) {
-            if (sparkPath != null && !sameFile(file, sparkPath)) {
+        for (Path file : files.files) {
+            if (!files.isNamed(file, sparkPath)) {
                 continue;
             }
-            try (BufferedReader reader = open(file)) {
+            try (BufferedReader reader = files.open(file)) {
                 long number = 0;
                 for (String text = reader.readLine(); text != null; text = reader.readLine()) {
                     number++;
@@ -135,7 +112,7 @@ final class JsonLines {
 
     /** A line's place for messages: "line N", and the file's name first for a directory. */
     String where(Line line) {
-        return (directory ? line.file.getName() + " " : "") + "line " + line.number;
+        return files.where(line.file, line.number);
     }
 
     /**
@@ -156,18 +133,5 @@ final class JsonLines {
                 + " (expected a JSON object, found " + (tree == null ? "nothing" : ColumnKind.what(tree)) + ")");
         }
         return tree;
-    }
-
-    private boolean sameFile(Path file, String sparkPath) {
-        Path named = new Path(sparkPath);
-        return fs.makeQualified(file).equals(fs.makeQualified(named)) || file.getName().equals(named.getName())
-            && files.stream().filter(f -> f.getName().equals(named.getName())).count() == 1;
-    }
-
-    private BufferedReader open(Path file) throws IOException {
-        CompressionCodec codec = codecs.getCodec(file);
-        InputStream raw = fs.open(file);
-        return new BufferedReader(new InputStreamReader(codec == null ? raw : codec.createInputStream(raw),
-            StandardCharsets.UTF_8));
     }
 }

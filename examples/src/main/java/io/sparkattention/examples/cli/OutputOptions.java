@@ -33,7 +33,7 @@ public final class OutputOptions {
 
     @Option(names = "--overwrite",
         description = "Replace an existing output, only if it is an earlier output of spark-attention (or an empty "
-            + "directory).")
+            + "directory); stderr says what is replaced, and names the files in it spark-attention did not write.")
     boolean overwrite;
 
     @Spec(Spec.Target.MIXEE)

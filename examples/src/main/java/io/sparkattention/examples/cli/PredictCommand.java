@@ -29,7 +29,8 @@ import java.util.Map;
         + "saved PipelineModel (e.g. the demo's model/, which starts from a text column); the directory's metadata "
         + "says which. The output holds every input column plus the model's outputs: prediction, probability and "
         + "rawPrediction (arrays of numbers in JSON lines, ML vectors in Parquet), and for a pipeline the columns its "
-        + "stages after the classifier add (the demo's predicted_book); a pipeline's intermediate columns (tokens, "
+        + "stages after the classifier add (the demo's predicted_book; predicted_label, the label string, for a model "
+        + "fine-tune trained on string labels); a pipeline's intermediate columns (tokens, "
         + "features) are not kept.",
         "A JSON lines input is read with the types the model needs (its features column: a sequence L×E of "
             + "numbers); its errors name the file and the 1-based line of the record, a Parquet input's the row "

@@ -1,5 +1,6 @@
 package io.sparkattention.examples.cli;
 
+import io.sparkattention.examples.common.SparkSessions;
 import org.apache.spark.SparkContext;
 import org.apache.spark.scheduler.AccumulableInfo;
 import org.apache.spark.scheduler.SparkListener;
@@ -28,7 +29,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * A table command's progress while it writes: every {@link #INTERVAL_SECONDS} a line with the
  * rows written of the input's total, rows per second over the last minute and the time left at
- * that rate. Rows are counted as they
+ * that rate, once a rate is measured ({@link #print}). Rows are counted as they
  * leave the command's last stage, by an accumulator whose values in running tasks reach the
  * driver with the executors' heartbeats ({@link SparkSessions#HEARTBEAT_INTERVAL}), so a long task
  * moves the count too. A task that Spark retries counts its rows again while it runs; its count
@@ -48,7 +49,10 @@ final class RowProgress extends SparkListener implements AutoCloseable {
     private final long total;
     private final PrintStream out;
     private final LongAccumulator rows;
-    /** Earlier (time in ns, rows done) samples of the last {@link #RATE_WINDOW_SECONDS}, oldest first. */
+    /**
+     * Earlier (time in ns, rows done) samples of the last {@link #RATE_WINDOW_SECONDS}, from the last
+     * one that counted no row on, oldest first.
+     */
     private final ArrayDeque<long[]> samples = new ArrayDeque<>();
     /** Rows of the tasks that ended successfully. */
     private long finished;
@@ -66,7 +70,6 @@ final class RowProgress extends SparkListener implements AutoCloseable {
         this.total = total;
         this.out = out;
         this.rows = sc.longAccumulator(command + ": rows written");
-        samples.add(new long[] {System.nanoTime(), 0});
     }
 
     /** Starts reporting the progress of {@code command} over {@code total} rows on {@code out}. */
@@ -146,19 +149,29 @@ final class RowProgress extends SparkListener implements AutoCloseable {
         return Math.min(n, total);
     }
 
-    /** One progress line: rows done of the total, rows per second and time left over the recent window. */
+    /**
+     * One progress line: rows done of the total, and the rate and time left once a rate is
+     * measured: over the recent window, no further back than the last line that counted no row
+     * (the start-up before it — Spark's tasks starting, the model shipped — is no rate). Until
+     * rows are counted the line says "rate not measured yet".
+     */
     void print() {
         long now = System.nanoTime();
         long done = done();
+        if (done == 0) {
+            samples.clear();
+        }
         while (samples.size() > 1 && now - samples.peekFirst()[0] > TimeUnit.SECONDS.toNanos(RATE_WINDOW_SECONDS)) {
             samples.removeFirst();
         }
         long[] first = samples.peekFirst();
-        double rate = (done - first[1]) / ((now - first[0]) / 1e9);
         samples.addLast(new long[] {now, done});
-        String left = rate > 0 ? String.format(Locale.ROOT, "%.0f s", (total - done) / rate) : "unknown";
-        out.printf(Locale.ROOT, "%s: %,d of %,d rows (%.1f%%), %.1f rows/s, %s left%n", command, done, total,
-            total == 0 ? 100.0 : 100.0 * done / total, rate, left);
+        double rate = first == null || done == first[1] ? 0 : (done - first[1]) / ((now - first[0]) / 1e9);
+        String measured = done >= total ? ""
+            : rate > 0 ? String.format(Locale.ROOT, ", %.1f rows/s, %.0f s left", rate, (total - done) / rate)
+            : ", rate not measured yet";
+        out.printf(Locale.ROOT, "%s: %,d of %,d rows (%.1f%%)%s%n", command, done, total,
+            total == 0 ? 100.0 : 100.0 * done / total, measured);
         out.flush();
     }
 

@@ -14,7 +14,8 @@ import picocli.CommandLine.Command;
     description = "Transformer attention over Apache Spark DataFrames.",
     subcommands = {DemoCommand.class, ApplyCommand.class, SdpaCommand.class, EmbedCommand.class, BenchCommand.class,
         DescribeCommand.class,
-        HeatmapCommand.class, ScalingCommand.class, TrainCommand.class, FineTuneCommand.class, PredictCommand.class})
+        HeatmapCommand.class, ScalingCommand.class, TrainCommand.class, FineTuneCommand.class, PredictCommand.class,
+        PerplexityCommand.class, GenerateCommand.class})
 public final class SparkAttentionCli implements Runnable {
 
     @CommandLine.Spec

@@ -1,5 +1,6 @@
 package io.sparkattention.examples.cli;
 
+import io.sparkattention.examples.common.OutputKind;
 import io.sparkattention.examples.common.BadInputException;
 import io.sparkattention.examples.common.Outputs;
 import org.apache.spark.SparkThrowable;
@@ -141,7 +142,7 @@ abstract class TableCommand implements Callable<Integer> {
             return e;
         }
         String condition = readError.getCondition();
-        String what = condition.startsWith("MALFORMED_RECORD") ? "malformed JSON record" : "cannot read the input";
+        String what = condition.startsWith("MALFORMED_RECORD") ? "malformed record" : "cannot read the input";
         return new BadInputException("--input " + input + ": " + what + " ("
             + ErrorReporting.oneLine(((Throwable) readError).getMessage()) + ")", e);
     }

@@ -1,5 +1,6 @@
 package io.sparkattention.examples.cli;
 
+import io.sparkattention.examples.common.Outputs;
 import io.sparkattention.examples.common.OutputKind;
 import io.sparkattention.examples.common.StagedOutput;
 import org.apache.hadoop.fs.FSDataOutputStream;

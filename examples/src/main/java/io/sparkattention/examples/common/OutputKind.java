@@ -102,11 +102,6 @@ public final class OutputKind {
         });
     }
 
-    /** The marker file's content: the tool and the command that wrote the directory. */
-    public static String markerText(String command) {
-        return "{\"tool\":\"spark-attention\",\"command\":\"" + command + "\"}\n";
-    }
-
     /** Whether the output is a directory (else a file). */
     public boolean isDirectory() {
         return directory;

@@ -99,7 +99,8 @@ public final class StagedOutput {
     }
 
     /**
-     * Puts the written output in place of any earlier one, then removes the staging directory.
+     * Puts the written output in place of any earlier one (saying so on stderr: {@link ReplacedOutput}),
+     * then removes the staging directory.
      *
      * @throws IOException if it cannot be renamed in; the earlier output is then back in place
      */
@@ -109,7 +110,12 @@ public final class StagedOutput {
             if (!store.exists(staged)) {
                 store.mkdirs(staged);
             }
-            store.write(store.child(staged, OutputKind.MARKER), OutputKind.markerText(command));
+            store.write(store.child(staged, OutputKind.MARKER),
+                ReplacedOutput.markerText(command, local != null ? Paths.get(staged) : null));
+        }
+        if (store.exists(target)) {
+            System.err.println(ReplacedOutput.notice(command, option, given, local));
+            System.err.flush();
         }
         OutputSwap.publish(store, staged, target);
         published = true;

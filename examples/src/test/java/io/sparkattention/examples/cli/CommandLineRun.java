@@ -42,6 +42,11 @@ final class CommandLineRun {
         return Arrays.stream(err.split("\n")).filter(l -> l.startsWith("spark-attention")).collect(Collectors.toList());
     }
 
+    /** {@code fine-tune}'s step lines: standard output's lines without its setup's progress ({"setup": ...}). */
+    List<String> stepLines() {
+        return outLines().stream().filter(l -> !l.startsWith("{\"setup\"")).collect(Collectors.toList());
+    }
+
     /** Standard output's lines. */
     List<String> outLines() {
         return Arrays.stream(out.split("\n")).filter(l -> !l.isBlank()).collect(Collectors.toList());

@@ -150,7 +150,12 @@ class CommandOutputRulesTest {
         Files.writeString(dir.resolve("one.jsonl"), "{\"query\":[[2,0]]}\n");
         Cli.Result replaced = sdpa(dir.resolve("one.jsonl").toString(), out.toString(), Cli.MASTER, "--overwrite");
         assertEquals(0, replaced.exitCode, replaced.toString());
+        assertTrue(replaced.stderr.contains("spark-attention sdpa: --overwrite: replacing --output " + out + ", with 1 "
+            + "file spark-attention did not write in it: part-99999-stale.json"), "says what goes: " + replaced);
         assertFalse(Files.exists(out.resolve("part-99999-stale.json")), "nothing of the earlier output is left");
+        Cli.Result again = sdpa(dir.resolve("one.jsonl").toString(), out.toString(), Cli.MASTER, "--overwrite");
+        assertTrue(again.stderr.contains("--overwrite: replacing --output " + out + " (an earlier output)"),
+            "only files it wrote: " + again);
         assertEquals(1, Cli.readJsonLines(out).size());
 
         Path empty = Files.createDirectories(dir.resolve("empty"));
@@ -162,7 +167,9 @@ class CommandOutputRulesTest {
         Path file = dir.resolve("out.jsonl");
         assertEquals(0, sdpa(in.toString(), file.toString(), Cli.MASTER).exitCode);
         assertEquals(2, Cli.readJsonLines(file).size());
-        assertEquals(0, sdpa(dir.resolve("one.jsonl").toString(), file.toString(), Cli.MASTER, "--overwrite").exitCode);
+        Cli.Result replacedFile = sdpa(dir.resolve("one.jsonl").toString(), file.toString(), Cli.MASTER, "--overwrite");
+        assertEquals(0, replacedFile.exitCode);
+        assertTrue(replacedFile.stderr.contains("--overwrite: replacing --output " + file), replacedFile.toString());
         assertEquals(1, Cli.readJsonLines(file).size());
         assertEquals(List.of("empty", "in.jsonl", "one.jsonl", "out", "out.jsonl"), Cli.listNames(dir),
             "no hidden sibling left");

@@ -1,7 +1,9 @@
 package io.sparkattention.examples.cli;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import io.sparkattention.io.BertModelFiles;
+import io.sparkattention.io.SafeTensors;
+import io.sparkattention.io.SafeTensorsWriter;
+import io.sparkattention.io.Tensor;
 import io.sparkattention.ml.feature.MiniLmReference;
 import io.sparkattention.bert.BertConfig;
 import io.sparkattention.bert.BertEncoder;
@@ -143,6 +145,18 @@ class EmbedCommandTest {
         return file;
     }
 
+    /** The file's tensors without its metadata (the heads): as a bare PyTorch save_file writes them. */
+    private Path withoutMetadata(Path file) throws IOException {
+        SafeTensors st = SafeTensors.read(file);
+        Map<String, Tensor> tensors = new LinkedHashMap<>();
+        for (String name : st.names()) {
+            tensors.put(name, Tensor.f32(st.floats(name), st.shape(name)));
+        }
+        Path bare = dir.resolve("bare.safetensors");
+        SafeTensorsWriter.write(bare, tensors, Map.of());
+        return bare;
+    }
+
     private Path tokenizerFile() throws IOException {
         Path file = dir.resolve("tokenizer.json");
         Files.write(file, MiniLmReference.tokenizerJson());
@@ -150,13 +164,12 @@ class EmbedCommandTest {
     }
 
     @Test
-    @DisplayName("--safetensors with --tokenizer and --num-heads embeds with the user's model")
+    @DisplayName("--safetensors with --tokenizer embeds with the user's model, its heads from the file's metadata")
     void embedsWithSafeTensors() throws IOException {
         Path in = texts("Emma walked to Highbury.", "");
         Path out = dir.resolve("out.jsonl");
         Cli.Result r = Cli.run("embed", "--input", in.toString(), "--output", out.toString(), "--safetensors",
-            randomSafeTensors().toString(), "--tokenizer", tokenizerFile().toString(), "--num-heads", "2",
-            "--master", Cli.MASTER);
+            randomSafeTensors().toString(), "--tokenizer", tokenizerFile().toString(), "--master", Cli.MASTER);
         assertEquals(0, r.exitCode, r.toString());
         List<JsonNode> rows = Cli.readJsonLines(out);
         assertEquals(8, rows.get(0).get("embedding").size());
@@ -215,10 +228,16 @@ class EmbedCommandTest {
 
         assertBadInput("--model and --onnx both given", "--input", good.toString(), "--model", "all-minilm-l6-v2",
             "--onnx", model.toString(), "--tokenizer", tokenizer.toString());
-        assertBadInput("--safetensors needs --num-heads", "--input", good.toString(), "--safetensors",
-            model.toString(), "--tokenizer", tokenizer.toString());
+        Path bare = withoutMetadata(model);
+        assertBadInput("--safetensors " + bare + ": its metadata records no num_attention_heads; give the encoder's "
+            + "heads with --num-heads", "--input", good.toString(), "--safetensors", bare.toString(), "--tokenizer",
+            tokenizer.toString());
         assertBadInput("--onnx needs --tokenizer", "--input", good.toString(), "--onnx", model.toString());
         assertBadInput("--model: unknown bundled model", "--input", good.toString(), "--model", "bert-base");
+        assertBadInput("--model /no/such/dir: no such directory", "--input", good.toString(), "--model",
+            "/no/such/dir");
+        assertBadInput("--model " + tokenizer + ": not a directory", "--input", good.toString(), "--model",
+            tokenizer.toString());
         assertBadInput("--pooling must be mean, cls or max", "--input", good.toString(), "--pooling", "sum");
         assertBadInput("--max-length 600 is longer than the model's 512 positions", "--input", good.toString(),
             "--max-length", "600");

@@ -73,7 +73,7 @@ class FineTuneCommandTest {
         double[] expected = new double[history.length + 1];
         System.arraycopy(history, 0, expected, 0, history.length);
         expected[history.length] = st.doubles("expected.final_loss")[0];
-        List<String> lines = run.outLines();
+        List<String> lines = run.stepLines();
         assertEquals(expected.length, lines.size(), "one line per step and one after the last: " + lines);
         for (int i = 0; i < lines.size(); i++) {
             JsonNode line = JSON.readTree(lines.get(i));
@@ -131,7 +131,7 @@ class FineTuneCommandTest {
         assertTrue(message.contains(input.getFileName() + ":" + badLine) || message.contains("line " + badLine),
             "names the file and line: " + message);
         assertTrue(message.contains(what.equals("label") ? "label" : "input_ids"), message);
-        assertTrue(run.outLines().isEmpty(), "no step ran: " + run.outLines());
+        assertTrue(run.stepLines().isEmpty(), "no step ran: " + run.stepLines());
         assertFalse(Files.exists(model), "nothing at --output");
         assertFalse(Files.exists(export), "nothing at --export-pytorch");
     }
@@ -173,7 +173,7 @@ class FineTuneCommandTest {
         CommandLineRun skip = CommandLineRun.of(concat(common, "--output", dir.resolve("s").toString(),
             "--handle-invalid", "skip"));
         assertEquals(0, skip.exitCode, skip.err);
-        assertEquals(3, skip.outLines().size(), "steps 0, 1 and the final line: " + skip.outLines());
+        assertEquals(3, skip.stepLines().size(), "steps 0, 1 and the final line: " + skip.stepLines());
     }
 
     @Test
@@ -190,7 +190,7 @@ class FineTuneCommandTest {
             fixture.toString(), "--prefix", "initial.", "--num-heads", config.get("num_heads").asText(),
             "--num-classes", "2", "--trainable-layers", "0", "--max-iter", "15", "--tol", "1e9");
         assertEquals(0, run.exitCode, run.err);
-        List<String> lines = run.outLines();
+        List<String> lines = run.stepLines();
         assertEquals(11, lines.size(), "steps 0 ... 9 and the final line, each once: " + lines);
         for (int i = 0; i < lines.size(); i++) {
             JsonNode line = JSON.readTree(lines.get(i));
@@ -263,7 +263,7 @@ class FineTuneCommandTest {
             model.toString(), "--master", Cli.MASTER, "--trainable-layers", "0", "--step-size", "0.01",
             "--max-iter", "2", "--max-length", "16");
         assertEquals(0, fit.exitCode, fit.err);
-        assertEquals(3, fit.outLines().size(), fit.out);
+        assertEquals(3, fit.stepLines().size(), fit.out);
         Path predicted = dir.resolve("predicted");
         CommandLineRun predict = CommandLineRun.of("predict", "--model", model.toString(), "--input",
             input.toString(), "--output", predicted.toString(), "--master", Cli.MASTER);
@@ -292,9 +292,13 @@ class FineTuneCommandTest {
         assertEquals(b.get(0).get("embedding"), a.get(0).get("embedding"));
     }
 
-    /** The fixture as a file (a resource inside the library's test-jar has no path of its own). */
     private Path copy(String name) throws IOException {
-        URL url = getClass().getResource("/fixtures/finetune/" + name + ".safetensors");
+        return fixture(dir, name);
+    }
+
+    /** The fixture as a file in {@code dir} (a resource inside the library's test-jar has no path of its own). */
+    static Path fixture(Path dir, String name) throws IOException {
+        URL url = FineTuneCommandTest.class.getResource("/fixtures/finetune/" + name + ".safetensors");
         Path file = dir.resolve(name + ".safetensors");
         try (InputStream in = url.openStream()) {
             Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);
@@ -307,7 +311,7 @@ class FineTuneCommandTest {
      * (from 1) gets token id {@code badValue} at position 1, or -badValue - 1 ids when that is negative,
      * or label 7 for {@code Integer.MIN_VALUE}.
      */
-    private static Path writeIds(SafeTensors st, Path file, int badLine, int badValue) throws IOException {
+    static Path writeIds(SafeTensors st, Path file, int badLine, int badValue) throws IOException {
         long[] ids = st.longs("input.ids");
         long[] lengths = st.longs("input.lengths");
         long[] labels = st.longs("input.label");

@@ -123,7 +123,7 @@ class PyTorchBertModuleTest {
         }
     }
 
-    private static List<int[]> rows(SafeTensors st) throws Exception {
+    static List<int[]> rows(SafeTensors st) throws Exception {
         long[] ids = st.longs("input.ids");
         long[] lengths = st.longs("input.lengths");
         List<int[]> rows = new ArrayList<>();
@@ -155,7 +155,7 @@ class PyTorchBertModuleTest {
     }
 
     /** Runs a process to its end: its exit code, a newline, then its output (stdout and stderr). */
-    private static String run(List<String> command) throws Exception {
+    static String run(List<String> command) throws Exception {
         Process p;
         try {
             p = new ProcessBuilder(command).redirectErrorStream(true).start();

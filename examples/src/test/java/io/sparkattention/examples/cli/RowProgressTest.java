@@ -41,7 +41,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class RowProgressTest {
 
-    private static final Pattern LINE = Pattern.compile("test: ([\\d,]+) of 1,000 rows \\(.*\\), .* rows/s, .* left");
+    private static final Pattern LINE = Pattern.compile(
+        "test: ([\\d,]+) of 1,000 rows \\([\\d.]+%\\)(, rate not measured yet|, [\\d.]+ rows/s, \\d+ s left|)");
     /** Task ids far from those of the shared session's real tasks. */
     private static final long TASK = Long.MAX_VALUE - 100;
 
@@ -88,6 +89,10 @@ class RowProgressTest {
             return Long.parseLong(m.group(1).replace(",", ""));
         }).collect(Collectors.toList());
         assertEquals(expected, done);
+        List<String> lines = captured.toString(StandardCharsets.UTF_8).lines().collect(Collectors.toList());
+        assertTrue(lines.get(0).endsWith(", rate not measured yet"), "no row counted, no rate: " + lines.get(0));
+        assertTrue(lines.get(1).contains(" rows/s, "), "rows counted since the last line: a rate: " + lines.get(1));
+        assertTrue(lines.get(lines.size() - 1).endsWith("(100.0%)"), "done: no rate, no time left");
     }
 
     private static TaskInfo task(long id) {

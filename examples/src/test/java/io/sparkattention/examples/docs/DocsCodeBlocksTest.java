@@ -1,6 +1,5 @@
 package io.sparkattention.examples.docs;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sparkattention.io.BundledModels;
 import io.sparkattention.ml.feature.BertEncoderModel;
 import org.apache.spark.sql.types.DataTypes;
@@ -53,14 +52,6 @@ class DocsCodeBlocksTest {
     static {
         SEEDS.put("texts.jsonl", dir -> copy("spark-attention/src/test/resources/fixtures/encoder/texts.jsonl", dir));
         SEEDS.put("train.jsonl", dir -> copy("examples/data/sequences/train.jsonl", dir));
-        SEEDS.put("labelled-texts.jsonl", file -> {
-            StringBuilder lines = new StringBuilder();
-            for (int i = 0; i < DocsGiven.SENTENCES.size(); i++) {
-                lines.append(new ObjectMapper().writeValueAsString(Map.of("text", DocsGiven.SENTENCES.get(i),
-                    "label", DocsGiven.label(i)))).append('\n');
-            }
-            Files.writeString(file, lines);
-        });
         SEEDS.put("tokenizer.json", dir -> Files.write(dir, BundledModels.tokenizerJson(BundledModels.ALL_MINILM_L6_V2)));
         SEEDS.put("model.onnx", dir -> {
             try (InputStream in = DocsCodeBlocksTest.class.getResourceAsStream("/all-minilm-l6-v2.onnx")) {

@@ -42,6 +42,11 @@ public final class DocsGiven {
         return workDir.resolve(name).toString();
     }
 
+    /** A file or directory of the project's {@code examples/data} (the tests run in the examples module). */
+    public static String exampleData(String name) {
+        return Path.of("data").resolve(name).toAbsolutePath().toString();
+    }
+
     /** Twelve sentences, the first six about the weather (label 0), the others about dancing (label 1). */
     static final List<String> SENTENCES = List.of("It rained all afternoon in Bath.",
         "The wind blew cold over the downs.", "A storm broke over the village at night.",

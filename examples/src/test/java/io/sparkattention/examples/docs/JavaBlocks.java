@@ -48,6 +48,7 @@ final class JavaBlocks {
         // ml keeps a read alias of the encoder's old name: the single-type import picks the stage.
         "import io.sparkattention.ml.feature.BertEncoderModel;",
         "import io.sparkattention.ml.classification.*;",
+        "import io.sparkattention.ml.lm.*;",
         "import io.sparkattention.rows.*;",
         "import io.sparkattention.viz.*;",
         "import io.sparkattention.examples.docs.DocsGiven;",

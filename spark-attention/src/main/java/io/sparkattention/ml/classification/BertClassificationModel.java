@@ -1,5 +1,6 @@
 package io.sparkattention.ml.classification;
 
+import io.sparkattention.ml.Shipped;
 import io.sparkattention.bert.BertClassifierEvaluator;
 import io.sparkattention.bert.BertClassifierNetwork;
 import io.sparkattention.bert.BertClassifierSettings;
@@ -75,7 +76,7 @@ public final class BertClassificationModel
     private BertClassifierParamSet params;
     private transient BertClassifierSummary summary;
     /** The head-only network on the executors, one broadcast per model and SparkContext (see AttentionClassificationModel). */
-    private transient ContextBroadcast<JavaSerialized<BertClassifierNetwork>> shipped;
+    private transient ContextBroadcast<Shipped<BertClassifierNetwork>> shipped;
     /** The head-only network, built once: it holds the frozen encoder's packed weights. */
     private transient volatile BertClassifierNetwork network;
     /** {@link #predictRaw}'s evaluators, one per thread (an evaluator is not thread-safe). */
@@ -306,13 +307,13 @@ public final class BertClassificationModel
         return getRawPredictionCol().isEmpty() ? df.drop(raw) : df;
     }
 
-    private Broadcast<JavaSerialized<BertClassifierNetwork>> shipped(SparkContext sc) {
+    private Broadcast<Shipped<BertClassifierNetwork>> shipped(SparkContext sc) {
         return shipped().get(sc);
     }
 
-    private synchronized ContextBroadcast<JavaSerialized<BertClassifierNetwork>> shipped() {
+    private synchronized ContextBroadcast<Shipped<BertClassifierNetwork>> shipped() {
         if (shipped == null) {
-            shipped = new ContextBroadcast<>(() -> JavaSerialized.of(network()));
+            shipped = new ContextBroadcast<>(() -> Shipped.of(network()));
         }
         return shipped;
     }

@@ -1,5 +1,6 @@
 package io.sparkattention.ml.classification;
 
+import io.sparkattention.ml.Shipped;
 import io.sparkattention.bert.BertClassifierNetwork;
 import io.sparkattention.bert.BertClassifierSettings;
 import io.sparkattention.bert.BertEncoder;
@@ -242,7 +243,7 @@ public final class BertClassifier extends ProbabilisticClassifier<int[], BertCla
             BertClassifierNetwork network = new BertClassifierNetwork(encoder.weights(), head[0], head[1],
                 new BertClassifierSettings(getTrainableLayers(), BertModelIO.parsePooling(getPooling()),
                     getDropout()));
-            Broadcast<JavaSerialized<BertClassifierNetwork>> shipped = sc.broadcast(JavaSerialized.of(network));
+            Broadcast<Shipped<BertClassifierNetwork>> shipped = sc.broadcast(Shipped.of(network));
             try {
                 // The cluster's slots, read once: they fix every step's layout for the whole fit.
                 int slots = sc.defaultParallelism();

@@ -1,5 +1,6 @@
 package io.sparkattention.ml.classification;
 
+import io.sparkattention.ml.Shipped;
 import io.sparkattention.bert.BertClassifierEvaluator;
 import io.sparkattention.bert.BertClassifierNetwork;
 import io.sparkattention.exec.RowFunction;
@@ -19,13 +20,13 @@ final class BertRowFunction implements RowFunction {
     private static final long serialVersionUID = 1L;
     private static final VectorUDT VECTOR = new VectorUDT();
 
-    private final Broadcast<JavaSerialized<BertClassifierNetwork>> network;
+    private final Broadcast<Shipped<BertClassifierNetwork>> network;
     private final String idsCol;
     private final boolean longIds;
     private transient BertClassifierEvaluator bound;
     private transient float[] logits;
 
-    BertRowFunction(Broadcast<JavaSerialized<BertClassifierNetwork>> network, String idsCol, boolean longIds) {
+    BertRowFunction(Broadcast<Shipped<BertClassifierNetwork>> network, String idsCol, boolean longIds) {
         this.network = network;
         this.idsCol = idsCol;
         this.longIds = longIds;

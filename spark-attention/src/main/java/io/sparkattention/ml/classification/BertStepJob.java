@@ -1,5 +1,6 @@
 package io.sparkattention.ml.classification;
 
+import io.sparkattention.ml.Shipped;
 import io.sparkattention.bert.BertClassifierEvaluator;
 import io.sparkattention.bert.BertClassifierNetwork;
 import io.sparkattention.exec.FixedOrderAggregate;
@@ -38,7 +39,7 @@ final class BertStepJob {
 
     /** Σw·CE, Σw and Σw·∂CE/∂θ over step {@code step}'s sample, dropout on (training binding). */
     static StepSums gradient(JavaRDD<BertTrainingRow> rows, int leaves,
-                             Broadcast<JavaSerialized<BertClassifierNetwork>> network, int parameterCount,
+                             Broadcast<Shipped<BertClassifierNetwork>> network, int parameterCount,
                              Broadcast<float[]> parameters, double fraction, long seed, int step) {
         Function3<StepSums, Integer, Iterator<BertTrainingRow>, StepSums> fold = (sums, partition, it) -> {
             BertClassifierNetwork n = network.value().get();
@@ -69,7 +70,7 @@ final class BertStepJob {
 
     /** Σw·CE and Σw over every row at the parameters, in eval mode (no dropout, no backward pass). */
     static StepSums loss(JavaRDD<BertTrainingRow> rows, int leaves,
-                         Broadcast<JavaSerialized<BertClassifierNetwork>> network, Broadcast<float[]> parameters) {
+                         Broadcast<Shipped<BertClassifierNetwork>> network, Broadcast<float[]> parameters) {
         Function3<StepSums, Integer, Iterator<BertTrainingRow>, StepSums> fold = (sums, partition, it) -> {
             BertClassifierNetwork n = network.value().get();
             float[] theta = parameters.value();

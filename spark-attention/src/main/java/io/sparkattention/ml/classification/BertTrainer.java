@@ -1,5 +1,6 @@
 package io.sparkattention.ml.classification;
 
+import io.sparkattention.ml.Shipped;
 import io.sparkattention.bert.BertClassifierNetwork;
 import io.sparkattention.nn.GradientClipping;
 import io.sparkattention.nn.LearningRateSchedule;
@@ -59,7 +60,7 @@ final class BertTrainer {
      *     step, then the loss over every row at the final parameters (eval mode)
      */
     double[] train(JavaRDD<BertTrainingRow> rows, BertClassifierNetwork network,
-                   Broadcast<JavaSerialized<BertClassifierNetwork>> shipped, float[] theta) {
+                   Broadcast<Shipped<BertClassifierNetwork>> shipped, float[] theta) {
         int maxIter = params.getMaxIter();
         Optimizer optimizer = optimizer(network);
         LearningRateSchedule schedule = LearningRateSchedule.linearWarmup(params.getWarmupSteps(), maxIter);
@@ -108,7 +109,7 @@ final class BertTrainer {
 
     /** The step's sums; a sample that drew no row (or only zero weights) falls back to every row. */
     private StepSums gradientAt(JavaRDD<BertTrainingRow> rows, BertClassifierNetwork network,
-                                Broadcast<JavaSerialized<BertClassifierNetwork>> shipped, float[] theta, int step) {
+                                Broadcast<Shipped<BertClassifierNetwork>> shipped, float[] theta, int step) {
         Broadcast<float[]> at = sc.broadcast(theta.clone());
         try {
             int count = network.parameterCount();

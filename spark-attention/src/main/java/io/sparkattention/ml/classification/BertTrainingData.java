@@ -1,5 +1,6 @@
 package io.sparkattention.ml.classification;
 
+import io.sparkattention.ml.Shipped;
 import io.sparkattention.bert.BertClassifierNetwork;
 import io.sparkattention.bert.BertConfig;
 import io.sparkattention.ml.feature.EncoderBatches;
@@ -117,7 +118,7 @@ final class BertTrainingData implements AutoCloseable {
      *
      * @param network the network (its frozen prefix), as shipped to the executors
      */
-    JavaRDD<BertTrainingRow> layOut(Broadcast<JavaSerialized<BertClassifierNetwork>> network, int partitions) {
+    JavaRDD<BertTrainingRow> layOut(Broadcast<Shipped<BertClassifierNetwork>> network, int partitions) {
         long[] offsets = new long[counts.length];
         for (int p = 1; p < counts.length; p++) {
             offsets[p] = offsets[p - 1] + counts[p - 1];

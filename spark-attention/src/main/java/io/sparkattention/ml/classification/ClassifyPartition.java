@@ -1,5 +1,6 @@
 package io.sparkattention.ml.classification;
 
+import io.sparkattention.ml.Shipped;
 import io.sparkattention.bert.BertClassifierEvaluator;
 import io.sparkattention.bert.BertClassifierNetwork;
 import io.sparkattention.exec.RowFunctions;
@@ -31,7 +32,7 @@ final class ClassifyPartition implements Function2<Integer, Iterator<InternalRow
     private static final long serialVersionUID = 1L;
     private static final VectorUDT VECTOR = new VectorUDT();
 
-    private final Broadcast<JavaSerialized<BertClassifierNetwork>> network;
+    private final Broadcast<Shipped<BertClassifierNetwork>> network;
     private final String idsCol;
     private final int idsIndex;
     private final boolean longIds;
@@ -41,7 +42,7 @@ final class ClassifyPartition implements Function2<Integer, Iterator<InternalRow
      * @param idsIndex the ids column's position in the input rows
      * @param longIds  whether its elements are {@code bigint}
      */
-    ClassifyPartition(Broadcast<JavaSerialized<BertClassifierNetwork>> network, String idsCol, int idsIndex,
+    ClassifyPartition(Broadcast<Shipped<BertClassifierNetwork>> network, String idsCol, int idsIndex,
                       boolean longIds, EncoderBatches batches) {
         this.network = network;
         this.idsCol = idsCol;
@@ -55,7 +56,7 @@ final class ClassifyPartition implements Function2<Integer, Iterator<InternalRow
      * DataFrame's partitions through this class, a streaming one's rows one at a time
      * ({@link BertRowFunction}); a row gets the same bits either way.
      */
-    static Dataset<Row> withLogits(Dataset<Row> df, Broadcast<JavaSerialized<BertClassifierNetwork>> network,
+    static Dataset<Row> withLogits(Dataset<Row> df, Broadcast<Shipped<BertClassifierNetwork>> network,
                                    String idsCol, boolean longIds, String raw) {
         if (df.isStreaming()) {
             return df.withColumn(raw, RowFunctions.column("bert_classifier",

@@ -7,6 +7,7 @@ import org.apache.spark.sql.catalyst.expressions.JoinedRow;
 import org.apache.spark.sql.types.DataType;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
@@ -35,21 +36,37 @@ public final class BatchedRows implements Iterator<InternalRow> {
         Object[][] apply(int[][] ids);
     }
 
+    /**
+     * A {@link Group} that also reads the rows themselves and their positions in the partition
+     * (from 0): what a call keyed by a row's column or place needs (generation's sampling keys).
+     */
+    @FunctionalInterface
+    public interface RowGroup {
+        /**
+         * @param ids       the ids of the group's rows that have ids, in order
+         * @param rows      those rows (copies; not to be changed)
+         * @param positions their positions in the partition
+         */
+        Object[][] apply(int[][] ids, InternalRow[] rows, long[] positions);
+    }
+
     private final EncoderBatches batches;
     private final int partition;
     private final Iterator<InternalRow> input;
     private final Decoder decoder;
-    private final Group group;
+    private final RowGroup group;
     private final int width;
     private final int rowIdIndex;
     private final DataType rowIdType;
     private final List<InternalRow> rows = new ArrayList<>();
     private final List<int[]> rowIds = new ArrayList<>();
+    private final List<Long> positions = new ArrayList<>();
     private InternalRow[] ready = new InternalRow[0];
     private int next;
     /** The row read past the last group's end, and its ids (null when kept null): the next group's first row. */
     private InternalRow carried;
     private int[] carriedIds;
+    private long carriedPosition;
     /** Rows read from this partition: the position of the next one. */
     private long position;
 
@@ -65,6 +82,17 @@ public final class BatchedRows implements Iterator<InternalRow> {
      */
     public BatchedRows(EncoderBatches batches, int partition, Iterator<InternalRow> input, Decoder decoder, Group group,
                        int width, int rowIdIndex, DataType rowIdType) {
+        this(batches, partition, input, decoder, (RowGroup) (ids, rows, at) -> group.apply(ids), width, rowIdIndex,
+            rowIdType);
+        Objects.requireNonNull(group, "group");
+    }
+
+    /**
+     * As {@link #BatchedRows(EncoderBatches, int, Iterator, Decoder, Group, int, int, DataType)},
+     * with a call that also reads the rows and their positions.
+     */
+    public BatchedRows(EncoderBatches batches, int partition, Iterator<InternalRow> input, Decoder decoder,
+                       RowGroup group, int width, int rowIdIndex, DataType rowIdType) {
         this.batches = Objects.requireNonNull(batches, "batches");
         this.partition = partition;
         this.input = Objects.requireNonNull(input, "input");
@@ -101,35 +129,46 @@ public final class BatchedRows implements Iterator<InternalRow> {
     private void fill() {
         rows.clear();
         rowIds.clear();
+        positions.clear();
         long tokens = 0;
         if (carried != null) {
             rows.add(carried);
             rowIds.add(carriedIds);
+            positions.add(carriedPosition);
             tokens = carriedIds == null ? 0 : carriedIds.length;
             carried = null;
             carriedIds = null;
         }
         while (input.hasNext()) {
             InternalRow row = input.next().copy();
-            int[] ids = decode(row, position++);
+            long at = position++;
+            int[] ids = decode(row, at);
             if (batches.closesBefore(rows.size(), tokens, ids == null ? 0 : ids.length)) {
                 carried = row;
                 carriedIds = ids;
+                carriedPosition = at;
                 break;
             }
             rows.add(row);
             rowIds.add(ids);
+            positions.add(at);
             if (ids != null) {
                 tokens += ids.length;
             }
         }
         List<int[]> present = new ArrayList<>(rowIds.size());
-        for (int[] ids : rowIds) {
-            if (ids != null) {
-                present.add(ids);
+        List<InternalRow> presentRows = new ArrayList<>(rowIds.size());
+        long[] at = new long[rowIds.size()];
+        for (int i = 0; i < rowIds.size(); i++) {
+            if (rowIds.get(i) != null) {
+                at[present.size()] = positions.get(i);
+                present.add(rowIds.get(i));
+                presentRows.add(rows.get(i));
             }
         }
-        Object[][] values = present.isEmpty() ? new Object[0][] : group.apply(present.toArray(new int[0][]));
+        Object[][] values = present.isEmpty() ? new Object[0][]
+            : group.apply(present.toArray(new int[0][]), presentRows.toArray(new InternalRow[0]),
+                Arrays.copyOf(at, present.size()));
         ready = new InternalRow[rows.size()];
         next = 0;
         for (int i = 0, v = 0; i < ready.length; i++) {

@@ -1,5 +1,6 @@
 package io.sparkattention.ml.feature;
 
+import io.sparkattention.ml.Shipped;
 import io.sparkattention.exec.RowFunctions;
 import io.sparkattention.io.BertModelFiles;
 import io.sparkattention.io.BundledModels;
@@ -94,7 +95,7 @@ public final class BertEncoderModel extends Model<BertEncoderModel>
     private StageParamSet stageParams;
     private BertEncoderParamSet encoderParams;
     /** The encoder shipped to executors, once per SparkContext; shared with the model's copies. */
-    private transient ContextBroadcast<ShippedEncoder> shipped;
+    private transient ContextBroadcast<Shipped<BertEncoder>> shipped;
 
     /**
      * An empty model, without weights: what Spark Connect ML's service loader instantiates to list
@@ -300,7 +301,7 @@ public final class BertEncoderModel extends Model<BertEncoderModel>
         String input = getInputCol();
         boolean longIds = ((ArrayType) schema.apply(input).dataType()).elementType().equals(DataTypes.LongType);
         EncoderRows rows = new EncoderRows(input, longIds, "error".equals(getHandleInvalid()), outputs);
-        Broadcast<ShippedEncoder> model = shipped().get(df.sparkSession().sparkContext());
+        Broadcast<Shipped<BertEncoder>> model = shipped().get(df.sparkSession().sparkContext());
         if (df.isStreaming()) {
             return streamed(df, new EncodeFunction(model, rows), outputs);
         }
@@ -329,9 +330,9 @@ public final class BertEncoderModel extends Model<BertEncoderModel>
         return df.drop(encoded);
     }
 
-    private synchronized ContextBroadcast<ShippedEncoder> shipped() {
+    private synchronized ContextBroadcast<Shipped<BertEncoder>> shipped() {
         if (shipped == null) {
-            shipped = new ContextBroadcast<>(() -> ShippedEncoder.of(encoder()));
+            shipped = new ContextBroadcast<>(() -> Shipped.of(encoder()));
         }
         return shipped;
     }

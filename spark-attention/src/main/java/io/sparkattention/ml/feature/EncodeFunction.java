@@ -1,5 +1,6 @@
 package io.sparkattention.ml.feature;
 
+import io.sparkattention.ml.Shipped;
 import io.sparkattention.exec.RowFunction;
 import io.sparkattention.bert.BertConfig;
 import io.sparkattention.bert.BertEncoder;
@@ -15,10 +16,10 @@ final class EncodeFunction implements RowFunction {
 
     private static final long serialVersionUID = 1L;
 
-    private final Broadcast<ShippedEncoder> encoder;
+    private final Broadcast<Shipped<BertEncoder>> encoder;
     private final EncoderRows rows;
 
-    EncodeFunction(Broadcast<ShippedEncoder> encoder, EncoderRows rows) {
+    EncodeFunction(Broadcast<Shipped<BertEncoder>> encoder, EncoderRows rows) {
         this.encoder = encoder;
         this.rows = rows;
     }

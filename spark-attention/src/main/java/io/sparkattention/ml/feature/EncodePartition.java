@@ -1,5 +1,6 @@
 package io.sparkattention.ml.feature;
 
+import io.sparkattention.ml.Shipped;
 import io.sparkattention.bert.BertConfig;
 import io.sparkattention.bert.BertEncoder;
 import org.apache.spark.api.java.function.Function2;
@@ -22,7 +23,7 @@ final class EncodePartition implements Function2<Integer, Iterator<InternalRow>,
 
     private static final long serialVersionUID = 1L;
 
-    private final Broadcast<ShippedEncoder> encoder;
+    private final Broadcast<Shipped<BertEncoder>> encoder;
     private final EncoderRows rows;
     private final EncoderBatches batches;
     private final int idsIndex;
@@ -34,7 +35,7 @@ final class EncodePartition implements Function2<Integer, Iterator<InternalRow>,
      * @param rowIdIndex the row id column's position, or -1 to name rows by position
      * @param rowIdType  its type (unused without one)
      */
-    EncodePartition(Broadcast<ShippedEncoder> encoder, EncoderRows rows, EncoderBatches batches, int idsIndex,
+    EncodePartition(Broadcast<Shipped<BertEncoder>> encoder, EncoderRows rows, EncoderBatches batches, int idsIndex,
                   int rowIdIndex, DataType rowIdType) {
         this.encoder = encoder;
         this.rows = rows;

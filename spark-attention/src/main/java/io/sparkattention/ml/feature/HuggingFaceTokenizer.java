@@ -43,9 +43,11 @@ import java.util.Set;
  *     .transform(texts);
  * }</pre>
  *
- * <p>The special tokens are added ({@code [CLS] … [SEP]} for BERT: an empty text gives those two),
- * nothing is padded, and a text longer than {@code maxLength} tokens (special tokens included) is
- * truncated there — explicitly: DJL's own default silently takes the file's limit. A null text
+ * <p>The special tokens are added as the file's post-processor says ({@code [CLS] … [SEP]} for
+ * BERT: an empty text gives those two; none for GPT-2's byte-level BPE, whose
+ * {@code <|endoftext|>} in a text stays one id), nothing is padded, and a text longer than {@code maxLength} tokens (special tokens included) is
+ * truncated there — explicitly: DJL's own default silently takes the file's limit. A decoder's
+ * texts take {@link #NO_TRUNCATION}. A null text
  * follows {@code handleInvalid}: {@code error} (the default; the error names column and row),
  * {@code skip} (the row is dropped) or {@code keep} (null outputs).
  *
@@ -70,6 +72,13 @@ public final class HuggingFaceTokenizer extends Transformer
      * native tokenizer ignores a limit that leaves no room for them, writing the text untruncated.
      */
     public static final int MIN_MAX_LENGTH = 2;
+    /**
+     * The {@code maxLength} that truncates nothing: for a decoder's texts, which a language model
+     * scores whole (a sliding window past its positions) and whose prompts it refuses or
+     * left-truncates itself, where a silent cut at {@value #DEFAULT_MAX_LENGTH} tokens would change
+     * the numbers.
+     */
+    public static final int NO_TRUNCATION = Integer.MAX_VALUE;
 
     private final String uid;
     /** The tokenizer.json's bytes, or null for the empty stage Spark Connect's service loader builds. */

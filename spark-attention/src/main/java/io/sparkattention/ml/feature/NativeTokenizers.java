@@ -25,7 +25,7 @@ import java.util.function.Supplier;
  * when set; the system temporary directory when the home directory is not writable) and loads it
  * from there.
  */
-final class NativeTokenizers {
+public final class NativeTokenizers {
 
     /** DJL's switch for its offline mode (system property; the environment's {@code DJL_OFFLINE} wins). */
     static final String OFFLINE_PROPERTY = "ai.djl.offline";
@@ -42,7 +42,7 @@ final class NativeTokenizers {
     }
 
     /** The hex SHA-256 of a tokenizer file's bytes: the key under which its tokenizer is cached. */
-    static String contentHash(byte[] json) {
+    public static String contentHash(byte[] json) {
         try {
             return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(json));
         } catch (NoSuchAlgorithmException e) {
@@ -58,7 +58,7 @@ final class NativeTokenizers {
      * @param json      the file's bytes, fetched only when the tokenizer is not cached yet
      * @param source    what the file is, for the error when it is not a tokenizer
      */
-    static HuggingFaceTokenizer get(String hash, int maxLength, Supplier<byte[]> json, String source) {
+    public static HuggingFaceTokenizer get(String hash, int maxLength, Supplier<byte[]> json, String source) {
         return CACHE.computeIfAbsent(hash + '/' + maxLength, k -> create(json.get(), maxLength, source));
     }
 

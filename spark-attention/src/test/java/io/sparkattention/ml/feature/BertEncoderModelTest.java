@@ -1,5 +1,6 @@
 package io.sparkattention.ml.feature;
 
+import io.sparkattention.ml.Shipped;
 import io.sparkattention.bert.BertEncoder;
 import io.sparkattention.nn.Pooling;
 import io.sparkattention.rows.MatrixType;
@@ -324,12 +325,14 @@ class BertEncoderModelTest {
         int[] ids = {1, 4, 9, 2};
         org.apache.spark.serializer.SerializerInstance kryo = new org.apache.spark.serializer.KryoSerializer(
             new org.apache.spark.SparkConf()).newInstance();
-        scala.reflect.ClassTag<ShippedEncoder> tag = scala.reflect.ClassTag$.MODULE$.apply(ShippedEncoder.class);
-        ShippedEncoder back = kryo.deserialize(kryo.serialize(ShippedEncoder.of(encoder), tag), tag);
+        @SuppressWarnings("unchecked")
+        scala.reflect.ClassTag<Shipped<BertEncoder>> tag = (scala.reflect.ClassTag<Shipped<BertEncoder>>) (Object)
+            scala.reflect.ClassTag$.MODULE$.apply(Shipped.class);
+        Shipped<BertEncoder> back = kryo.deserialize(kryo.serialize(Shipped.of(encoder), tag), tag);
         assertArrayEquals(encoder.forward(ids), back.get().forward(ids));
         org.apache.spark.serializer.SerializerInstance java = new org.apache.spark.serializer.JavaSerializer(
             new org.apache.spark.SparkConf()).newInstance();
-        ShippedEncoder viaJava = java.deserialize(java.serialize(ShippedEncoder.of(encoder), tag), tag);
+        Shipped<BertEncoder> viaJava = java.deserialize(java.serialize(Shipped.of(encoder), tag), tag);
         assertArrayEquals(encoder.forward(ids), viaJava.get().forward(ids));
     }
 

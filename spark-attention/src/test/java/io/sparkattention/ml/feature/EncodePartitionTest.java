@@ -1,5 +1,6 @@
 package io.sparkattention.ml.feature;
 
+import io.sparkattention.ml.Shipped;
 import io.sparkattention.bert.BertEncoder;
 import io.sparkattention.nn.Pooling;
 import io.sparkattention.testing.SparkTestSession;
@@ -33,7 +34,7 @@ class EncodePartitionTest {
     void nullRowsCountTowardTheRowBound() {
         BertEncoder encoder = RandomBert.encoder(1, 8, 2, 20, 5);
         JavaSparkContext sc = JavaSparkContext.fromSparkContext(SparkTestSession.get().sparkContext());
-        Broadcast<ShippedEncoder> shipped = sc.broadcast(ShippedEncoder.of(encoder));
+        Broadcast<Shipped<BertEncoder>> shipped = sc.broadcast(Shipped.of(encoder));
         try {
             EncoderRows rows = new EncoderRows("input_ids", false, false,
                 new EncoderRows.Outputs(true, Pooling.MEAN, false, false, false, -1));

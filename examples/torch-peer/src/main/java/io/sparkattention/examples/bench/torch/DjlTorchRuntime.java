@@ -2,6 +2,7 @@ package io.sparkattention.examples.bench.torch;
 
 import ai.djl.engine.Engine;
 import ai.djl.ndarray.NDManager;
+import io.sparkattention.examples.bench.TorchLm;
 import io.sparkattention.examples.bench.TorchRuntime;
 
 /**
@@ -47,6 +48,11 @@ public final class DjlTorchRuntime implements TorchRuntime {
     @Override
     public FineTuner fineTuner(BertTensors weights, FineTuneSpec spec) {
         return new DjlFineTuner(engine, weights, spec, ai.djl.ndarray.types.DataType.FLOAT32);
+    }
+
+    @Override
+    public TorchLm lm(TorchLm.Weights weights) {
+        return new DjlLm(engine.newBaseManager(), weights);
     }
 
     /** A fresh manager of this engine (for tests). */

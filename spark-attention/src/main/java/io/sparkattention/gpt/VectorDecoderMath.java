@@ -1,0 +1,123 @@
+package io.sparkattention.gpt;
+
+import jdk.incubator.vector.DoubleVector;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.LongVector;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorShape;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * {@link DecoderMath} on the Java Vector API: {@link GeluNew}'s formula in double lanes (floats
+ * widened and narrowed a half-width vector at a time), and the log-sum-exp's maximum in float
+ * lanes, its exponentials and sum in double lanes. Tails shorter than a vector run the scalar
+ * arithmetic.
+ *
+ * <p><b>exp and tanh are written out</b> ({@link #exp}) rather than taken from the Vector API's
+ * {@code EXP} and {@code TANH}: those are a vector math library's in C2-compiled code and another
+ * implementation's before, so their last bits would depend on how warm the JIT is, and a row's
+ * numbers on when it ran. Here: {@code eˣ = 2ⁿ·eʳ}, {@code n = round(x·log₂e)},
+ * {@code r = x − n·ln2 ∈ [−ln2/2, ln2/2]} (ln2 in two parts), {@code eʳ} by its Taylor polynomial
+ * to degree {@value #EXP_DEGREE} (relative error below 1e-14), {@code 2ⁿ} built in the exponent
+ * bits; only adds, multiplies and FMAs, the same bits in every tier. {@code tanh(z) =
+ * sign(z)·(1 − 2/(e^{2|z|} + 1))}, |z| capped at 20 (tanh(20) rounds to 1).
+ */
+final class VectorDecoderMath extends DecoderMath {
+
+    private static final VectorSpecies<Double> D = DoubleVector.SPECIES_PREFERRED;
+    /** Floats with as many lanes as {@link #D}: a half-width vector. */
+    private static final VectorSpecies<Float> F_HALF = VectorSpecies.of(float.class,
+        VectorShape.forBitSize(D.vectorBitSize() / 2));
+    private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED;
+    private static final int DL = D.length();
+    private static final int FL = F.length();
+
+    /** The degree of eʳ's Taylor polynomial: |r|¹²/12! ≤ 6e-15 on [−ln2/2, ln2/2]. */
+    static final int EXP_DEGREE = 11;
+    /** 1/k! for k = 0 … EXP_DEGREE. */
+    private static final double[] INVERSE_FACTORIAL = new double[EXP_DEGREE + 1];
+    private static final double LOG2E = 1.4426950408889634;
+    private static final double LN2_HI = 0.6931471803691238;
+    private static final double LN2_LO = 1.9082149292705877e-10;
+    /** 1.5·2⁵²: adding and subtracting it rounds a double of magnitude below 2⁵¹ to an integer. */
+    private static final double ROUND = 6755399441055744.0;
+    private static final long ROUND_BITS = Double.doubleToRawLongBits(ROUND);
+    /** Below this eˣ is taken as 0 (the true value is below 2⁻¹⁰²², subnormal). */
+    private static final double LOWEST = -708.0;
+    /** tanh's argument is capped here: tanh(20) = 1 − 8.5e-18 rounds to 1. */
+    private static final double TANH_CAP = 20.0;
+
+    static {
+        double f = 1;
+        for (int k = 0; k <= EXP_DEGREE; k++) {
+            f = k == 0 ? 1 : f * k;
+            INVERSE_FACTORIAL[k] = 1.0 / f;
+        }
+    }
+
+    @Override
+    void geluNew(float[] y, int n) {
+        int i = 0;
+        for (int bound = D.loopBound(n); i < bound; i += DL) {
+            DoubleVector x = widen(y, i);
+            DoubleVector z = x.mul(x).mul(x).mul(GeluNew.CUBIC).add(x).mul(GeluNew.SQRT_2_OVER_PI);
+            DoubleVector a = z.abs().min(TANH_CAP);
+            DoubleVector t = DoubleVector.broadcast(D, 1.0).sub(DoubleVector.broadcast(D, 2.0)
+                .div(exp(a.mul(2.0)).add(1.0)));
+            t = t.blend(t.neg(), z.compare(VectorOperators.LT, 0.0));
+            DoubleVector g = x.mul(0.5).mul(t.add(1.0));
+            ((FloatVector) g.convertShape(VectorOperators.D2F, F_HALF, 0)).intoArray(y, i);
+        }
+        GeluNew.apply(y, i, n);
+    }
+
+    @Override
+    double logSumExp(float[] x, int off, int n) {
+        int j = 0;
+        FloatVector mv = FloatVector.broadcast(F, Float.NEGATIVE_INFINITY);
+        for (int bound = F.loopBound(n); j < bound; j += FL) {
+            mv = mv.max(FloatVector.fromArray(F, x, off + j));
+        }
+        float max = mv.reduceLanes(VectorOperators.MAX);
+        for (; j < n; j++) {
+            max = Math.max(max, x[off + j]);
+        }
+        DoubleVector acc = DoubleVector.zero(D);
+        j = 0;
+        for (int bound = D.loopBound(n); j < bound; j += DL) {
+            acc = acc.add(exp(widen(x, off + j).sub(max)));
+        }
+        double sum = acc.reduceLanes(VectorOperators.ADD);
+        for (; j < n; j++) {
+            sum += Math.exp((double) x[off + j] - max);
+        }
+        return max + Math.log(sum);
+    }
+
+    /** eˣ lane by lane for x ≤ 709 (as the class comment computes it); 0 below {@link #LOWEST}. */
+    private static DoubleVector exp(DoubleVector x) {
+        DoubleVector xc = x.max(LOWEST);
+        DoubleVector t = xc.mul(LOG2E).add(ROUND);
+        DoubleVector n = t.sub(ROUND);
+        DoubleVector r = n.neg().fma(DoubleVector.broadcast(D, LN2_HI), xc);
+        r = n.neg().fma(DoubleVector.broadcast(D, LN2_LO), r);
+        DoubleVector p = DoubleVector.broadcast(D, INVERSE_FACTORIAL[EXP_DEGREE]);
+        for (int k = EXP_DEGREE - 1; k >= 0; k--) {
+            p = p.fma(r, DoubleVector.broadcast(D, INVERSE_FACTORIAL[k]));
+        }
+        // t = ROUND + n exactly, so its bits are ROUND's plus n: 2ⁿ without a double-to-long conversion.
+        LongVector bits = t.reinterpretAsLongs().sub(ROUND_BITS - 1023).lanewise(VectorOperators.LSHL, 52);
+        DoubleVector e = p.mul(bits.reinterpretAsDoubles());
+        return e.blend(0.0, x.compare(VectorOperators.LT, LOWEST));
+    }
+
+    /** Floats {@code a[i … i + DL)} widened to double lanes. */
+    private static DoubleVector widen(float[] a, int i) {
+        return (DoubleVector) FloatVector.fromArray(F_HALF, a, i).convertShape(VectorOperators.F2D, D, 0);
+    }
+
+    @Override
+    String name() {
+        return "vector:" + D.vectorBitSize() + "-bit";
+    }
+}
