@@ -32,8 +32,10 @@ final class VectorLinearKernel extends LinearKernel {
     static final int ROWS = 6;
     /**
      * Vectors per panel: 6 × 2 accumulators + 2 weights + 1 broadcast = 15 vector registers, within
-     * AVX2's 16. With AVX-512's 32, C2 (JDK 17) spills an accumulator of 5×4 and 6×4 blocks inside
-     * the loop, and 6×2 runs 1.4× as fast as 6×4 (Zen 5).
+     * AVX2's 16. With AVX-512's 32, larger blocks (8×2, 8×3, 12×2, 4×4, 6×3, each with its tail
+     * written so that C2 compiles it whole) ran at 0.92–1.03× of 6×2 on Zen 5, none ahead on every
+     * shape: there the block waits on the weight panels and y tiles from L2 and L3, not on its FMAs
+     * (BENCHMARKS.md, "The roof").
      */
     static final int VECTORS = 2;
     /** Output columns per packed panel: 32 with AVX-512, 16 with AVX2. */
@@ -210,27 +212,29 @@ final class VectorLinearKernel extends LinearKernel {
             c50 = a.fma(w0, c50);
             c51 = a.fma(w1, c51);
         }
+        // y += the accumulators, written out here rather than through a helper taking a vector:
+        // C2 (JDK 17) stops inlining within this method at NodeCountInliningCutoff, and a vector
+        // handed to a call it did not inline is boxed on every call. With a helper the twelfth
+        // call was left out and the block ran at 0.43 of the FMA loop instead of 0.82 (Zen 5,
+        // 2040×384×384). The Vector API's own methods are force-inlined past the cutoff.
         int y = cOff;
-        addInto(c00, c, y);
-        addInto(c01, c, y + LANES);
-        y = cOff + ldc;
-        addInto(c10, c, y);
-        addInto(c11, c, y + LANES);
-        y = cOff + 2 * ldc;
-        addInto(c20, c, y);
-        addInto(c21, c, y + LANES);
-        y = cOff + 3 * ldc;
-        addInto(c30, c, y);
-        addInto(c31, c, y + LANES);
-        y = cOff + 4 * ldc;
-        addInto(c40, c, y);
-        addInto(c41, c, y + LANES);
-        y = cOff + 5 * ldc;
-        addInto(c50, c, y);
-        addInto(c51, c, y + LANES);
-    }
-    private static void addInto(FloatVector acc, float[] c, int off) {
-        FloatVector.fromArray(SPECIES, c, off).add(acc).intoArray(c, off);
+        FloatVector.fromArray(SPECIES, c, y).add(c00).intoArray(c, y);
+        FloatVector.fromArray(SPECIES, c, y + LANES).add(c01).intoArray(c, y + LANES);
+        y += ldc;
+        FloatVector.fromArray(SPECIES, c, y).add(c10).intoArray(c, y);
+        FloatVector.fromArray(SPECIES, c, y + LANES).add(c11).intoArray(c, y + LANES);
+        y += ldc;
+        FloatVector.fromArray(SPECIES, c, y).add(c20).intoArray(c, y);
+        FloatVector.fromArray(SPECIES, c, y + LANES).add(c21).intoArray(c, y + LANES);
+        y += ldc;
+        FloatVector.fromArray(SPECIES, c, y).add(c30).intoArray(c, y);
+        FloatVector.fromArray(SPECIES, c, y + LANES).add(c31).intoArray(c, y + LANES);
+        y += ldc;
+        FloatVector.fromArray(SPECIES, c, y).add(c40).intoArray(c, y);
+        FloatVector.fromArray(SPECIES, c, y + LANES).add(c41).intoArray(c, y + LANES);
+        y += ldc;
+        FloatVector.fromArray(SPECIES, c, y).add(c50).intoArray(c, y);
+        FloatVector.fromArray(SPECIES, c, y + LANES).add(c51).intoArray(c, y + LANES);
     }
 
     @Override

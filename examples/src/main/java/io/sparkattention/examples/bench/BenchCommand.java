@@ -119,8 +119,17 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--gemm", hidden = true, arity = "0..1", fallbackValue = GemmBenchmark.SHAPES,
         paramLabel = "MxNxK,...",
         description = "Time the projections y = x·W^T + b instead (default shapes " + GemmBenchmark.SHAPES + "): "
-            + "the BLAS and the Vector API kernel round-robin on one thread, mode \"gemm\", vs_blas.")
+            + "the BLAS and the Vector API kernel round-robin on --threads threads (each its own products), mode "
+            + "\"gemm\", vs_blas; with --peer fma the FMA loop on the same threads in the same rounds, and "
+            + "fraction_of_fma on every kernel's line.")
     String gemm;
+
+    @Option(names = "--gemm-products", hidden = true, split = ",", paramLabel = "PRODUCT",
+        defaultValue = "forward",
+        description = "With --gemm, the products timed for each shape (default ${DEFAULT-VALUE}): forward "
+            + "(y = x·W^T + b), transposed (y = dy·W on the prepared transpose, the input gradient), weight-gradient "
+            + "(dW += dy^T·x, m the depth of its sum); each line names its product.")
+    List<String> gemmProducts;
 
     @Option(names = "--layer-split", hidden = true,
         description = "Time the parts of one all-MiniLM-L6-v2 layer on 32 stacked sequences instead, round-robin "
@@ -155,6 +164,9 @@ public final class BenchCommand implements Callable<Integer> {
             }
             return 0;
         }
+        if (gemm == null && spec.commandLine().getParseResult().hasMatchedOption("--gemm-products")) {
+            throw new BadInputException("--gemm-products needs --gemm");
+        }
         if (gemm != null) {
             List<int[]> shapes;
             try {
@@ -163,7 +175,25 @@ public final class BenchCommand implements Callable<Integer> {
                 throw new BadInputException("--gemm: " + e.getMessage());
             }
             positive("--repeat", repeat);
-            GemmBenchmark.run(GemmBenchmark.kernels(), shapes, repeat).forEach(BenchCommand::print);
+            positive("--threads", threads);
+            List<GemmBenchmark.Product> products = new ArrayList<>();
+            for (String name : gemmProducts) {
+                try {
+                    products.add(GemmBenchmark.Product.named(name));
+                } catch (IllegalArgumentException e) {
+                    throw new BadInputException("--gemm-products: " + e.getMessage());
+                }
+            }
+            boolean fma = false;
+            for (String peer : peers) {
+                if (!peer.trim().equalsIgnoreCase("fma")) {
+                    throw new BadInputException("--peer: unknown peer \"" + peer + "\" for --gemm, expected fma");
+                }
+                fma = true;
+            }
+            requireVectorApi(fma);
+            GemmBenchmark.run(GemmBenchmark.kernels(), shapes, products, threads, fma, repeat)
+                .forEach(BenchCommand::print);
             return 0;
         }
         if (seqLens == null) {
@@ -203,9 +233,7 @@ public final class BenchCommand implements Callable<Integer> {
                     throw new BadInputException("--peer: unknown peer \"" + peer + "\", expected ort or fma");
             }
         }
-        if (fma && ModuleLayer.boot().findModule("jdk.incubator.vector").isEmpty()) {
-            throw new BadInputException("--peer fma needs the Vector API: run the JVM with --add-modules=jdk.incubator.vector");
-        }
+        requireVectorApi(fma);
         if (ort && OrtBenchmark.unsupported(headDim, batchHeads) != null) {
             throw new BadInputException(OrtBenchmark.unsupported(headDim, batchHeads));
         }
@@ -255,6 +283,9 @@ public final class BenchCommand implements Callable<Integer> {
                         trials.add(FmaPeak.trial(n, headDim, batchHeads, masks.get(0), threads));
                     }
                     List<BenchResult> results = Interleaved.time(trials, repeat);
+                    if (fma) {
+                        FmaPeak.addFractions(results.subList(0, results.size() - 1), results.get(results.size() - 1));
+                    }
                     if (backward) {
                         for (int i = 0; i < 2 * benches.size(); i += 2) {
                             BenchResult forward = results.get(i), back = results.get(i + 1);
@@ -270,6 +301,13 @@ public final class BenchCommand implements Callable<Integer> {
             peerRuns.forEach(OrtBenchmark::close);
         }
         return 0;
+    }
+
+    /** Refuses {@code --peer fma} on a JVM that does not see the Vector API the loop runs on. */
+    private static void requireVectorApi(boolean fma) {
+        if (fma && ModuleLayer.boot().findModule("jdk.incubator.vector").isEmpty()) {
+            throw new BadInputException("--peer fma needs the Vector API: run the JVM with --add-modules=jdk.incubator.vector");
+        }
     }
 
     private static TileOps tileOps(String name) {

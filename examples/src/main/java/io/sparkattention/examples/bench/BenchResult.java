@@ -233,12 +233,13 @@ public final class BenchResult {
     }
 
     /**
-     * A projection's line ({@code bench --gemm}, mode "gemm"): {@code y[m×n] = x[m×k]·Wᵀ + b} on one
-     * thread with a prepared weight, the kernel's name, and GFLOP/s counting 2·m·n·k per product.
+     * A projection's line ({@code bench --gemm}, mode "gemm"): an m×n×k product on T threads, the
+     * kernel's name, and GFLOP/s counting 2·m·n·k per product and thread.
      *
-     * @param timesMs one wall time per timed repetition of {@code products} products
+     * @param timesMs one wall time per timed repetition of {@code products} products on each thread
      */
-    public static BenchResult projection(int m, int n, int k, String kernel, int products, double[] timesMs) {
+    public static BenchResult projection(int m, int n, int k, String kernel, int products, int threads,
+                                         double[] timesMs) {
         double[] sorted = timesMs.clone();
         Arrays.sort(sorted);
         double median = median(sorted);
@@ -250,10 +251,11 @@ public final class BenchResult {
         node.put("k", k);
         node.put("kernel", kernel);
         node.put("products", products);
+        node.put("threads", threads);
         node.put("median_ms", round(median));
         node.put("min_ms", round(sorted[0]));
         node.put("max_ms", round(sorted[sorted.length - 1]));
-        node.put("gflops", round(2.0 * m * n * k * products / (median * 1e6)));
+        node.put("gflops", round(2.0 * m * n * k * products * threads / (median * 1e6)));
         node.put("blas", Blas.name());
         r.machine(timesMs);
         return r;

@@ -33,7 +33,7 @@ final class EncoderBenchOptions {
     /** Options of the other modes, which mean nothing to an encoder run. */
     private static final List<String> OTHER_OPTIONS = List.of("--head-dim", "--batch-heads", "--causal",
         "--backward", "--train", "--rows-per-step", "--tile-ops", "--block-q", "--block-k", "--compare-causal",
-        "--layer", "--embed-dim", "--num-heads", "--rows", "--strategy", "--cache-input", "--flat", "--gemm");
+        "--layer", "--embed-dim", "--num-heads", "--rows", "--strategy", "--cache-input", "--flat", "--gemm", "--gemm-products");
 
     /**
      * Partitions of the texts through Spark by default: four per core of the 2-core machine, so a

@@ -15,11 +15,21 @@ import java.util.List;
  * weights sorted in batches of 32, and the raw encoder's line then carries
  * {@code throughput_vs_torch}. Every later line carries
  * {@code max_abs_diff_vs_first}, the largest difference of a sentence embedding's component from
- * the first contender's, which checks that they compute the same thing.
+ * the first contender's, which checks that they compute the same thing. When the JVM sees the
+ * Vector API, the FMA loop ({@link FmaPeak#beside}) runs on the same T threads in the same rounds,
+ * its line (mode "fma") last, and every contender's line carries {@code fraction_of_fma}: its
+ * gflops (the texts' own work, {@link BenchResult#encoderFlops}, over its median time) over the
+ * loop's.
  */
 public final class EncoderBenchmark {
 
     private EncoderBenchmark() {
+    }
+
+    /** The texts' work through all-MiniLM-L6-v2, every contender's ({@link BenchResult#encoderFlops}). */
+    private static double work(EncoderTexts texts) {
+        return BenchResult.encoderFlops(texts.ids(), OrtEncoderTrial.LAYERS, OrtEncoder.HIDDEN,
+            OrtEncoderTrial.INTERMEDIATE);
     }
 
     /**
@@ -28,7 +38,8 @@ public final class EncoderBenchmark {
      * @param encoder the raw encoder, or null to time ONNX Runtime alone
      * @param ort     whether ONNX Runtime runs (both batchings)
      * @param torch   PyTorch's runtime, or null when it does not run
-     * @return the raw encoder's line, then ONNX Runtime's sorted32 and inorder8, then PyTorch's
+     * @return the raw encoder's line, then ONNX Runtime's sorted32 and inorder8, then PyTorch's, then the
+     *         FMA loop's
      */
     public static List<BenchResult> run(EncoderTexts texts, BertEncoder encoder, boolean ort, TorchRuntime torch,
                                         int threads, int repeat) {
@@ -59,8 +70,16 @@ public final class EncoderBenchmark {
                 trials.add(peer);
                 outputs.add(peer.embeddings());
             }
+            int contenders = trials.size();
+            boolean fma = ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent();
+            if (fma) {
+                trials.add(FmaPeak.beside(work(texts), threads));
+            }
             List<BenchResult> results = Interleaved.time(trials, repeat);
-            for (int i = 1; i < results.size(); i++) {
+            if (fma) {
+                FmaPeak.addFractions(results.subList(0, contenders), results.get(contenders));
+            }
+            for (int i = 1; i < contenders; i++) {
                 results.get(i).with("max_abs_diff_vs_first", outputs.get(0).maxAbsDiff(outputs.get(i)));
             }
             if (encoder != null && ort) {

@@ -36,8 +36,8 @@ final class FineTuneBenchOptions {
     /** Options of the other modes, which mean nothing to a fine-tuning run. */
     private static final List<String> OTHER_OPTIONS = List.of("--seq-len", "--head-dim", "--batch-heads", "--causal",
         "--backward", "--train", "--tile-ops", "--block-q", "--block-k", "--compare-causal", "--layer", "--embed-dim",
-        "--num-heads", "--rows", "--strategy", "--cache-input", "--flat", "--gemm", "--spark", "--compare-kernel",
-        "--texts");
+        "--num-heads", "--rows", "--strategy", "--cache-input", "--flat", "--gemm", "--gemm-products", "--spark",
+        "--compare-kernel", "--texts");
 
     @Option(names = "--fine-tune", description = {"Time fine-tuning through Spark: BertClassifier fitting "
         + "all-MiniLM-L6-v2 with every layer trainable and a linear head over the books (mean pooling, AdamW at 5e-5 "

@@ -38,6 +38,11 @@ import java.util.Random;
  * step of ours is the time from the listener's return to its next call: the driver's AdamW update,
  * the weights' broadcast and the next step's job (gradient sums up the fixed-order tree). The first
  * {@link #WARMUP_STEPS} steps of each are untimed (JIT, first broadcasts, libtorch's allocator).
+ *
+ * <p>The roof: when the JVM sees the Vector API, the FMA loop ({@link FmaPeak#beside}) runs one
+ * repetition in each call too, on the local master's cores, and every line carries {@code gflops}
+ * (a step's work, {@link #stepFlops}, over its median step) and {@code fraction_of_fma} (that over
+ * the loop's GFLOP/s); the loop's own line (mode "fma") comes last.
  */
 public final class FineTuneBenchmark {
 
@@ -57,6 +62,12 @@ public final class FineTuneBenchmark {
     static final long SEED = 42;
     /** The pooling both contenders fine-tune with. */
     static final String POOLING = "mean";
+    /**
+     * A training step's work over its forward's: the forward, the input gradients and the weight
+     * gradients each do the forward's products once (the attention's backward, 2.5 of its forward,
+     * is counted as 2); embeddings, LayerNorms, GELU, dropout and AdamW are not counted.
+     */
+    static final double STEP_WORK_OVER_FORWARD = 3;
 
     private final SparkSession spark;
     private final BertEncoder encoder;
@@ -101,7 +112,9 @@ public final class FineTuneBenchmark {
             new TorchRuntime.FineTuneSpec(headWeight, headBias, k, "cls".equals(POOLING), STEP_SIZE, WEIGHT_DECAY,
                 BETA1, BETA2, EPSILON, DROPOUT, MAX_GRAD_NORM));
         try {
-            Clock clock = new Clock(tuner, batch, steps);
+            Trial loop = ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent()
+                ? FmaPeak.beside(stepFlops(), spark.sparkContext().defaultParallelism()) : null;
+            Clock clock = new Clock(tuner, loop, batch, steps);
             double torchInitialLoss = tuner == null ? Double.NaN : tuner.loss(batch.ids(), batch.labels());
             BertClassifier classifier = new BertClassifier().setFeaturesCol("input_ids").setLabelCol("label")
                 .setNumClasses(k).setTrainableLayers(-1).setPooling(POOLING).setSolver("adamw")
@@ -147,6 +160,16 @@ public final class FineTuneBenchmark {
                 line.with("throughput_vs_torch", Math.round(peer.medianStepMs() / line.medianStepMs() * 1000) / 1000.0);
                 lines.add(peer);
             }
+            for (BenchResult l : lines) {
+                l.with("gflops", Math.round(stepFlops() / (l.medianStepMs() * 1e6) * 1000) / 1000.0);
+            }
+            if (loop != null) {
+                double[] loopMs = Arrays.copyOfRange(clock.loopMs, WARMUP_STEPS, steps);
+                BenchResult roof = loop.result(loopMs, new double[loopMs.length]);
+                loop.close();
+                FmaPeak.addFractions(lines, roof);
+                lines.add(roof);
+            }
             return lines;
         } finally {
             if (tuner != null) {
@@ -160,23 +183,32 @@ public final class FineTuneBenchmark {
         }
     }
 
+    /** A step's work, {@link #STEP_WORK_OVER_FORWARD} times the batch's forward ({@link BenchResult#encoderFlops}). */
+    double stepFlops() {
+        return STEP_WORK_OVER_FORWARD * BenchResult.encoderFlops(batch.ids(), encoder.config().layers(),
+            encoder.config().hidden(), encoder.config().intermediate());
+    }
+
     /**
-     * The fit's listener: times our steps between its calls and runs one PyTorch step in each of
-     * the first {@code steps} calls.
+     * The fit's listener: times our steps between its calls and runs one PyTorch step and one
+     * repetition of the FMA loop in each of the first {@code steps} calls.
      */
     private static final class Clock implements io.sparkattention.ml.classification.TrainingListener {
         private final TorchRuntime.FineTuner tuner;
+        private final Trial loop;
         private final FineTuneBatch batch;
-        private final double[] oursMs, torchMs, torchLoss;
+        private final double[] oursMs, torchMs, torchLoss, loopMs;
         private long left = -1;
         private int calls;
 
-        Clock(TorchRuntime.FineTuner tuner, FineTuneBatch batch, int steps) {
+        Clock(TorchRuntime.FineTuner tuner, Trial loop, FineTuneBatch batch, int steps) {
             this.tuner = tuner;
+            this.loop = loop;
             this.batch = batch;
             this.oursMs = new double[steps];
             this.torchMs = new double[steps];
             this.torchLoss = new double[steps];
+            this.loopMs = new double[steps];
         }
 
         @Override
@@ -190,6 +222,11 @@ public final class FineTuneBenchmark {
                 long t0 = System.nanoTime();
                 torchLoss[calls] = tuner.step(batch.ids(), batch.labels());
                 torchMs[calls] = (System.nanoTime() - t0) / 1e6;
+            }
+            if (loop != null && calls < loopMs.length) {
+                long t0 = System.nanoTime();
+                loop.runOnce();
+                loopMs[calls] = (System.nanoTime() - t0) / 1e6;
             }
             calls++;
             left = System.nanoTime();

@@ -4,6 +4,7 @@ import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
+import java.util.List;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ForkJoinTask;
 import java.util.function.BiFunction;
@@ -51,6 +52,34 @@ public final class FmaPeak {
         return trial(BenchResult.flops(seqLen, headDim, batchHeads, causal), threads,
             (wallMs, flops) -> new BenchResult("fma", seqLen, headDim, batchHeads, causal, threads, wallMs, flops,
                 "none"));
+    }
+
+    /**
+     * Most work of one repetition of the loop beside a long contender (an encoder over thousands of
+     * texts, a fine-tuning step): about 1.3 s at 400 GFLOP/s, long enough to average over the
+     * host's scheduling, short enough not to double the run. The rate, not the work, is compared.
+     */
+    static final double MAX_FLOPS_BESIDE = 5e11;
+
+    /**
+     * The loop beside a contender doing {@code work} flops per repetition, on {@code threads}
+     * threads: at most {@link #MAX_FLOPS_BESIDE} per repetition, its line mode "fma" with threads,
+     * times, gflops and flops ({@link BenchResult#timed}).
+     */
+    public static Trial beside(double work, int threads) {
+        return trial(Math.min(work, MAX_FLOPS_BESIDE), threads,
+            (wallMs, flops) -> BenchResult.timed("fma", threads, wallMs, flops, "none"));
+    }
+
+    /**
+     * Adds {@code fraction_of_fma} to each of {@code lines}: its {@code gflops} over the loop's in the
+     * same run, rounded to 0.001 (the contender's work over its time, as a share of the machine's
+     * FMA rate on the same threads).
+     */
+    public static void addFractions(List<BenchResult> lines, BenchResult loop) {
+        for (BenchResult line : lines) {
+            line.with("fraction_of_fma", Math.round(line.gflops() / loop.gflops() * 1000) / 1000.0);
+        }
     }
 
     /**

@@ -33,8 +33,8 @@ final class LmBenchOptions {
     /** Options of the other modes, which mean nothing to a language-model run. */
     private static final List<String> OTHER_OPTIONS = List.of("--seq-len", "--head-dim", "--batch-heads", "--causal",
         "--backward", "--train", "--rows-per-step", "--tile-ops", "--block-q", "--block-k", "--compare-causal",
-        "--layer", "--embed-dim", "--num-heads", "--rows", "--strategy", "--cache-input", "--flat", "--gemm", "--spark",
-        "--compare-kernel", "--partitions", "--master", "--write-ids");
+        "--layer", "--embed-dim", "--num-heads", "--rows", "--strategy", "--cache-input", "--flat", "--gemm",
+        "--gemm-products", "--spark", "--compare-kernel", "--partitions", "--master", "--write-ids");
 
     @Option(names = "--lm", description = {"Time a GPT-2-small-shaped decoder (12 layers, 768 wide, 12 heads, 1,024 "
         + "positions, 50,257 ids, tied head) with seeded random weights (Hugging Face's GPT-2 initialisation) in this "

@@ -41,7 +41,8 @@ class BenchCommandTest {
     }
 
     @Test
-    @DisplayName("--peer fma: a line after the kernel's at each length, with the same threads and work per repetition")
+    @DisplayName("--peer fma: a line after the kernel's at each length, with the same threads and work per repetition; "
+        + "the kernel's fraction_of_fma is its gflops over the loop's")
     void fmaPeerBesideTheKernel() throws Exception {
         CommandLineRun run = CommandLineRun.of("bench", "--seq-len", "256", "--head-dim", "32", "--batch-heads", "4",
             "--repeat", "3", "--threads", "2", "--peer", "fma");
@@ -63,6 +64,8 @@ class BenchCommandTest {
         assertEquals(0, flops % (2 * perStep), 0.0, "whole steps on each thread");
         assertEquals(flops / (fma.get("median_ms").asDouble() * 1e6), fma.get("gflops").asDouble(),
             0.001 + 0.01 * fma.get("gflops").asDouble(), fma.toString());
+        assertEquals(kernel.get("gflops").asDouble() / fma.get("gflops").asDouble(),
+            kernel.get("fraction_of_fma").asDouble(), 0.0006 + 0.001 * kernel.get("fraction_of_fma").asDouble());
 
         CommandLineRun unknown = CommandLineRun.of("bench", "--seq-len", "64", "--peer", "torch");
         assertEquals(2, unknown.exitCode, unknown.err);

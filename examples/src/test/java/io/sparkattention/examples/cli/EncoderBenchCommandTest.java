@@ -41,11 +41,16 @@ class EncoderBenchCommandTest {
 
     @Test
     @DisplayName("--encoder --peer ort: the raw encoder's line, then ONNX Runtime's sorted32 and inorder8 on the same "
-        + "passages; the same embeddings, and the encoder's ratios are ONNX Runtime's median times over its own")
+        + "passages, then the FMA loop's on the same threads; the same embeddings, the encoder's ratios are ONNX "
+        + "Runtime's median times over its own, and every contender's fraction_of_fma is its gflops over the loop's")
     void rawEncoderBesideOnnxRuntime() throws Exception {
-        List<JsonNode> lines = lines("bench", "--encoder", "--corpus", corpus().toString(), "--texts", "3",
+        List<JsonNode> all = lines("bench", "--encoder", "--corpus", corpus().toString(), "--texts", "3",
             "--threads", "2", "--repeat", "1", "--peer", "ort");
-        assertEquals(3, lines.size(), lines.toString());
+        assertEquals(4, all.size(), all.toString());
+        JsonNode fma = all.get(3);
+        assertEquals("fma", fma.get("mode").asText());
+        assertEquals(2, fma.get("threads").asInt());
+        List<JsonNode> lines = all.subList(0, 3);
         JsonNode raw = lines.get(0), sorted = lines.get(1), inorder = lines.get(2);
         assertEquals("encoder", raw.get("mode").asText());
         assertEquals("ort_encoder", sorted.get("mode").asText());
@@ -58,7 +63,9 @@ class EncoderBenchCommandTest {
             assertEquals("austen", line.get("lengths").asText());
             assertEquals(3, line.get("texts").asInt());
             assertEquals(2, line.get("threads").asInt());
-            assertEquals(3, line.get("contenders").asInt());
+            assertEquals(4, line.get("contenders").asInt());
+            assertEquals(line.get("gflops").asDouble() / fma.get("gflops").asDouble(),
+                line.get("fraction_of_fma").asDouble(), 0.0006 + 0.001 * line.get("fraction_of_fma").asDouble());
             assertTrue(line.get("min_len").asInt() >= 14 && line.get("max_len").asInt() <= 256, line.toString());
             assertCounts(line);
             // 3 unit vectors of 384: their sums agree to float rounding.
@@ -74,19 +81,24 @@ class EncoderBenchCommandTest {
     }
 
     @Test
-    @DisplayName("--encoder --seq-len: N sequences of each fixed length, nothing padded")
+    @DisplayName("--encoder --seq-len: N sequences of each fixed length, nothing padded, each length's contenders "
+        + "followed by the FMA loop")
     void fixedLengths() throws Exception {
         List<JsonNode> lines = lines("bench", "--encoder", "--seq-len", "2,9", "--texts", "2", "--repeat", "1", "--peer",
             "ort");
-        assertEquals(6, lines.size(), lines.toString());
-        for (int i = 0; i < 6; i++) {
+        assertEquals(8, lines.size(), lines.toString());
+        for (int i = 0; i < 8; i++) {
             JsonNode line = lines.get(i);
-            int length = i < 3 ? 2 : 9;
+            if (i % 4 == 3) {
+                assertEquals("fma", line.get("mode").asText());
+                continue;
+            }
+            int length = i < 4 ? 2 : 9;
             assertEquals("fixed", line.get("lengths").asText());
             assertEquals(length, line.get("min_len").asInt());
             assertEquals(length, line.get("max_len").asInt());
             assertEquals(2L * length, line.get("tokens").asLong());
-            if (i % 3 > 0) {
+            if (i % 4 > 0) {
                 assertEquals(0.0, line.get("padding_share").asDouble(), line.toString());
             }
             assertCounts(line);

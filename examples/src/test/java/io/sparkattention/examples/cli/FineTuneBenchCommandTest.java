@@ -43,14 +43,18 @@ class FineTuneBenchCommandTest {
 
     @Test
     @DisplayName("--fine-tune: one fine_tune line from a fit of every layer on the batch, its tokens over its median "
-        + "step, in the partitions asked for")
+        + "step, in the partitions asked for, then the FMA loop's line on the master's cores; gflops counts three "
+        + "forwards' work per step and fraction_of_fma is it over the loop's")
     void ourLine() throws Exception {
         // one partition: every layer of MiniLM trainable makes each task's gradient sums 22.7M doubles
         List<JsonNode> lines = lines("bench", "--fine-tune", "--corpus", corpus().toString(), "--rows-per-step", "4",
             "--partitions", "1", "--repeat", "2", "--master", "local[2]");
-        assertEquals(1, lines.size(), lines.toString());
-        JsonNode line = lines.get(0);
+        assertEquals(2, lines.size(), lines.toString());
+        JsonNode line = lines.get(0), fma = lines.get(1);
         assertEquals("fine_tune", line.get("mode").asText());
+        assertEquals("fma", fma.get("mode").asText());
+        assertEquals(2, fma.get("threads").asInt());
+        assertEquals(2, fma.get("times_ms").size(), "one repetition per timed step: " + fma);
         assertEquals(4, line.get("rows_per_step").asInt());
         assertEquals(1, line.get("partitions").asInt());
         assertEquals(2, line.get("num_classes").asInt());
@@ -62,6 +66,10 @@ class FineTuneBenchCommandTest {
         double median = line.get("median_step_ms").asDouble();
         assertTrue(median > 0 && median >= line.get("min_step_ms").asDouble(), line.toString());
         assertEquals(tokens / (median / 1e3), line.get("tokens_per_s").asDouble(), 0.1);
+        double linear = 3 * 6 * tokens * (8.0 * 384 * 384 + 4.0 * 384 * 1536), gflops = line.get("gflops").asDouble();
+        assertTrue(gflops >= linear / (median * 1e6) * 0.99 - 0.001, line.toString());
+        assertEquals(gflops / fma.get("gflops").asDouble(), line.get("fraction_of_fma").asDouble(),
+            0.0006 + 0.001 * line.get("fraction_of_fma").asDouble());
         assertTrue(Double.isFinite(line.get("loss_first").asDouble()) && Double.isFinite(line.get("loss_last").asDouble()),
             line.toString());
         assertFalse(line.has("throughput_vs_torch"), "no peer, no ratio: " + line);
