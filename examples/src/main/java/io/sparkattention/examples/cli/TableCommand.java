@@ -1,6 +1,5 @@
 package io.sparkattention.examples.cli;
 
-import io.sparkattention.examples.common.OutputKind;
 import io.sparkattention.examples.common.BadInputException;
 import io.sparkattention.examples.common.Outputs;
 import org.apache.spark.SparkThrowable;
