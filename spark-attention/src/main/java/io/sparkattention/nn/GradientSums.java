@@ -1,0 +1,244 @@
+package io.sparkattention.nn;
+
+import java.io.Serializable;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Float64 sums of a step's gradients over a run of rows, laid out as a {@link TrainableNetwork}
+ * declares: the dense tensors as one array (the flat vector with the row-sparse tensors cut out),
+ * each row-sparse tensor (an embedding table) as the rows some added row touched. A task's result
+ * so weighs the dense tensors plus the touched rows, not the whole table. Sums are added to in
+ * the caller's order and merged with {@link #add} in the engine's fixed order; a row absent from
+ * one side adds nothing, so the bits do not depend on which rows another task touched.
+ */
+public final class GradientSums implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    private final Layout layout;
+    private final double[] dense;
+    private final SparseRows[] sparse;
+
+    /** Empty sums over {@code layout}. */
+    public GradientSums(Layout layout) {
+        this.layout = layout;
+        this.dense = new double[layout.denseCount];
+        this.sparse = new SparseRows[layout.sparseTensors.length];
+        for (int s = 0; s < sparse.length; s++) {
+            sparse[s] = new SparseRows(layout.sparseRows[s], layout.sparseWidth[s]);
+        }
+    }
+
+    /** The layout these sums follow. */
+    public Layout layout() {
+        return layout;
+    }
+
+    /**
+     * Adds {@code flat[from, to)} (a range of the flat vector that holds no row-sparse tensor) into
+     * these sums and zeroes it there.
+     *
+     * @throws IllegalArgumentException when the range overlaps a row-sparse tensor
+     */
+    public void addAndClear(float[] flat, int from, int to) {
+        int d = layout.denseIndex(from, to);
+        for (int i = from; i < to; i++, d++) {
+            dense[d] += flat[i];
+            flat[i] = 0f;
+        }
+    }
+
+    /**
+     * Adds row {@code row} of row-sparse tensor {@code s} (the s-th of
+     * {@link TrainableNetwork#rowSparseTensors()}), read from its place in the flat vector
+     * {@code flat}, into these sums and zeroes it there.
+     */
+    public void addRowAndClear(int s, int row, float[] flat) {
+        int width = layout.sparseWidth[s];
+        int from = layout.sparseOffset[s] + row * width;
+        double[] target = sparse[s].row(row);
+        int base = sparse[s].base(row);
+        for (int j = 0; j < width; j++) {
+            target[base + j] += flat[from + j];
+            flat[from + j] = 0f;
+        }
+    }
+
+    /** Adds {@code other} into these sums, element by element (rows by id), and returns this. */
+    public GradientSums add(GradientSums other) {
+        if (other.dense.length != dense.length || other.sparse.length != sparse.length) {
+            throw new IllegalArgumentException("gradient sums of another layout");
+        }
+        for (int i = 0; i < dense.length; i++) {
+            dense[i] += other.dense[i];
+        }
+        for (int s = 0; s < sparse.length; s++) {
+            sparse[s].add(other.sparse[s]);
+        }
+        return this;
+    }
+
+    /** The sums as one flat vector of the network's {@link TrainableNetwork#parameterCount()} values (untouched rows 0). */
+    public double[] toFlat() {
+        double[] flat = new double[layout.parameterCount];
+        int d = 0;
+        int s = 0;
+        int i = 0;
+        while (i < flat.length) {
+            int next = s < layout.sparseTensors.length ? layout.sparseOffset[s] : flat.length;
+            int n = next - i;
+            System.arraycopy(dense, d, flat, i, n);
+            d += n;
+            i = next;
+            if (s < layout.sparseTensors.length) {
+                sparse[s].copyInto(flat, layout.sparseOffset[s]);
+                i += layout.sparseRows[s] * layout.sparseWidth[s];
+                s++;
+            }
+        }
+        return flat;
+    }
+
+    /** The rows of row-sparse tensor {@code s} these sums hold. */
+    public int touchedRows(int s) {
+        return sparse[s].count;
+    }
+
+    /** The values these sums carry: the dense part plus every touched row (8 bytes each on the wire). */
+    public long values() {
+        long n = dense.length;
+        for (int s = 0; s < sparse.length; s++) {
+            n += (long) sparse[s].count * layout.sparseWidth[s];
+        }
+        return n;
+    }
+
+    /**
+     * Where a network's tensors go in {@link GradientSums}: which flat ranges are dense, and the
+     * row-sparse tensors' offsets, rows and widths (a tensor's first extent is its rows).
+     */
+    public static final class Layout implements Serializable {
+
+        private static final long serialVersionUID = 1L;
+
+        final int parameterCount;
+        final int denseCount;
+        final int[] sparseTensors;
+        final int[] sparseOffset;
+        final int[] sparseRows;
+        final int[] sparseWidth;
+
+        /**
+         * @param parameters   the network's tensors in flat order, without gaps
+         * @param rowSparse    indices into parameters of the row-sparse tensors, ascending
+         * @throws IllegalArgumentException when the tensors leave gaps or an index is out of order
+         */
+        public Layout(List<ParameterTensor> parameters, int[] rowSparse) {
+            int offset = 0;
+            for (ParameterTensor t : parameters) {
+                if (t.offset() != offset) {
+                    throw new IllegalArgumentException("tensor " + t.name() + " starts at " + t.offset()
+                        + ", not where the one before it ends (" + offset + ")");
+                }
+                offset += t.size();
+            }
+            this.parameterCount = offset;
+            this.sparseTensors = rowSparse.clone();
+            this.sparseOffset = new int[rowSparse.length];
+            this.sparseRows = new int[rowSparse.length];
+            this.sparseWidth = new int[rowSparse.length];
+            int sparseValues = 0;
+            for (int s = 0; s < rowSparse.length; s++) {
+                if (rowSparse[s] < 0 || rowSparse[s] >= parameters.size() || (s > 0 && rowSparse[s] <= rowSparse[s - 1])) {
+                    throw new IllegalArgumentException("row-sparse tensor indices must ascend within [0, "
+                        + parameters.size() + "): " + Arrays.toString(rowSparse));
+                }
+                ParameterTensor t = parameters.get(rowSparse[s]);
+                int[] shape = t.shape();
+                sparseOffset[s] = t.offset();
+                sparseRows[s] = shape.length == 0 ? 1 : shape[0];
+                sparseWidth[s] = sparseRows[s] == 0 ? 0 : t.size() / sparseRows[s];
+                sparseValues += t.size();
+            }
+            this.denseCount = parameterCount - sparseValues;
+        }
+
+        /** The layout of {@code network}'s tensors. */
+        public static Layout of(TrainableNetwork<?> network) {
+            return new Layout(network.parameters(), network.rowSparseTensors());
+        }
+
+        /** The index in the dense part of flat position {@code from}, checking [from, to) holds no sparse tensor. */
+        int denseIndex(int from, int to) {
+            int cut = 0;
+            for (int s = 0; s < sparseTensors.length; s++) {
+                int start = sparseOffset[s];
+                int end = start + sparseRows[s] * sparseWidth[s];
+                if (from < end && to > start) {
+                    throw new IllegalArgumentException("flat range [" + from + ", " + to
+                        + ") overlaps a row-sparse tensor at [" + start + ", " + end + ")");
+                }
+                if (end <= from) {
+                    cut += end - start;
+                }
+            }
+            return from - cut;
+        }
+    }
+
+    /** One table's touched rows: a slot per row id, rows' values in slot order, merged by id. */
+    private static final class SparseRows implements Serializable {
+
+        private static final long serialVersionUID = 1L;
+
+        private final int width;
+        /** slotOf[id] = slot + 1, 0 when the row is untouched. */
+        private final int[] slotOf;
+        private int[] ids = new int[16];
+        private double[] values;
+        private int count;
+
+        SparseRows(int rows, int width) {
+            this.width = width;
+            this.slotOf = new int[rows];
+            this.values = new double[16 * width];
+        }
+
+        /** The values array holding row {@code id}, creating its slot (zeros) when new. */
+        double[] row(int id) {
+            if (slotOf[id] == 0) {
+                if (count == ids.length) {
+                    ids = Arrays.copyOf(ids, 2 * count);
+                    values = Arrays.copyOf(values, 2 * count * width);
+                }
+                ids[count] = id;
+                slotOf[id] = ++count;
+            }
+            return values;
+        }
+
+        /** Where row {@code id}'s values start in {@link #row}'s array (the row must exist). */
+        int base(int id) {
+            return (slotOf[id] - 1) * width;
+        }
+
+        void add(SparseRows other) {
+            for (int k = 0; k < other.count; k++) {
+                int id = other.ids[k];
+                double[] target = row(id);
+                int to = base(id);
+                int from = k * width;
+                for (int j = 0; j < width; j++) {
+                    target[to + j] += other.values[from + j];
+                }
+            }
+        }
+
+        void copyInto(double[] flat, int offset) {
+            for (int k = 0; k < count; k++) {
+                System.arraycopy(values, k * width, flat, offset + ids[k] * width, width);
+            }
+        }
+    }
+}
