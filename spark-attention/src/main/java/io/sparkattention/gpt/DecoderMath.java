@@ -34,6 +34,14 @@ abstract class DecoderMath {
      */
     abstract double logSumExp(float[] x, int off, int n);
 
+    /**
+     * A row's log-softmax gradient scaled by {@code weight}, in place: {@code x[off + j] =
+     * weight·(exp(x[off + j] − lse) − [j = target])} for {@code j < n}, each value in float64 and
+     * rounded once (the cross-entropy's gradient with respect to the logits, lse the row's
+     * {@link #logSumExp}). The two paths differ only in exp's last ulp.
+     */
+    abstract void softmaxGradient(float[] x, int off, int n, double lse, int target, double weight);
+
     abstract String name();
 
     /** Plain loops. */
@@ -54,6 +62,15 @@ abstract class DecoderMath {
                 sum += Math.exp((double) x[off + j] - max);
             }
             return max + Math.log(sum);
+        }
+
+        @Override
+        void softmaxGradient(float[] x, int off, int n, double lse, int target, double weight) {
+            double zt = x[off + target];
+            for (int j = 0; j < n; j++) {
+                x[off + j] = (float) (weight * Math.exp((double) x[off + j] - lse));
+            }
+            x[off + target] = (float) (weight * (Math.exp(zt - lse) - 1.0));
         }
 
         @Override

@@ -94,6 +94,20 @@ final class VectorDecoderMath extends DecoderMath {
         return max + Math.log(sum);
     }
 
+    @Override
+    void softmaxGradient(float[] x, int off, int n, double lse, int target, double weight) {
+        double zt = x[off + target];
+        int j = 0;
+        for (int bound = D.loopBound(n); j < bound; j += DL) {
+            DoubleVector g = exp(widen(x, off + j).sub(lse)).mul(weight);
+            ((FloatVector) g.convertShape(VectorOperators.D2F, F_HALF, 0)).intoArray(x, off + j);
+        }
+        for (; j < n; j++) {
+            x[off + j] = (float) (weight * Math.exp((double) x[off + j] - lse));
+        }
+        x[off + target] = (float) (weight * (Math.exp(zt - lse) - 1.0));
+    }
+
     /** eˣ lane by lane for x ≤ 709 (as the class comment computes it); 0 below {@link #LOWEST}. */
     private static DoubleVector exp(DoubleVector x) {
         DoubleVector xc = x.max(LOWEST);
