@@ -27,6 +27,12 @@ abstract class DecoderMath {
     abstract void geluNew(float[] y, int n);
 
     /**
+     * gelu_new's backward: {@code d[i] = dy[i]·gelu_new'(pre[i])} for {@code i < n} ({@link GeluNew#derivative}'s
+     * formula in double, rounded once; d may be dy). The two paths differ only in tanh's last ulps.
+     */
+    abstract void geluNewBackward(float[] pre, float[] dy, float[] d, int n);
+
+    /**
      * {@code log Σ_j exp(x[off + j])} over {@code j < n} (n ≥ 1): the maximum m in float, then
      * {@code m + log Σ exp(x − m)} with every exponential and the sum in float64, so a 50,257-wide
      * row loses nothing to the accumulation. The two paths differ only in the order of the sum and
@@ -49,6 +55,11 @@ abstract class DecoderMath {
         @Override
         void geluNew(float[] y, int n) {
             GeluNew.apply(y, 0, n);
+        }
+
+        @Override
+        void geluNewBackward(float[] pre, float[] dy, float[] d, int n) {
+            GeluNew.backward(pre, dy, d, 0, n);
         }
 
         @Override

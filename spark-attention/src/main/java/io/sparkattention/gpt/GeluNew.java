@@ -44,7 +44,12 @@ public final class GeluNew {
      * rounded once (d may be dy).
      */
     public static void backward(float[] pre, float[] dy, float[] d, int n) {
-        for (int i = 0; i < n; i++) {
+        backward(pre, dy, d, 0, n);
+    }
+
+    /** {@link #backward(float[], float[], float[], int)} for i in {@code [from, to)}. */
+    public static void backward(float[] pre, float[] dy, float[] d, int from, int to) {
+        for (int i = from; i < to; i++) {
             d[i] = (float) (dy[i] * derivative(pre[i]));
         }
     }

@@ -134,7 +134,7 @@ final class GptTrainingBlock {
         if (exactGelu) {
             NORM.geluGradient(rec.pre, s.dAct, s.dAct, M * F);
         } else {
-            GeluNew.backward(rec.pre, s.dAct, s.dAct, M * F);
+            MATH.geluNewBackward(rec.pre, s.dAct, s.dAct, M * F);
         }
         wg.accumulate(M, F, E, rec.normed2, s.dAct, grad, at.feedForwardWeight());
         addBiasGradient(s.dAct, M, F, grad, at.feedForwardBias());
