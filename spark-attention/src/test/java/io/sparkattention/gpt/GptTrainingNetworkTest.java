@@ -72,6 +72,24 @@ class GptTrainingNetworkTest {
     }
 
     @Test
+    void aSerializedNetworkBindsToTheSameLosses() throws Exception {
+        GptTrainingNetwork net = new GptTrainingNetwork(CONFIG, 0.2);
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        try (java.io.ObjectOutputStream out = new java.io.ObjectOutputStream(bytes)) {
+            out.writeObject(net);
+        }
+        GptTrainingNetwork copy;
+        try (java.io.ObjectInputStream in = new java.io.ObjectInputStream(
+            new java.io.ByteArrayInputStream(bytes.toByteArray()))) {
+            copy = (GptTrainingNetwork) in.readObject();
+        }
+        float[] theta = net.initialParameters(4);
+        assertEquals(net.bind(theta, true, 2, 5).add(blocks()), copy.bind(theta, true, 2, 5).add(blocks()), 0.0);
+        assertEquals(net.parameters().stream().map(ParameterTensor::decayed).toList(),
+            copy.parameters().stream().map(ParameterTensor::decayed).toList());
+    }
+
+    @Test
     void untiedHeadsAndDropoutOutOfRangeAreRefused() {
         GptConfig untied = new GptConfig(1, 8, 2, 8, 11, 16, 1e-5f, GptConfig.GELU_NEW, false);
         assertTrue(assertThrows(IllegalArgumentException.class, () -> new GptTrainingNetwork(untied, 0))
