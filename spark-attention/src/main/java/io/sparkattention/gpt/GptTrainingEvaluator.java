@@ -4,6 +4,7 @@ import io.sparkattention.bert.DropoutMask;
 import io.sparkattention.bert.EncoderMath;
 import io.sparkattention.kernel.FlashAttention;
 import io.sparkattention.kernel.LinearKernel;
+import io.sparkattention.kernel.WeightGradient;
 import io.sparkattention.nn.GradientSums;
 import io.sparkattention.nn.TrainingEvaluator;
 
@@ -53,7 +54,7 @@ final class GptTrainingEvaluator implements TrainingEvaluator<TokenBlock> {
     private final GptLmHead head;
     private final GptTrainingRecord.Layer[] records;
     private final GptTrainingRecord.Norm finalNorm = new GptTrainingRecord.Norm();
-    private final GptTrainingRecord.Scratch scratch = new GptTrainingRecord.Scratch();
+    private final GptTrainingRecord.Scratch scratch;
     private final float[] pending;
     /** Blocks added since the last flush, and the most positions one of them used (wpe's touched rows). */
     private int pendingBlocks;
@@ -66,7 +67,7 @@ final class GptTrainingEvaluator implements TrainingEvaluator<TokenBlock> {
         this.step = step;
         this.p = net.dropout();
         GptWeights w = net.weights(theta);
-        LinearKernel linear = LinearKernel.get();
+        LinearKernel linear = net.linearKernel();
         FlashAttention kernel = GptBlock.causalKernel();
         this.tokenEmbedding = w.tensor(GptWeights.TOKEN_EMBEDDING);
         this.positionEmbedding = w.tensor(GptWeights.POSITION_EMBEDDING);
@@ -85,6 +86,7 @@ final class GptTrainingEvaluator implements TrainingEvaluator<TokenBlock> {
         this.head = new GptLmHead(config, tokenEmbedding, linear);
         this.stack = head.rowsIndependent();
         this.pending = new float[net.parameterCount()];
+        this.scratch = new GptTrainingRecord.Scratch(new WeightGradient(linear));
     }
 
     @Override

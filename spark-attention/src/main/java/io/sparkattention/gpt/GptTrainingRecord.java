@@ -82,8 +82,13 @@ final class GptTrainingRecord {
         /** M×F: the activations (forward, and recomputed in the backward) and their gradient. */
         float[] act = new float[0];
         float[] dAct = new float[0];
-        final WeightGradient weightGradient = new WeightGradient();
+        /** The weight-gradient products, on the projections' kernel. */
+        final WeightGradient weightGradient;
         private int capacity;
+
+        Scratch(WeightGradient weightGradient) {
+            this.weightGradient = weightGradient;
+        }
 
         void ensure(int M, int E, int F) {
             if (M > capacity) {
