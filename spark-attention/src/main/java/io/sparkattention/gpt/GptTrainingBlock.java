@@ -33,7 +33,6 @@ final class GptTrainingBlock {
 
     private static final EncoderMath NORM = EncoderMath.get();
 
-    private final int index;
     /** The inference block's prepared weights: LayerNorms, attention, the forward projections. */
     private final GptBlock block;
     /** The Conv1D weights as they lie: applying them gives an input's gradient. */
@@ -50,10 +49,8 @@ final class GptTrainingBlock {
                    int feedForwardProjectionBias) {
     }
 
-    GptTrainingBlock(GptConfig c, GptWeights.Layer w, int index, Offsets at, FlashAttention kernel,
-                     LinearKernel linear) {
+    GptTrainingBlock(GptConfig c, GptWeights.Layer w, Offsets at, FlashAttention kernel, LinearKernel linear) {
         int E = c.hidden(), F = c.inner();
-        this.index = index;
         this.block = new GptBlock(c, w, kernel, linear);
         this.feedForwardInput = LinearWeight.of(linear, w.feedForwardWeight(), E, F, null);
         this.feedForwardProjectionInput = LinearWeight.of(linear, w.feedForwardProjectionWeight(), F, E, null);
@@ -64,11 +61,6 @@ final class GptTrainingBlock {
     /** Values of a block's attention gradient in Linear layout: [Wq; Wk; Wv] 3E×E, b 3E, Wo E×E, bo E. */
     static int attentionGradientSize(int E) {
         return 4 * E * E + 4 * E;
-    }
-
-    /** The block's place in the stack (its dropout sites). */
-    int index() {
-        return index;
     }
 
     /**

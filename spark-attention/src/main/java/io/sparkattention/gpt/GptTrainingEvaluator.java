@@ -80,7 +80,7 @@ final class GptTrainingEvaluator implements TrainingEvaluator<TokenBlock> {
         this.blocks = new GptTrainingBlock[config.layers()];
         this.records = new GptTrainingRecord.Layer[blocks.length];
         for (int n = 0; n < blocks.length; n++) {
-            blocks[n] = new GptTrainingBlock(config, w.layer(n), n, net.layerOffsets(n), kernel, linear);
+            blocks[n] = new GptTrainingBlock(config, w.layer(n), net.layerOffsets(n), kernel, linear);
             records[n] = new GptTrainingRecord.Layer(GptTrainingBlock.attentionGradientSize(config.hidden()));
         }
         this.head = new GptLmHead(config, tokenEmbedding, linear);
@@ -174,14 +174,21 @@ final class GptTrainingEvaluator implements TrainingEvaluator<TokenBlock> {
                 tokens += live[end].ids().length;
                 end++;
             }
-            total += pass(Arrays.copyOfRange(live, g, end), tokens, backward);
+            double[] nll = pass(Arrays.copyOfRange(live, g, end), tokens, backward);
+            for (int r = 0; r < nll.length; r++) {
+                total += live[g + r].weight() * nll[r];  // block by block: the sum's bits do not depend on the passes
+            }
             g = end;
         }
         return total;
     }
 
-    /** One stacked pass of {@code group} (M tokens in all): forward, and the backward when asked. */
-    private double pass(TokenBlock[] group, int M, boolean backward) {
+    /**
+     * One stacked pass of {@code group} (M tokens in all): forward, and the backward when asked.
+     *
+     * @return each block's summed −log-likelihood
+     */
+    private double[] pass(TokenBlock[] group, int M, boolean backward) {
         int count = group.length, E = config.hidden();
         int[] starts = new int[count + 1];
         int[][] ids = new int[count][];
@@ -227,11 +234,7 @@ final class GptTrainingEvaluator implements TrainingEvaluator<TokenBlock> {
                 scatter(ids[r], x, starts[r] * E);
             }
         }
-        double total = 0;
-        for (int r = 0; r < count; r++) {
-            total += weights[r] * nll[r];
-        }
-        return total;
+        return nll;
     }
 
     /** The embedding's backward of one block: its rows of dx added into wte's rows of its ids and wpe's rows 0 … L − 1. */

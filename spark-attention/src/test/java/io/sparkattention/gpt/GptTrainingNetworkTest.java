@@ -150,6 +150,23 @@ class GptTrainingNetworkTest {
     }
 
     @Test
+    void aRunLongerThanOnePassSumsItsBlocksInOrder() {
+        GptConfig c = new GptConfig(1, 16, 2, 1000, 29, 32, 1e-5f, GptConfig.GELU_NEW, true);
+        GptTrainingNetwork net = new GptTrainingNetwork(c, 0.1);
+        float[] theta = net.initialParameters(2);
+        List<TokenBlock> run = GptTrainingGradientTest.randomBlocks(new int[] {1000, 700, 900, 3}, new double[] {1, 2,
+            0.5, 1}, c.vocabSize(), 5);
+        assertTrue(1000 + 700 + 900 > GptTrainingEvaluator.STACK_TOKENS, "more than one pass");
+        TrainingEvaluator<TokenBlock> each = net.bind(theta, true, 1, 1);
+        double sum = 0;
+        for (TokenBlock b : run) {
+            sum += each.add(List.of(b));
+        }
+        assertEquals(sum, net.bind(theta, true, 1, 1).add(run), 0.0);
+        assertEquals(net.bind(theta, false, 0, 0).loss(run), net.bind(theta, true, 1, 1).loss(run), 0.0);
+    }
+
+    @Test
     void dropoutIsKeyedBySeedStepAndBlockOnly() {
         GptTrainingNetwork net = new GptTrainingNetwork(CONFIG, 0.3);
         float[] theta = net.flatten(Float64Gpt.random(CONFIG, 7));
