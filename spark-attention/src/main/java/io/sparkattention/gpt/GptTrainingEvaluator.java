@@ -89,9 +89,10 @@ final class GptTrainingEvaluator implements TrainingEvaluator<TokenBlock> {
         this.scratch = new GptTrainingRecord.Scratch(new WeightGradient(linear));
     }
 
+    /** @throws IllegalArgumentException naming the block when its length or weight is out of range */
     @Override
     public double weight(TokenBlock block) {
-        Objects.requireNonNull(block, "block");
+        checkShape(block);
         return block.weight() * block.predictedTokens();
     }
 
@@ -142,24 +143,30 @@ final class GptTrainingEvaluator implements TrainingEvaluator<TokenBlock> {
     /** Every block checked before any runs, so that a bad block leaves nothing half-added. */
     private void checkRun(List<TokenBlock> run) {
         Objects.requireNonNull(run, "blocks");
-        int V = config.vocabSize(), P = config.positions();
+        int V = config.vocabSize();
         for (TokenBlock b : run) {
-            Objects.requireNonNull(b, "block");
-            int[] ids = Objects.requireNonNull(b.ids(), "ids of block " + b.key());
-            if (ids.length < 1 || ids.length > P) {
-                throw new IllegalArgumentException("block " + b.key() + " has " + ids.length + " tokens, expected 1 to "
-                    + P + " (the model's positions)");
-            }
+            checkShape(b);
+            int[] ids = b.ids();
             for (int i = 0; i < ids.length; i++) {
                 if (ids[i] < 0 || ids[i] >= V) {
                     throw new IllegalArgumentException("block " + b.key() + ": token id " + ids[i] + " at position " + i
                         + " is outside [0, " + V + ")");
                 }
             }
-            if (!(b.weight() >= 0) || Double.isInfinite(b.weight())) {
-                throw new IllegalArgumentException("block " + b.key() + ": weight must be finite and >= 0, got "
-                    + b.weight());
-            }
+        }
+    }
+
+    /** The block's length in [1, positions] and its weight finite and ≥ 0. */
+    private void checkShape(TokenBlock b) {
+        Objects.requireNonNull(b, "block");
+        int[] ids = Objects.requireNonNull(b.ids(), "ids of block " + b.key());
+        if (ids.length < 1 || ids.length > config.positions()) {
+            throw new IllegalArgumentException("block " + b.key() + " has " + ids.length + " tokens, expected 1 to "
+                + config.positions() + " (the model's positions)");
+        }
+        if (!(b.weight() >= 0) || Double.isInfinite(b.weight())) {
+            throw new IllegalArgumentException("block " + b.key() + ": weight must be finite and >= 0, got "
+                + b.weight());
         }
     }
 

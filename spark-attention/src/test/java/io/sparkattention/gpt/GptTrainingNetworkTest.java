@@ -208,6 +208,8 @@ class GptTrainingNetworkTest {
         e = assertThrows(IllegalArgumentException.class,
             () -> ev.add(List.of(new TokenBlock(new int[] {1, 2}, Double.NaN, 80))));
         assertTrue(e.getMessage().contains("block 80: weight must be finite and >= 0"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> ev.weight(new TokenBlock(new int[0], 1, 83)));
+        assertTrue(e.getMessage().startsWith("block 83 has 0 tokens"), e.getMessage());
         GradientSums sums = new GradientSums(GradientSums.Layout.of(net));
         ev.flushInto(sums);
         assertTrue(Arrays.stream(sums.toFlat()).allMatch(g -> g == 0), "a refused run adds nothing");
