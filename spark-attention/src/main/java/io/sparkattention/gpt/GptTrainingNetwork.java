@@ -44,6 +44,8 @@ public final class GptTrainingNetwork implements TrainableNetwork<TokenBlock> {
     private final List<ParameterTensor> parameters;
     private final Map<String, ParameterTensor> byName;
     private final int parameterCount;
+    /** The weights last prepared ({@link #prepared}); not serialized. */
+    private transient GptTrainingWeights prepared;
 
     /**
      * @param config  the architecture; its head must be tied (GPT-2's)
@@ -139,10 +141,29 @@ public final class GptTrainingNetwork implements TrainableNetwork<TokenBlock> {
         return t;
     }
 
+    /**
+     * {@inheritDoc} The weights are prepared once per vector of values in this JVM and shared by
+     * every evaluator bound to it (the threads and tasks of a step); each evaluator has its own
+     * records and pending sums.
+     */
     @Override
     public TrainingEvaluator<TokenBlock> bind(float[] theta, boolean training, long seed, long step) {
         checkTheta(theta);
-        return new GptTrainingEvaluator(this, theta, training, seed, step);
+        return new GptTrainingEvaluator(this, prepared(theta), training, seed, step);
+    }
+
+    /**
+     * The weights of {@code theta} prepared for this JVM's kernels: the last ones prepared when
+     * they hold the same values (compared bit for bit, so a vector updated in place is prepared
+     * anew), else new ones, which replace them.
+     */
+    synchronized GptTrainingWeights prepared(float[] theta) {
+        GptTrainingWeights p = prepared;
+        if (p == null || !p.holds(this, theta)) {
+            p = new GptTrainingWeights(this, theta);
+            prepared = p;
+        }
+        return p;
     }
 
     /**

@@ -13,6 +13,8 @@ import java.util.Map;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -87,6 +89,21 @@ class GptTrainingNetworkTest {
         assertEquals(net.bind(theta, true, 2, 5).add(blocks()), copy.bind(theta, true, 2, 5).add(blocks()), 0.0);
         assertEquals(net.parameters().stream().map(ParameterTensor::decayed).toList(),
             copy.parameters().stream().map(ParameterTensor::decayed).toList());
+    }
+
+    @Test
+    void bindsOfTheSameValuesShareTheirPreparedWeightsAndAChangedVectorIsPreparedAnew() {
+        GptTrainingNetwork net = new GptTrainingNetwork(CONFIG, 0);
+        float[] theta = net.initialParameters(9);
+        GptTrainingWeights first = net.prepared(theta);
+        assertSame(first, net.prepared(theta.clone()), "the same values: the same prepared weights");
+        double before = net.bind(theta, false, 0, 0).loss(blocks());
+        theta[net.parameter("h.1.mlp.c_fc.weight").offset() + 3] += 0.5f;  // in place, as an optimiser steps
+        assertNotSame(first, net.prepared(theta));
+        double after = net.bind(theta, false, 0, 0).loss(blocks());
+        assertNotEquals(before, after);
+        assertEquals(new GptTrainingNetwork(CONFIG, 0).bind(theta, false, 0, 0).loss(blocks()), after, 0.0,
+            "the loss of the values bound, not of the ones prepared before");
     }
 
     @Test
