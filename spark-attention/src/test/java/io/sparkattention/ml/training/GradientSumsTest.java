@@ -80,6 +80,10 @@ class GradientSumsTest {
         }
         double[] merged = new GradientSums(LAYOUT).add(tasks[0]).add(tasks[1]).toFlat();
         assertArrayEquals(dense, merged, 0.0);
+        double[] reused = new double[COUNT];
+        java.util.Arrays.fill(reused, Double.NaN);
+        assertArrayEquals(dense, new GradientSums(LAYOUT).add(tasks[0]).add(tasks[1]).toFlat(reused), 0.0,
+            "a reused buffer is overwritten, untouched rows with 0");
     }
 
     @Test
