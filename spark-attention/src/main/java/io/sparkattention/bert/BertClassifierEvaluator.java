@@ -107,30 +107,7 @@ public final class BertClassifierEvaluator implements TrainingEvaluator<BertClas
      */
     @Override
     public double add(List<BertClassifierRow> rows) {
-        List<BertClassifierRow> live = checked(rows);
-        double sum = 0;
-        for (int from = 0, to; from < live.size(); from = to) {
-            to = passEnd(live, from);
-            stack.set(live, from, to, seed, step, p, dropoutSites);
-            try {
-                passes.forward(stack);
-                for (int r = 0; r < stack.count(); r++) {
-                    BertClassifierRow row = live.get(from + r);
-                    double ce = Softmax.lossAndGradient(passes.logits(r), net.numClasses(), row.label(), row.weight(),
-                        passes.dLogits(r));
-                    sum += row.weight() * ce;
-                }
-                // Marked before the backward writes into the pending sums, so that discardPending
-                // clears a pass that failed part-way.
-                for (int r = 0; r < stack.count(); r++) {
-                    pending.touch(stack.ids(r));
-                }
-                passes.backward(stack, pending.values);
-            } finally {
-                stack.clear();
-            }
-        }
-        return sum;
+        return run(checked(rows), dropoutSites, true);
     }
 
     /**
@@ -141,17 +118,32 @@ public final class BertClassifierEvaluator implements TrainingEvaluator<BertClas
      */
     @Override
     public double loss(List<BertClassifierRow> rows) {
-        List<BertClassifierRow> live = checked(rows);
+        return run(checked(rows), null, false);
+    }
+
+    /**
+     * Σ weight·CE over checked rows of positive weight, pass by pass, with {@code sites}' dropout
+     * (null: none); with their gradient added into the pending sums when {@code gradient}.
+     */
+    private double run(List<BertClassifierRow> rows, int[] sites, boolean gradient) {
         double sum = 0;
-        for (int from = 0, to; from < live.size(); from = to) {
-            to = passEnd(live, from);
-            stack.set(live, from, to, 0L, 0L, 0.0, null);
+        for (int from = 0, to; from < rows.size(); from = to) {
+            to = passEnd(rows, from);
+            stack.set(rows, from, to, seed, step, p, sites);
             try {
                 passes.forward(stack);
                 for (int r = 0; r < stack.count(); r++) {
-                    BertClassifierRow row = live.get(from + r);
+                    BertClassifierRow row = rows.get(from + r);
                     sum += row.weight() * Softmax.lossAndGradient(passes.logits(r), net.numClasses(), row.label(),
                         row.weight(), passes.dLogits(r));
+                }
+                if (gradient) {
+                    // Marked before the backward writes into the pending sums, so that
+                    // discardPending clears a pass that failed part-way.
+                    for (int r = 0; r < stack.count(); r++) {
+                        pending.touch(stack.ids(r));
+                    }
+                    passes.backward(stack, pending.values);
                 }
             } finally {
                 stack.clear();
