@@ -36,9 +36,11 @@ import java.util.Objects;
 public final class BertClassifierEvaluator implements TrainingEvaluator<BertClassifierRow> {
 
     /**
-     * Most tokens stacked into one pass. The pass's activation records grow with it (for
-     * all-MiniLM-L6-v2 training every layer, about 170 kB a token: 512 tokens take about 90 MB per
-     * thread), and the projections run at full speed well before it (~64 rows and more).
+     * Most tokens stacked into one pass (a longer row is a pass of its own). The pass's activation
+     * records grow with it (for all-MiniLM-L6-v2 training every layer, about 180 kB a token: 512
+     * tokens take about 90 MB per thread). On MiniLM, one thread, a 1,568-token run took the same
+     * time in passes of up to 256 or 512 tokens as in one pass, and 23% more in passes of up to 64
+     * ({@code FineTuneStackSpeed}).
      */
     static final int STACK_TOKENS = 512;
 

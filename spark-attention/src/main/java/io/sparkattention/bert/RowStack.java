@@ -20,7 +20,7 @@ final class RowStack {
     private int[] starts = new int[1];
     private int[][] ids = new int[0][];
     private float[][] frozen = new float[0][];
-    /** masks[r][slot], or null when the pass has no dropout. */
+    /** masks[r][slot] of the last pass that dropped; null until one does. */
     private DropoutMask[][] masks;
     /** Whether the last {@link #set} gave the rows dropout masks. */
     private boolean dropping;
@@ -31,7 +31,8 @@ final class RowStack {
     }
 
     /**
-     * Stacks {@code rows[from, to)}.
+     * Stacks {@code rows[from, to)}, each row with its masks keyed by (seed, step, its key, site)
+     * at drop probability p.
      *
      * @param dropoutSites the sites that drop (absolute numbers, {@link DropoutMask#POOLED} included),
      *                     or null for no dropout
