@@ -1,126 +1,84 @@
 package io.sparkattention.bert;
 
-import io.sparkattention.kernel.AttentionSpec;
-import io.sparkattention.kernel.FlashAttention;
-import io.sparkattention.nn.ParameterTensor;
+import io.sparkattention.nn.GradientSums;
 import io.sparkattention.nn.Softmax;
+import io.sparkattention.nn.TrainingEvaluator;
 
-import java.util.Arrays;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 
 /**
- * One {@link BertClassifierNetwork} evaluated at one trainable parameter vector: per-row losses
- * with their gradients, and logits. Made by {@link BertClassifierNetwork#bind}. It holds the
- * trainable blocks' prepared weights and its own scratch (activation records grown to the longest
- * row seen, at most the encoder's maxPositions), so rows make little garbage. Not thread-safe: one
- * per thread.
+ * One {@link BertClassifierNetwork} evaluated at one trainable parameter vector: the weighted
+ * losses of runs of rows with their gradient, and logits. Made by {@link BertClassifierNetwork#bind}.
+ * It holds the trainable blocks' prepared weights and its own scratch (activation records grown
+ * to the most tokens one pass has held), so rows make little garbage. Not thread-safe: one per
+ * thread.
  *
- * <p>Per row (x₀ the frozen prefix's states, or the embeddings' output when they train):
- * <pre>
- *   forward:   x = layer_n(x) for each trainable layer, each keeping its activation record
- *              pooled = dropout(pool(x));  z = pooled·Wᵀ + b;  CE = logsumexp(z) − z_y
- *   backward:  dz = w·(softmax(z) − onehot(y));  dW += dz·pooledᵀ,  db += dz,  dpooled = Wᵀ·dz
- *              dx = pool'ᵀ·(dpooled∘M);  dx = layer_n.backward(dx) top to bottom;  embeddings' backward
- * </pre>
- * Gradients are summed in float32 in one pending vector: {@link #accumulate} adds one row's and
- * flushes it into the caller's float64 sums at once; {@link #add} leaves it pending until
- * {@link #flushInto}, so that a trainer adding many rows pays the flush (a read and write of every
- * trainable parameter) once per run of rows rather than once per row. Of the word embedding only
- * the rows of the pending rows' ids are flushed.
+ * <p><b>Stacked runs.</b> {@link #add(List)} runs a run's rows through the trainable part
+ * together ({@link ClassifierPasses}): consecutive rows of up to {@value #STACK_TOKENS} tokens in
+ * all are stacked, so every projection — forward, input gradient {@code dX = dY·W} and weight
+ * gradient {@code dW += dYᵀ·X} — is one product over their tokens, with the weights read once for
+ * all of them; attention, pooling and the head stay per row. On a projection kernel whose rows are
+ * independent (the Vector API kernel; BLAS where
+ * {@link io.sparkattention.kernel.LinearWeight#rowsIndependent()}) a row's loss and activations
+ * are bit for bit those of the row alone; elsewhere rows run one at a time, as
+ * {@link BertEncoder#forward(int[][])} runs them. Dropout masks are each row's own, keyed by
+ * (seed, step, row key, site, element).
+ *
+ * <p><b>Gradients</b> are summed in float32 in one pending vector, in the order rows are added
+ * (within a stacked pass a weight gradient is one product over the pass's rows), and moved into
+ * the caller's float64 sums by a flush ({@link #flushInto(GradientSums)}, or
+ * {@link #flushInto(double[])} for a flat vector): the flush pays a read and write of every
+ * trainable parameter once per run, and of the word embedding only the rows of the pending rows'
+ * ids. {@link #accumulate} is one row added and flushed at once.
  */
-public final class BertClassifierEvaluator {
+public final class BertClassifierEvaluator implements TrainingEvaluator<BertClassifierRow> {
+
+    /**
+     * Most tokens stacked into one pass (a longer row is a pass of its own). The pass's activation
+     * records grow with it (for all-MiniLM-L6-v2 training every layer, about 180 kB a token: 512
+     * tokens take about 90 MB per thread). On MiniLM, one thread, a 1,568-token run took the same
+     * time in passes of up to 256 or 512 tokens as in one pass, and 23% more in passes of up to 64
+     * ({@code FineTuneStackSpeed}).
+     */
+    static final int STACK_TOKENS = 512;
 
     private final BertClassifierNetwork net;
-    private final boolean training;
+    private final ClassifierPasses passes;
+    private final RowStack stack;
+    private final PendingGradient pending;
     private final long seed;
     private final long step;
     private final double p;
-    private final int width;
-    private final BertEmbeddings embeddings;
-    private final BertLayer[] layers;
-    private final float[] headWeight;
-    private final float[] headBias;
-    private final int headWeightOffset;
-    private final int headBiasOffset;
-    private final float[] rowGrad;
-    /** The word embedding's range in the flat vector, [wordFrom, wordTo); empty when it does not train. */
-    private final int wordFrom;
-    private final int wordTo;
-    private final boolean[] flushed;
-    /** The ids of the rows added since the last flush (word-embedding rows to flush), when the embeddings train. */
-    private int[] pendingIds = new int[0];
-    private int pendingIdCount;
-    /** Rows added since the last flush. */
-    private int pendingRows;
-    private final TrainingRecord.Norm embeddingsRecord = new TrainingRecord.Norm();
-    private final TrainingRecord.Layer[] records;
-    private final TrainingRecord.Scratch scratch = new TrainingRecord.Scratch();
-    private final float[] pooled;
-    private final float[] logits;
-    private final float[] dLogits;
-    private final float[] dPooled;
-    /** states[t]: the input of trainable layer t (states[0] may be the caller's array), states[T] the top. */
-    private final float[][] states;
-    /** The current row's input to the lowest trainable layer: states[0], or the caller's frozen states. */
-    private float[] input;
-    private float[] gradA = new float[0];
-    private float[] gradB = new float[0];
-    private int capacity;
+    /** The sites that drop in a training pass (absolute numbers), or null when nothing drops. */
+    private final int[] dropoutSites;
 
     BertClassifierEvaluator(BertClassifierNetwork net, float[] theta, boolean training, long seed, long step) {
         this.net = net;
-        this.training = training;
         this.seed = seed;
         this.step = step;
         this.p = net.settings().dropout();
         BertConfig c = net.config();
-        this.width = c.hidden();
-        BertWeights w = net.encoderWeights(theta);
-        FlashAttention kernel = new FlashAttention(AttentionSpec.defaults());
-        this.embeddings = net.embeddingsTrainable() ? new BertEmbeddings(w, offsets(net, BertWeights.WORD_EMBEDDINGS,
-            BertWeights.POSITION_EMBEDDINGS, BertWeights.TOKEN_TYPE_EMBEDDINGS, BertWeights.EMBEDDINGS_NORM_WEIGHT,
-            BertWeights.EMBEDDINGS_NORM_BIAS)) : null;
-        int first = net.firstTrainableLayer();
-        this.layers = new BertLayer[c.layers() - first];
-        this.records = new TrainingRecord.Layer[layers.length];
-        String[] names = BertWeights.shapes(c).keySet().toArray(new String[0]);
-        for (int t = 0; t < layers.length; t++) {
-            int n = first + t;
-            String prefix = BertWeights.layerPrefix(n);
-            String[] layerNames = Arrays.stream(names).filter(s -> s.startsWith(prefix)).toArray(String[]::new);
-            layers[t] = new BertLayer(c, w.layer(n), kernel, n, offsets(net, layerNames));
-            records[t] = new TrainingRecord.Layer();
-        }
-        ParameterTensor hw = net.parameter(BertClassifierNetwork.CLASSIFIER_WEIGHT);
-        ParameterTensor hb = net.parameter(BertClassifierNetwork.CLASSIFIER_BIAS);
-        this.headWeight = hw.slice(theta);
-        this.headBias = hb.slice(theta);
-        this.headWeightOffset = hw.offset();
-        this.headBiasOffset = hb.offset();
-        this.rowGrad = new float[net.parameterCount()];
-        if (embeddings != null) {
-            wordFrom = embeddings.wordOffset();
-            wordTo = wordFrom + c.vocabSize() * width;
-            flushed = new boolean[c.vocabSize()];
-        } else {
-            wordFrom = 0;
-            wordTo = 0;
-            flushed = null;
-        }
-        int K = net.numClasses();
-        this.pooled = new float[width];
-        this.dPooled = new float[width];
-        this.logits = new float[K];
-        this.dLogits = new float[K];
-        this.states = new float[layers.length + 1][];
+        this.passes = new ClassifierPasses(net, theta);
+        this.stack = new RowStack(c.layers());
+        this.pending = new PendingGradient(net.parameterCount(), passes.wordOffset(), c.vocabSize(), c.hidden());
+        this.dropoutSites = training && p > 0 ? sites(net) : null;
     }
 
-    private static int[] offsets(BertClassifierNetwork net, String... names) {
-        int[] o = new int[names.length];
-        for (int i = 0; i < names.length; i++) {
-            o[i] = net.parameter(names[i]).offset();
+    /** The dropout sites of the trainable part: the embeddings' (when they train), each trainable layer's three, the pooled vector. */
+    private static int[] sites(BertClassifierNetwork net) {
+        List<Integer> s = new ArrayList<>();
+        if (net.embeddingsTrainable()) {
+            s.add(DropoutMask.EMBEDDINGS);
         }
-        return o;
+        for (int n = net.firstTrainableLayer(); n < net.config().layers(); n++) {
+            s.add(DropoutMask.site(n, DropoutMask.ATTENTION_PROBS));
+            s.add(DropoutMask.site(n, DropoutMask.ATTENTION_OUTPUT));
+            s.add(DropoutMask.site(n, DropoutMask.FEED_FORWARD_OUTPUT));
+        }
+        s.add(DropoutMask.POOLED);
+        return s.stream().mapToInt(Integer::intValue).toArray();
     }
 
     /** The network this evaluates. */
@@ -129,21 +87,160 @@ public final class BertClassifierEvaluator {
     }
 
     /**
-     * One row's contribution to a step: adds {@code weight·∂CE(logits, label)/∂θ} into {@code grad}
-     * and returns {@code weight·CE}. The caller sums rows in a fixed order and divides both by
-     * Σ weight (the fixtures' loss, {@code Σ wᵢ·CEᵢ / Σ wᵢ}). A training binding applies dropout with
-     * masks keyed by (seed, step, {@code rowKey}, site, element).
+     * The row's weight, its share of a step's denominator ({@code Σ wᵢ·CEᵢ / Σ wᵢ}).
      *
-     * @param ids          the row's token ids ([CLS] … [SEP] in place), 1 ≤ L ≤ maxPositions
-     * @param frozenStates the row's {@link BertClassifierNetwork#frozenStates} (L×E), or null to
-     *                     compute them here; must be null when the embeddings train
-     * @param rowKey       the row's deterministic key (the same for the row on every step and retry)
-     * @param label        the class, in [0, K)
-     * @param weight       the row's weight, finite and ≥ 0 (1 without weights); 0 adds nothing
-     * @param grad         {@link BertClassifierNetwork#parameterCount()} sums, added to
-     * @return weight·CE of the row
-     * @throws IllegalArgumentException naming the argument that does not fit (an id with its
-     *                                  position, the label, the weight, the states' or gradient's length)
+     * @throws IllegalArgumentException naming the row's key when the weight is negative or not finite
+     */
+    @Override
+    public double weight(BertClassifierRow row) {
+        Objects.requireNonNull(row, "row");
+        checkWeight(row.weight(), row.key());
+        return row.weight();
+    }
+
+    /**
+     * Adds each row's {@code weight·∂CE(logits, label)/∂θ} into the pending sums and returns
+     * Σ weight·CE over the rows, in row order; rows of weight 0 add nothing. The rows are checked
+     * before any is run, so a run that does not fit leaves nothing pending.
+     *
+     * @throws IllegalArgumentException naming the row (by its key) and what does not fit: an id
+     *                                  with its position, the length, the label, the weight, the
+     *                                  frozen states' length
+     */
+    @Override
+    public double add(List<BertClassifierRow> rows) {
+        return run(checked(rows), dropoutSites, true);
+    }
+
+    /**
+     * Σ weight·CE over the rows in evaluation mode (no dropout, whatever the binding), no
+     * gradient; the rows stacked as {@link #add(List)} stacks them.
+     *
+     * @throws IllegalArgumentException as {@link #add(List)}
+     */
+    @Override
+    public double loss(List<BertClassifierRow> rows) {
+        return run(checked(rows), null, false);
+    }
+
+    /**
+     * Σ weight·CE over checked rows of positive weight, pass by pass, with {@code sites}' dropout
+     * (null: none); with their gradient added into the pending sums when {@code gradient}.
+     */
+    private double run(List<BertClassifierRow> rows, int[] sites, boolean gradient) {
+        double sum = 0;
+        for (int from = 0, to; from < rows.size(); from = to) {
+            to = passEnd(rows, from);
+            stack.set(rows, from, to, seed, step, p, sites);
+            try {
+                passes.forward(stack);
+                for (int r = 0; r < stack.count(); r++) {
+                    BertClassifierRow row = rows.get(from + r);
+                    sum += row.weight() * Softmax.lossAndGradient(passes.logits(r), net.numClasses(), row.label(),
+                        row.weight(), passes.dLogits(r));
+                }
+                if (gradient) {
+                    // Marked before the backward writes into the pending sums, so that
+                    // discardPending clears a pass that failed part-way.
+                    for (int r = 0; r < stack.count(); r++) {
+                        pending.touch(stack.ids(r));
+                    }
+                    passes.backward(stack, pending.values);
+                }
+            } finally {
+                stack.clear();
+            }
+        }
+        return sum;
+    }
+
+    /** Where the pass that starts at row {@code from} ends: up to {@value #STACK_TOKENS} tokens, one row when rows are not independent. */
+    private int passEnd(List<BertClassifierRow> rows, int from) {
+        int to = from + 1;
+        if (!passes.rowsIndependent()) {
+            return to;
+        }
+        long tokens = rows.get(from).length();
+        while (to < rows.size() && tokens + rows.get(to).length() <= STACK_TOKENS) {
+            tokens += rows.get(to).length();
+            to++;
+        }
+        return to;
+    }
+
+    /** The rows checked, without those of weight 0. */
+    private List<BertClassifierRow> checked(List<BertClassifierRow> rows) {
+        Objects.requireNonNull(rows, "rows");
+        List<BertClassifierRow> live = new ArrayList<>(rows.size());
+        for (int i = 0; i < rows.size(); i++) {
+            BertClassifierRow row = Objects.requireNonNull(rows.get(i), "row " + i + " of the run is null");
+            check(row);
+            if (row.weight() > 0) {
+                live.add(row);
+            }
+        }
+        return live;
+    }
+
+    private void check(BertClassifierRow row) {
+        try {
+            checkRow(row.ids(), row.frozenStates());
+            if (row.label() < 0 || row.label() >= net.numClasses()) {
+                throw new IllegalArgumentException("label " + row.label() + " is not a class in [0, "
+                    + net.numClasses() + ")");
+            }
+        } catch (IllegalArgumentException | NullPointerException e) {
+            throw new IllegalArgumentException("row key " + row.key() + ": " + e.getMessage(), e);
+        }
+        checkWeight(row.weight(), row.key());
+    }
+
+    private static void checkWeight(double weight, long key) {
+        if (!(weight >= 0) || Double.isInfinite(weight)) {
+            throw new IllegalArgumentException("row key " + key + ": row weight must be finite and >= 0, got "
+                + weight);
+        }
+    }
+
+    private void checkRow(int[] ids, float[] frozenStates) {
+        net.checkIds(ids);
+        if (frozenStates != null) {
+            if (!net.hasFrozenPrefix()) {
+                throw new IllegalArgumentException("frozen states given, but the embeddings train: pass null");
+            }
+            int E = net.config().hidden();
+            if (frozenStates.length != ids.length * E) {
+                throw new IllegalArgumentException("frozen states have " + frozenStates.length + " values, expected "
+                    + ids.length + "×" + E + " for a row of " + ids.length + " tokens");
+            }
+        }
+    }
+
+    /**
+     * Adds the pending sums into {@code sums} and clears them; nothing when no row is pending.
+     * {@code sums} follows this network's layout ({@link GradientSums.Layout#of}): the word
+     * embedding, when it trains, is its row-sparse tensor 0 and gets the touched rows only.
+     */
+    @Override
+    public void flushInto(GradientSums sums) {
+        Objects.requireNonNull(sums, "sums");
+        pending.flushInto(sums);
+    }
+
+    /** Drops the pending sums unflushed (a caller's run of rows that failed part-way). */
+    @Override
+    public void discardPending() {
+        pending.discard();
+    }
+
+    /**
+     * One row's contribution to a step: adds {@code weight·∂CE(logits, label)/∂θ} into {@code grad}
+     * and returns {@code weight·CE} ({@link #add(int[], float[], long, int, double)} then
+     * {@link #flushInto(double[])}).
+     *
+     * @param grad {@link BertClassifierNetwork#parameterCount()} sums, added to
+     * @throws IllegalArgumentException as {@link #add(int[], float[], long, int, double)}, or when
+     *                                  grad has another length
      */
     public double accumulate(int[] ids, float[] frozenStates, long rowKey, int label, double weight, double[] grad) {
         checkGradient(grad);
@@ -153,223 +250,62 @@ public final class BertClassifierEvaluator {
     }
 
     /**
-     * {@link #accumulate} without the flush: adds the row's weighted gradient into the pending
-     * float32 sums and returns weight·CE. The rows added before one {@link #flushInto} are summed
-     * in float32 in the order they are added.
+     * One row {@link #add(List)}ed: its weighted gradient into the pending sums, weight·CE returned.
      *
-     * @throws IllegalArgumentException as {@link #accumulate}
+     * @param ids          the row's token ids, 1 ≤ L ≤ maxPositions
+     * @param frozenStates the row's {@link BertClassifierNetwork#frozenStates} (L×E), or null to
+     *                     compute them here; must be null when the embeddings train
+     * @param rowKey       the row's deterministic key (what its dropout is keyed by)
+     * @param label        the class, in [0, K)
+     * @param weight       finite and ≥ 0; 0 adds nothing
+     * @throws IllegalArgumentException as {@link #add(List)}
      */
     public double add(int[] ids, float[] frozenStates, long rowKey, int label, double weight) {
-        checkRow(ids, frozenStates);
-        if (label < 0 || label >= net.numClasses()) {
-            throw new IllegalArgumentException("label " + label + " is not a class in [0, " + net.numClasses() + ")");
-        }
-        if (!(weight >= 0) || Double.isInfinite(weight)) {
-            throw new IllegalArgumentException("row weight must be finite and >= 0, got " + weight);
-        }
-        if (weight == 0) {
-            return 0;
-        }
-        boolean dropout = training && p > 0;
-        Masks masks = dropout ? new Masks(rowKey) : null;
-        int L = ids.length;
-        forward(ids, frozenStates, masks);
-        double loss = Softmax.lossAndGradient(logits, logits.length, label, weight, dLogits);
-        // Counted before the backward writes into the pending sums, so that discardPending clears a
-        // row that failed part-way.
-        pendingRows++;
-        if (flushed != null) {
-            if (pendingIdCount + L > pendingIds.length) {
-                pendingIds = Arrays.copyOf(pendingIds, Math.max(2 * pendingIds.length, pendingIdCount + L));
-            }
-            System.arraycopy(ids, 0, pendingIds, pendingIdCount, L);
-            pendingIdCount += L;
-        }
-        backward(ids, L, masks);
-        return weight * loss;
+        return add(List.of(new BertClassifierRow(ids, frozenStates, label, weight, rowKey)));
     }
 
     /**
-     * Adds the pending sums (the rows {@link #add}ed since the last flush) into {@code grad} and
-     * clears them; nothing when no row is pending.
+     * Adds the pending sums into {@code grad}, the flat vector's float64 sums, and clears them;
+     * nothing when no row is pending.
      *
      * @param grad {@link BertClassifierNetwork#parameterCount()} sums, added to
      * @throws IllegalArgumentException when grad has another length
      */
     public void flushInto(double[] grad) {
         checkGradient(grad);
-        if (pendingRows == 0) {
-            return;
-        }
-        EncoderMath.INSTANCE.addAndClear(rowGrad, grad, 0, wordFrom);
-        EncoderMath.INSTANCE.addAndClear(rowGrad, grad, wordTo, rowGrad.length);
-        if (flushed != null) {
-            for (int i = 0; i < pendingIdCount; i++) {
-                int id = pendingIds[i];
-                if (!flushed[id]) {
-                    flushed[id] = true;
-                    int o = wordFrom + id * width;
-                    EncoderMath.INSTANCE.addAndClear(rowGrad, grad, o, o + width);
-                }
-            }
-            for (int i = 0; i < pendingIdCount; i++) {
-                flushed[pendingIds[i]] = false;
-            }
-        }
-        pendingRows = 0;
-        pendingIdCount = 0;
-    }
-
-    /** Drops the pending sums unflushed (a caller's run of rows that failed part-way). */
-    public void discardPending() {
-        if (pendingRows > 0) {
-            Arrays.fill(rowGrad, 0f);
-            pendingRows = 0;
-            pendingIdCount = 0;
-        }
+        pending.flushInto(grad);
     }
 
     private void checkGradient(double[] grad) {
         Objects.requireNonNull(grad, "gradient");
-        if (grad.length != rowGrad.length) {
-            throw new IllegalArgumentException("gradient has " + grad.length + " values, expected " + rowGrad.length);
+        if (grad.length != net.parameterCount()) {
+            throw new IllegalArgumentException("gradient has " + grad.length + " values, expected "
+                + net.parameterCount());
         }
     }
 
     /**
      * The K raw logits of one row, in eval mode (no dropout, whatever the binding).
      *
-     * @param ids          as {@link #accumulate}
-     * @param frozenStates as {@link #accumulate}
+     * @param ids          as {@link #add(int[], float[], long, int, double)}
+     * @param frozenStates as {@link #add(int[], float[], long, int, double)}
      * @param logitsOut    K values, written
-     * @throws IllegalArgumentException as {@link #accumulate}, or when logitsOut is not K long
+     * @throws IllegalArgumentException as {@link #add(int[], float[], long, int, double)}, or when
+     *                                  logitsOut is not K long
      */
     public void logits(int[] ids, float[] frozenStates, float[] logitsOut) {
         checkRow(ids, frozenStates);
         Objects.requireNonNull(logitsOut, "logits");
-        if (logitsOut.length != logits.length) {
+        if (logitsOut.length != net.numClasses()) {
             throw new IllegalArgumentException("logits array has " + logitsOut.length + " values, expected "
-                + logits.length + " classes");
+                + net.numClasses() + " classes");
         }
-        forward(ids, frozenStates, null);
-        System.arraycopy(logits, 0, logitsOut, 0, logits.length);
-    }
-
-    private void checkRow(int[] ids, float[] frozenStates) {
-        net.checkIds(ids);
-        if (frozenStates != null) {
-            if (!net.hasFrozenPrefix()) {
-                throw new IllegalArgumentException("frozen states given, but the embeddings train: pass null");
-            }
-            if (frozenStates.length != ids.length * width) {
-                throw new IllegalArgumentException("frozen states have " + frozenStates.length + " values, expected "
-                    + ids.length + "×" + width + " for a row of " + ids.length + " tokens");
-            }
-        }
-    }
-
-    /** The row's dropout masks by site. */
-    private final class Masks {
-        final DropoutMask embeddings;
-        final DropoutMask[][] layers;
-        final DropoutMask pooled;
-
-        Masks(long rowKey) {
-            embeddings = DropoutMask.of(seed, step, rowKey, DropoutMask.EMBEDDINGS, p);
-            layers = new DropoutMask[BertClassifierEvaluator.this.layers.length][3];
-            for (int t = 0; t < layers.length; t++) {
-                int n = BertClassifierEvaluator.this.layers[t].index();
-                for (int kind = 0; kind < 3; kind++) {
-                    layers[t][kind] = DropoutMask.of(seed, step, rowKey, DropoutMask.site(n, kind), p);
-                }
-            }
-            pooled = DropoutMask.of(seed, step, rowKey, DropoutMask.POOLED, p);
-        }
-    }
-
-    private void ensure(int L) {
-        if (L <= capacity) {
-            return;
-        }
-        BertConfig c = net.config();
-        for (int t = 0; t <= layers.length; t++) {
-            states[t] = new float[L * width];
-        }
-        for (TrainingRecord.Layer r : records) {
-            r.ensure(L, width, c.intermediate());
-        }
-        embeddingsRecord.ensure(L, width);
-        scratch.ensure(L, width, c.intermediate());
-        gradA = new float[L * width];
-        gradB = new float[L * width];
-        capacity = L;
-    }
-
-    /** Fills {@link #pooled} (after dropout) and {@link #logits}; keeps every block's record. */
-    private void forward(int[] ids, float[] frozenStates, Masks masks) {
-        int L = ids.length, E = width;
-        ensure(L);
-        if (embeddings != null) {
-            input = states[0];
-            embeddings.forward(ids, input, embeddingsRecord, masks == null ? null : masks.embeddings);
-        } else {
-            input = frozenStates != null ? frozenStates : net.frozenStates(ids);
-        }
-        float[] x = input;
-        for (int t = 0; t < layers.length; t++) {
-            float[] out = states[t + 1];
-            layers[t].forward(x, L, out, records[t], scratch, masks == null ? null : masks.layers[t]);
-            x = out;
-        }
-        net.settings().pooling().pool(x, L, E, pooled);
-        if (masks != null) {
-            masks.pooled.apply(pooled, 0, E, 0);
-        }
-        for (int k = 0; k < logits.length; k++) {
-            double z = headBias[k];
-            for (int j = 0; j < E; j++) {
-                z += (double) headWeight[k * E + j] * pooled[j];
-            }
-            logits[k] = (float) z;
-        }
-    }
-
-    /** Adds the row's gradient into {@link #rowGrad} from {@link #dLogits}. */
-    private void backward(int[] ids, int L, Masks masks) {
-        int E = width, K = logits.length;
-        for (int k = 0; k < K; k++) {
-            float dz = dLogits[k];
-            rowGrad[headBiasOffset + k] += dz;
-            for (int j = 0; j < E; j++) {
-                rowGrad[headWeightOffset + k * E + j] += dz * pooled[j];
-            }
-        }
-        for (int j = 0; j < E; j++) {
-            double s = 0;
-            for (int k = 0; k < K; k++) {
-                s += (double) headWeight[k * E + j] * dLogits[k];
-            }
-            dPooled[j] = (float) s;
-        }
-        if (masks != null) {
-            masks.pooled.apply(dPooled, 0, E, 0);
-        }
-        if (layers.length == 0 && embeddings == null) {
-            return;
-        }
-        float[] dOut = gradA, dIn = gradB;
-        net.settings().pooling().backward(dPooled, L, E, dOut);
-        for (int t = layers.length - 1; t >= 0; t--) {
-            float[] x = t == 0 ? input : states[t];
-            boolean needInput = t > 0 || embeddings != null;
-            layers[t].backward(x, L, dOut, needInput ? dIn : null, records[t], scratch,
-                masks == null ? null : masks.layers[t], rowGrad);
-            float[] swap = dOut;
-            dOut = dIn;
-            dIn = swap;
-        }
-        if (embeddings != null) {
-            embeddings.backward(ids, embeddingsRecord, dOut, masks == null ? null : masks.embeddings, rowGrad);
+        stack.set(List.of(new BertClassifierRow(ids, frozenStates, 0, 1, 0)), 0, 1, 0L, 0L, 0.0, null);
+        try {
+            passes.forward(stack);
+            System.arraycopy(passes.logits(0), 0, logitsOut, 0, logitsOut.length);
+        } finally {
+            stack.clear();
         }
     }
 }

@@ -2,8 +2,8 @@ package io.sparkattention.bert;
 
 import io.sparkattention.nn.ParameterTensor;
 import io.sparkattention.nn.Pooling;
+import io.sparkattention.nn.TrainableNetwork;
 
-import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -25,8 +25,8 @@ import java.util.Objects;
  * <p><b>Frozen prefix and trainable top.</b> {@link BertClassifierSettings#trainableLayers()} N
  * trains the top N layers and the head (0: the head only); −1 trains everything, the embeddings
  * too. The frozen prefix (embeddings and layers {@code [0, layers − N)}) runs as in inference, so
- * a row's {@link #frozenStates} can be computed once and cached: the trainer feeds them back to
- * {@link BertClassifierEvaluator#accumulate} instead of recomputing them every step.
+ * a row's {@link #frozenStates} can be computed once and cached: a {@link BertClassifierRow}
+ * carries them to the evaluator instead of their being recomputed every step.
  *
  * <p><b>The flat parameter vector</b> ({@link #parameters()}) holds the trainable tensors only,
  * under Hugging Face {@code BertModel} names, in this order: when the embeddings train,
@@ -49,10 +49,12 @@ import java.util.Objects;
  * so no result depends on partitioning, threads or retries. The frozen prefix has no dropout
  * (it would not be cacheable otherwise).
  *
- * <p>Immutable and serializable (it travels to executors with the frozen encoder it holds);
- * {@link #bind} gives the per-thread object that computes losses, gradients and logits.
+ * <p>The training engine's {@link TrainableNetwork} of {@link BertClassifierRow}s: immutable and
+ * serializable (it travels to executors with the frozen encoder it holds); {@link #bind} gives
+ * the per-thread {@link BertClassifierEvaluator} that computes losses, gradients (the rows of a
+ * run stacked through every projection) and logits.
  */
-public final class BertClassifierNetwork implements Serializable {
+public final class BertClassifierNetwork implements TrainableNetwork<BertClassifierRow> {
 
     private static final long serialVersionUID = 1L;
 
@@ -176,13 +178,21 @@ public final class BertClassifierNetwork implements Serializable {
     }
 
     /** Length of the flat trainable parameter vector. */
+    @Override
     public int parameterCount() {
         return parameterCount;
     }
 
     /** The trainable tensors of the flat vector, in the order of the class comment. */
+    @Override
     public List<ParameterTensor> parameters() {
         return parameters;
+    }
+
+    /** The word embedding (tensor 0) when the embeddings train: a step touches the rows of its rows' ids. */
+    @Override
+    public int[] rowSparseTensors() {
+        return embeddingsTrainable() ? new int[] {0} : new int[0];
     }
 
     /**
@@ -246,8 +256,8 @@ public final class BertClassifierNetwork implements Serializable {
     /**
      * The hidden states the frozen prefix gives a row (embeddings, then layers
      * {@code [0, firstTrainableLayer())}, as in inference, no dropout): L×E row-major, to be cached
-     * and passed to {@link BertClassifierEvaluator#accumulate} and
-     * {@link BertClassifierEvaluator#logits}. Thread-safe.
+     * in the row's {@link BertClassifierRow#frozenStates()} (or passed to
+     * {@link BertClassifierEvaluator#logits}). Thread-safe.
      *
      * @throws IllegalStateException    when everything trains ({@link #hasFrozenPrefix()} is false)
      * @throws IllegalArgumentException as {@link #checkIds}
@@ -293,30 +303,33 @@ public final class BertClassifierNetwork implements Serializable {
     }
 
     /**
-     * The object that evaluates this network at {@code theta} in eval mode (no dropout): one per
-     * thread and per parameter vector, reused over many rows.
+     * The evaluator of this network at {@code theta} in eval mode (no dropout): one per thread and
+     * per parameter vector, reused over many rows.
      *
      * @throws IllegalArgumentException when theta is not {@link #parameterCount()} long
      */
     public BertClassifierEvaluator bind(float[] theta) {
-        return bind(theta, 0L, 0L, false);
+        return bind(theta, false, 0L, 0L);
+    }
+
+    /** {@link #bind(float[], boolean, long, long)} for training step {@code step} of a run seeded {@code seed}. */
+    public BertClassifierEvaluator bind(float[] theta, long seed, long step) {
+        return bind(theta, true, seed, step);
     }
 
     /**
-     * The object that evaluates this network at {@code theta} for training step {@code step} of a
-     * run seeded {@code seed}: {@link BertClassifierEvaluator#accumulate} applies dropout
-     * (p = {@link BertClassifierSettings#dropout()}) with masks keyed by (seed, step, row key,
-     * site, element); {@link BertClassifierEvaluator#logits} never does.
+     * The evaluator of this network at {@code theta}: in training its {@code add}s apply dropout
+     * (p = {@link BertClassifierSettings#dropout()}) with masks keyed by (seed, step, row key, site,
+     * element); in evaluation (training false) nothing drops and seed and step are ignored. Its
+     * {@code loss} and {@code logits} never drop.
      *
      * @throws IllegalArgumentException when theta is not {@link #parameterCount()} long
      */
-    public BertClassifierEvaluator bind(float[] theta, long seed, long step) {
-        return bind(theta, seed, step, true);
-    }
-
-    private BertClassifierEvaluator bind(float[] theta, long seed, long step, boolean training) {
+    @Override
+    public BertClassifierEvaluator bind(float[] theta, boolean training, long seed, long step) {
         checkParameters(theta);
-        return new BertClassifierEvaluator(this, theta, training, seed, step);
+        return training ? new BertClassifierEvaluator(this, theta, true, seed, step)
+            : new BertClassifierEvaluator(this, theta, false, 0L, 0L);
     }
 
     private void checkParameters(float[] theta) {

@@ -2,11 +2,11 @@ package io.sparkattention.bert;
 
 /**
  * Hugging Face's {@code BertEmbeddings}: {@code x = LN(word[ids] + position[0..L) + tokenType[0])},
- * then (training) dropout on x. Forward for inference over stacked sequences, forward and backward
- * for training over one row.
+ * then (training) dropout on x. Forward for inference, forward and backward for training, each
+ * over stacked rows (row r's tokens from {@code starts[r]}, positions from 0 in each row).
  * <pre>
- *   forward:   s = word[ids] + position[0..L) + tokenType[0]        L×E
- *              x = dropout(LN(s))                                   keeps x̂ (L×E), rstd (L)
+ *   forward:   s = word[ids] + position[0..L) + tokenType[0]        L×E per row, M×E stacked
+ *              x = dropout(LN(s))                                   keeps x̂ (M×E), rstd (M)
  *   backward:  dLN = dx∘M;  ds = LN'(dLN) (dγ, dβ added)
  *              word[ids[i]] += ds_i,  position[i] += ds_i,  tokenType[0] += ds_i   (scatter-add)
  * </pre>
@@ -70,40 +70,39 @@ final class BertEmbeddings {
     }
 
     /**
-     * Training forward of one row: x (L×E) written, x̂ and rstd kept in {@code rec}.
-     *
-     * @param mask the dropout mask of the output, or null
+     * Training forward of stacked rows: x (M×E) written, x̂ and rstd kept in {@code rec}, each
+     * row's dropout ({@link DropoutMask#EMBEDDINGS}) from its own mask.
      */
-    void forward(int[] ids, float[] x, TrainingRecord.Norm rec, DropoutMask mask) {
-        int L = ids.length;
-        sum(ids, x, 0);
-        MATH.layerNorm(x, null, L, width, gamma, beta, eps, rec.xhat, rec.rstd);
-        if (mask != null) {
-            mask.apply(x, 0, L * width, 0);
+    void forward(RowStack rows, float[] x, TrainingRecord.Norm rec) {
+        for (int r = 0; r < rows.count(); r++) {
+            sum(rows.ids(r), x, rows.start(r) * width);
         }
+        MATH.layerNorm(x, null, rows.tokens(), width, gamma, beta, eps, rec.xhat, rec.rstd);
+        rows.apply(DropoutMask.EMBEDDINGS, x, width);
     }
 
     /**
-     * Training backward of one row: the five tensors' gradients added into {@code grad}.
+     * Training backward of stacked rows: the five tensors' gradients added into {@code grad}, the
+     * rows' scatter-adds in row order.
      *
-     * @param dx   L×E, the gradient of the output; overwritten (scratch)
-     * @param mask the forward's mask, or null
+     * @param dx M×E, the gradient of the output; overwritten (scratch)
      */
-    void backward(int[] ids, TrainingRecord.Norm rec, float[] dx, DropoutMask mask, float[] grad) {
-        int L = ids.length, E = width;
-        if (mask != null) {
-            mask.apply(dx, 0, L * E, 0);
-        }
-        MATH.layerNormBackward(dx, rec.xhat, rec.rstd, L, E, gamma, dx, grad, gradientOffsets[3], gradientOffsets[4],
-            rec.sums);
+    void backward(RowStack rows, TrainingRecord.Norm rec, float[] dx, float[] grad) {
+        int E = width;
+        rows.apply(DropoutMask.EMBEDDINGS, dx, E);
+        MATH.layerNormBackward(dx, rec.xhat, rec.rstd, rows.tokens(), E, gamma, dx, grad, gradientOffsets[3],
+            gradientOffsets[4], rec.sums);
         int wordOff = gradientOffsets[0], positionOff = gradientOffsets[1], typeOff = gradientOffsets[2];
-        for (int i = 0; i < L; i++) {
-            int w = wordOff + ids[i] * E, p = positionOff + i * E, o = i * E;
-            for (int j = 0; j < E; j++) {
-                float g = dx[o + j];
-                grad[w + j] += g;
-                grad[p + j] += g;
-                grad[typeOff + j] += g;
+        for (int r = 0; r < rows.count(); r++) {
+            int[] ids = rows.ids(r);
+            for (int i = 0, o = rows.start(r) * E; i < ids.length; i++, o += E) {
+                int w = wordOff + ids[i] * E, p = positionOff + i * E;
+                for (int j = 0; j < E; j++) {
+                    float g = dx[o + j];
+                    grad[w + j] += g;
+                    grad[p + j] += g;
+                    grad[typeOff + j] += g;
+                }
             }
         }
     }

@@ -7,13 +7,14 @@ import io.sparkattention.kernel.LinearWeight;
  * Hugging Face's {@code BertIntermediate} + {@code BertOutput}: intermediate projection with
  * exact-erf GELU, output projection, dropout, residual and LayerNorm.
  * <pre>
- *   forward:   h   = x·Wiᵀ + bi                   L×F (bias in the GEMM)   keeps h (pre-activation)
+ *   forward:   h   = x·Wiᵀ + bi                   M×F (bias in the GEMM)   keeps h (pre-activation)
  *              a   = gelu(h)                      one pass over h
  *              out = LN(x + dropout(a·Woᵀ + bo))  residual + LN, one pass  keeps x̂, rstd
  *   backward:  dz = LN'(dout) (dγ, dβ);  dx = dz;  dy = dz∘M
  *              a = gelu(h) recomputed;  dWo += dyᵀ·a,  dbo += Σ dy,  da = dy·Wo
  *              dh = da∘gelu'(h);  dWi += dhᵀ·x,  dbi += Σ dh,  dx += dh·Wi
  * </pre>
+ * Every pass runs over M stacked rows (row-wise but for the weight gradients' sums over rows).
  * Thread-safe: weights only; records and scratch come from the caller.
  */
 final class BertFeedForward {
@@ -70,50 +71,47 @@ final class BertFeedForward {
     }
 
     /**
-     * Training forward of one row.
+     * Training forward of stacked rows.
      *
-     * @param x    L×E input (read)
-     * @param out  L×E, written
-     * @param mask dropout of the output projection, or null
+     * @param x     M×E input (read)
+     * @param out   M×E, written
+     * @param index the layer's index, for its dropout site (each row's own mask)
      */
-    void forward(float[] x, int L, float[] out, TrainingRecord.Layer rec, TrainingRecord.Scratch s,
-                 DropoutMask mask) {
-        int n = L * ffn;
-        intermediate.apply(x, L, rec.pre);
+    void forward(float[] x, RowStack rows, float[] out, TrainingRecord.Layer rec, TrainingRecord.Scratch s,
+                 int index) {
+        int M = rows.tokens(), n = M * ffn;
+        intermediate.apply(x, M, rec.pre);
         System.arraycopy(rec.pre, 0, s.act, 0, n);
         MATH.gelu(s.act, n);
-        output.apply(s.act, L, out);
-        if (mask != null) {
-            mask.apply(out, 0, L * width, 0);
-        }
-        MATH.layerNorm(out, x, L, width, gamma, beta, eps, rec.outputNorm.xhat, rec.outputNorm.rstd);
+        output.apply(s.act, M, out);
+        rows.apply(DropoutMask.site(index, DropoutMask.FEED_FORWARD_OUTPUT), out, width);
+        MATH.layerNorm(out, x, M, width, gamma, beta, eps, rec.outputNorm.xhat, rec.outputNorm.rstd);
     }
 
     /**
-     * Training backward of one row: parameter gradients added into {@code grad}.
+     * Training backward of stacked rows: parameter gradients added into {@code grad}, each
+     * product over all M rows.
      *
      * @param x    the forward's input
-     * @param dOut L×E, the gradient of the output (read)
-     * @param dx   L×E, written with the gradient of x
+     * @param dOut M×E, the gradient of the output (read)
+     * @param dx   M×E, written with the gradient of x
      */
-    void backward(float[] x, int L, float[] dOut, float[] dx, TrainingRecord.Layer rec, TrainingRecord.Scratch s,
-                  DropoutMask mask, float[] grad) {
-        int E = width, F = ffn, n = L * E;
-        MATH.layerNormBackward(dOut, rec.outputNorm.xhat, rec.outputNorm.rstd, L, E, gamma, s.dz, grad, offsets[4],
+    void backward(float[] x, RowStack rows, float[] dOut, float[] dx, TrainingRecord.Layer rec,
+                  TrainingRecord.Scratch s, int index, float[] grad) {
+        int E = width, F = ffn, M = rows.tokens(), n = M * E;
+        MATH.layerNormBackward(dOut, rec.outputNorm.xhat, rec.outputNorm.rstd, M, E, gamma, s.dz, grad, offsets[4],
             offsets[5], rec.outputNorm.sums);
         System.arraycopy(s.dz, 0, s.dy, 0, n);
-        if (mask != null) {
-            mask.apply(s.dy, 0, n, 0);
-        }
-        System.arraycopy(rec.pre, 0, s.act, 0, L * F);
-        MATH.gelu(s.act, L * F);
-        s.weightGradient.accumulate(L, F, E, s.dy, s.act, grad, offsets[2]);
-        Projections.addBiasGradient(L, E, s.dy, 0, E, grad, offsets[3]);
-        outputTransposed.apply(s.dy, L, s.dact);
-        MATH.geluBackward(rec.pre, s.dact, s.dact, L * F);
-        s.weightGradient.accumulate(L, E, F, s.dact, x, grad, offsets[0]);
-        Projections.addBiasGradient(L, F, s.dact, 0, F, grad, offsets[1]);
-        intermediateTransposed.apply(s.dact, L, dx);
+        rows.apply(DropoutMask.site(index, DropoutMask.FEED_FORWARD_OUTPUT), s.dy, E);
+        System.arraycopy(rec.pre, 0, s.act, 0, M * F);
+        MATH.gelu(s.act, M * F);
+        s.weightGradient.accumulate(M, F, E, s.dy, s.act, grad, offsets[2]);
+        Projections.addBiasGradient(M, E, s.dy, 0, E, grad, offsets[3]);
+        outputTransposed.apply(s.dy, M, s.dact);
+        MATH.geluBackward(rec.pre, s.dact, s.dact, M * F);
+        s.weightGradient.accumulate(M, E, F, s.dact, x, grad, offsets[0]);
+        Projections.addBiasGradient(M, F, s.dact, 0, F, grad, offsets[1]);
+        intermediateTransposed.apply(s.dact, M, dx);
         for (int i = 0; i < n; i++) {
             dx[i] += s.dz[i];
         }

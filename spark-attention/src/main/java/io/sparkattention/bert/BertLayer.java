@@ -8,7 +8,7 @@ import java.util.Arrays;
  * Hugging Face's {@code BertLayer}: {@link BertSelfAttention} then {@link BertFeedForward}, each
  * with its residual and LayerNorm (post-LN).
  * <pre>
- *   forward:   mid = attention(x);  out = feedForward(mid)          keeps the blocks' records and mid (L×E)
+ *   forward:   mid = attention(x);  out = feedForward(mid)          keeps the blocks' records and mid (M×E)
  *   backward:  dmid = feedForward'(dout);  dx = attention'(dmid)
  * </pre>
  * Thread-safe: weights only; records and scratch come from the caller.
@@ -45,32 +45,21 @@ final class BertLayer {
         feedForward.forward(x, starts[sequences], s);
     }
 
-    /**
-     * Training forward of one row: {@code out} (L×E) written, the records kept in {@code rec}.
-     *
-     * @param masks the row's dropout masks, or null for none
-     */
-    void forward(float[] x, int L, float[] out, TrainingRecord.Layer rec, TrainingRecord.Scratch s,
-                 DropoutMask[] masks) {
-        attention.forward(x, L, rec.mid, rec, s, mask(masks, DropoutMask.ATTENTION_PROBS),
-            mask(masks, DropoutMask.ATTENTION_OUTPUT));
-        feedForward.forward(rec.mid, L, out, rec, s, mask(masks, DropoutMask.FEED_FORWARD_OUTPUT));
+    /** Training forward of stacked rows: {@code out} (M×E) written, the records kept in {@code rec}. */
+    void forward(float[] x, RowStack rows, float[] out, TrainingRecord.Layer rec, TrainingRecord.Scratch s) {
+        attention.forward(x, rows, rec.mid, rec, index);
+        feedForward.forward(rec.mid, rows, out, rec, s, index);
     }
 
     /**
-     * Training backward of one row.
+     * Training backward of stacked rows.
      *
-     * @param dOut L×E gradient of the output (read)
-     * @param dx   L×E, written with the gradient of x; null when nobody needs it
+     * @param dOut M×E gradient of the output (read)
+     * @param dx   M×E, written with the gradient of x; null when nobody needs it
      */
-    void backward(float[] x, int L, float[] dOut, float[] dx, TrainingRecord.Layer rec, TrainingRecord.Scratch s,
-                  DropoutMask[] masks, float[] grad) {
-        feedForward.backward(rec.mid, L, dOut, s.tmp, rec, s, mask(masks, DropoutMask.FEED_FORWARD_OUTPUT), grad);
-        attention.backward(x, L, s.tmp, dx, rec, s, mask(masks, DropoutMask.ATTENTION_PROBS),
-            mask(masks, DropoutMask.ATTENTION_OUTPUT), grad);
-    }
-
-    private static DropoutMask mask(DropoutMask[] masks, int kind) {
-        return masks == null ? null : masks[kind];
+    void backward(float[] x, RowStack rows, float[] dOut, float[] dx, TrainingRecord.Layer rec,
+                  TrainingRecord.Scratch s, float[] grad) {
+        feedForward.backward(rec.mid, rows, dOut, s.tmp, rec, s, index, grad);
+        attention.backward(x, rows, s.tmp, dx, rec, s, index, grad);
     }
 }

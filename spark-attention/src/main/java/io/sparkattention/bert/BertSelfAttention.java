@@ -1,7 +1,6 @@
 package io.sparkattention.bert;
 
 import io.sparkattention.kernel.FlashAttention;
-import io.sparkattention.kernel.ProbabilityDropout;
 import io.sparkattention.nn.GradientSlots;
 import io.sparkattention.nn.MultiHeadAttentionLayer;
 import io.sparkattention.nn.MultiHeadAttentionWeights;
@@ -13,8 +12,8 @@ import io.sparkattention.nn.MultiHeadAttentionWeights;
  * ({@link MultiHeadAttentionLayer#selfForward}/{@link MultiHeadAttentionLayer#selfBackward}: one
  * GEMM for q, k and v, each sequence read in place, the kernel's direct or tiled path by length).
  * <pre>
- *   forward:   qkv = x·[Wq; Wk; Wv]ᵀ + [bq; bk; bv]          L×3E, one GEMM       keeps qkv
- *              ctx = (P∘M)·v, P = softmax(scale·q·kᵀ)        L×E, H heads of d    keeps ctx, lse (H×L)
+ *   forward:   qkv = x·[Wq; Wk; Wv]ᵀ + [bq; bk; bv]          M×3E, one GEMM over the stacked rows   keeps qkv
+ *              ctx = (P∘M)·v, P = softmax(scale·q·kᵀ)        per row (L×E), H heads of d   keeps ctx, lse (H×L)
  *              y   = x + dropout(ctx·Woᵀ + bo)               (bias in the GEMM)
  *              out = LN(y)                                   residual + LN, one pass  keeps x̂, rstd
  *   backward:  dz = LN'(dout) (dγ, dβ);   dx = dz (the residual);   dy = dz∘M
@@ -22,8 +21,9 @@ import io.sparkattention.nn.MultiHeadAttentionWeights;
  *              dqkv = attention'(dctx)                       from lse, P and M regenerated
  *              dW{q,k,v} += d{q,k,v}ᵀ·x,  db{q,k,v} += Σ d{q,k,v},  dx += dqkv·[Wq; Wk; Wv]
  * </pre>
- * In training the probabilities' dropout M (p &gt; 0) is the kernel's ({@link ProbabilityDropout},
- * from the row's {@link DropoutMask}), on the same path: FlashAttention's dropout, the mask
+ * In training the probabilities' dropout M (p &gt; 0) is the kernel's
+ * ({@link io.sparkattention.kernel.ProbabilityDropout}, from each row's {@link DropoutMask}), on
+ * the same path: FlashAttention's dropout, the mask
  * regenerated tile by tile in the backward from its key rather than stored.
  * Thread-safe: weights only; records and scratch come from the caller.
  */
@@ -80,51 +80,42 @@ final class BertSelfAttention {
     }
 
     /**
-     * Training forward of one row.
+     * Training forward of stacked rows (each attends over its own tokens).
      *
-     * @param x         L×E input (read)
-     * @param out       L×E, written with the block's output
-     * @param probsMask dropout of the probabilities, or null
-     * @param outMask   dropout of the output projection, or null
+     * @param x     M×E input (read)
+     * @param out   M×E, written with the block's output
+     * @param index the layer's index, for its dropout sites (each row's own masks)
      */
-    void forward(float[] x, int L, float[] out, TrainingRecord.Layer rec, TrainingRecord.Scratch s,
-                 DropoutMask probsMask, DropoutMask outMask) {
-        int E = width;
-        layer.selfForward(x, new int[] {0, L}, 1, rec.attention, out, null, probabilities(probsMask, L));
-        if (outMask != null) {
-            outMask.apply(out, 0, L * E, 0);
-        }
-        MATH.layerNorm(out, x, L, E, gamma, beta, eps, rec.attentionNorm.xhat, rec.attentionNorm.rstd);
+    void forward(float[] x, RowStack rows, float[] out, TrainingRecord.Layer rec, int index) {
+        int E = width, M = rows.tokens();
+        layer.selfForward(x, rows.starts(), rows.count(), rec.attention, out, null,
+            rows.probabilities(DropoutMask.site(index, DropoutMask.ATTENTION_PROBS)));
+        rows.apply(DropoutMask.site(index, DropoutMask.ATTENTION_OUTPUT), out, E);
+        MATH.layerNorm(out, x, M, E, gamma, beta, eps, rec.attentionNorm.xhat, rec.attentionNorm.rstd);
     }
 
     /**
-     * Training backward of one row (after {@link #forward(float[], int, float[], TrainingRecord.Layer,
-     * TrainingRecord.Scratch, DropoutMask, DropoutMask)} with the same masks): parameter gradients
-     * added into {@code grad}.
+     * Training backward of stacked rows (after {@link #forward(float[], RowStack, float[],
+     * TrainingRecord.Layer, int)} of the same rows): parameter gradients added into {@code grad},
+     * each product over all M rows.
      *
      * @param x    the forward's input
-     * @param dOut L×E, the gradient of the output (read)
-     * @param dx   L×E, written with the gradient of x, or null when nobody needs it
+     * @param dOut M×E, the gradient of the output (read)
+     * @param dx   M×E, written with the gradient of x, or null when nobody needs it
      */
-    void backward(float[] x, int L, float[] dOut, float[] dx, TrainingRecord.Layer rec, TrainingRecord.Scratch s,
-                  DropoutMask probsMask, DropoutMask outMask, float[] grad) {
-        int E = width, n = L * E;
-        MATH.layerNormBackward(dOut, rec.attentionNorm.xhat, rec.attentionNorm.rstd, L, E, gamma, s.dz, grad,
+    void backward(float[] x, RowStack rows, float[] dOut, float[] dx, TrainingRecord.Layer rec,
+                  TrainingRecord.Scratch s, int index, float[] grad) {
+        int E = width, M = rows.tokens(), n = M * E;
+        MATH.layerNormBackward(dOut, rec.attentionNorm.xhat, rec.attentionNorm.rstd, M, E, gamma, s.dz, grad,
             normWeightOffset, normBiasOffset, rec.attentionNorm.sums);
         System.arraycopy(s.dz, 0, s.dy, 0, n);
-        if (outMask != null) {
-            outMask.apply(s.dy, 0, n, 0);
-        }
-        layer.selfBackward(x, new int[] {0, L}, 1, rec.attention, s.dy, dx, grad, slots, probabilities(probsMask, L));
+        rows.apply(DropoutMask.site(index, DropoutMask.ATTENTION_OUTPUT), s.dy, E);
+        layer.selfBackward(x, rows.starts(), rows.count(), rec.attention, s.dy, dx, grad, slots,
+            rows.probabilities(DropoutMask.site(index, DropoutMask.ATTENTION_PROBS)));
         if (dx != null) {
             for (int i = 0; i < n; i++) {
                 dx[i] += s.dz[i];
             }
         }
-    }
-
-    /** The row's probability dropout for the layer (one sequence of L tokens), or null for none. */
-    private static ProbabilityDropout[] probabilities(DropoutMask mask, int L) {
-        return mask == null ? null : new ProbabilityDropout[] {mask.probabilities(L, L)};
     }
 }

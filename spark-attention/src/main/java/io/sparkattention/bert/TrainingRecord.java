@@ -4,20 +4,20 @@ import io.sparkattention.kernel.WeightGradient;
 import io.sparkattention.nn.SelfAttentionRecord;
 
 /**
- * What the blocks' training forwards keep for their backwards, for one row of up to
- * {@code capacity} tokens, and the backwards' shared scratch. Arrays are grown to the longest row
- * seen (at most the encoder's maxPositions), so a row's activations are bounded whatever the row
- * count: per trainable layer {@code (12E + F + H + 2)·L} floats (the attention layer's record,
- * 9E + H of it, holds its backward's scratch too; dropout on the probabilities adds nothing,
- * its mask is regenerated); shared by the layers, {@code (3E + 2F)·L}. Not thread-safe: one per
- * evaluator.
+ * What the blocks' training forwards keep for their backwards, for one pass of M stacked tokens
+ * ({@link RowStack}), and the backwards' shared scratch. Arrays are grown to the most tokens a pass
+ * has held (bounded by the evaluator's tokens per pass, or one row's maxPositions), so the
+ * activations are bounded whatever the run's length: per trainable layer
+ * {@code (12E + F + H + 2)·M} floats (the attention layer's record, 9E + H of it, holds its
+ * backward's scratch too; dropout on the probabilities adds nothing, its mask is regenerated);
+ * shared by the layers, {@code (3E + 2F)·M}. Not thread-safe: one per evaluator.
  */
 final class TrainingRecord {
 
     private TrainingRecord() {
     }
 
-    /** A LayerNorm's x̂ (L×E) and 1/σ (L), and its backward's float64 sums of dγ and dβ (2E). */
+    /** A LayerNorm's x̂ (M×E) and 1/σ (M), and its backward's float64 sums of dγ and dβ (2E). */
     static final class Norm {
         float[] xhat = new float[0];
         float[] rstd = new float[0];
@@ -44,9 +44,9 @@ final class TrainingRecord {
         /** The shared attention layer's record (qkv, context after the probabilities' dropout, lse). */
         final SelfAttentionRecord attention = new SelfAttentionRecord();
         final Norm attentionNorm = new Norm();
-        /** L×E: the attention block's output, the feed-forward's input. */
+        /** M×E: the attention block's output, the feed-forward's input. */
         float[] mid = new float[0];
-        /** L×F: the intermediate projection before GELU. */
+        /** M×F: the intermediate projection before GELU. */
         float[] pre = new float[0];
         final Norm outputNorm = new Norm();
         private int capacity;
@@ -62,13 +62,13 @@ final class TrainingRecord {
         }
     }
 
-    /** The backwards' scratch, shared by every layer of a row. */
+    /** The backwards' scratch, shared by every layer of a pass. */
     static final class Scratch {
-        /** L×E gradients: of a norm's input, of a projection's output, and a layer's output. */
+        /** M×E gradients: of a norm's input, of a projection's output, and a layer's output. */
         float[] dz = new float[0];
         float[] dy = new float[0];
         float[] tmp = new float[0];
-        /** L×F: GELU's output (recomputed) and the gradient of the intermediate. */
+        /** M×F: GELU's output (recomputed) and the gradient of the intermediate. */
         float[] act = new float[0];
         float[] dact = new float[0];
         final WeightGradient weightGradient = new WeightGradient();

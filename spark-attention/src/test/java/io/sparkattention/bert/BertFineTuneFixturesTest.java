@@ -1,14 +1,17 @@
 package io.sparkattention.bert;
 
 import io.sparkattention.nn.GradientClipping;
+import io.sparkattention.nn.GradientSums;
 import io.sparkattention.nn.LearningRateSchedule;
 import io.sparkattention.nn.Optimizer;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -16,18 +19,21 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The fine-tuning fixtures (PyTorch autograd, float64) reproduced by {@link BertClassifierNetwork}
  * and the optimisers, full batch, in the loop the Estimator runs: rows summed in a fixed order,
- * divided by Σw, clipped, stepped at the schedule's rate. Loss histories and every final tensor
- * within 1e-4 relative; the attention key biases (true gradient 0) within lr per step.
+ * divided by Σw, clipped, stepped at the schedule's rate: row by row through
+ * {@link BertClassifierEvaluator#accumulate}, and as one stacked run through the engine's contract
+ * ({@link BertClassifierEvaluator#add(List)}, flushed into {@link GradientSums}). Loss histories
+ * and every final tensor within 1e-4 relative; the attention key biases (true gradient 0) within
+ * lr per step.
  */
 class BertFineTuneFixturesTest {
 
-    static String[] cases() {
-        return FineTuneFixture.CASES;
+    static Stream<Arguments> cases() {
+        return Stream.of(FineTuneFixture.CASES).flatMap(c -> Stream.of(Arguments.of(c, false), Arguments.of(c, true)));
     }
 
-    @ParameterizedTest(name = "{0}")
+    @ParameterizedTest(name = "{0}, stacked {1}")
     @MethodSource("cases")
-    void reproducesPyTorch(String name) {
+    void reproducesPyTorch(String name, boolean stacked) {
         FineTuneFixture f = FineTuneFixture.open(name);
         BertClassifierNetwork net = f.network();
         float[] theta = net.initialParameters();
@@ -46,7 +52,8 @@ class BertFineTuneFixturesTest {
         double keyBiasBound = 0;
         for (int t = 0; t < f.steps(); t++) {
             double[] grad = new double[net.parameterCount()];
-            double loss = step(net.bind(theta, 7L, t), f, frozen, grad);
+            double loss = stacked ? stackedStep(net.bind(theta, true, 7L, t), f, frozen, grad)
+                : step(net.bind(theta, 7L, t), f, frozen, grad);
             assertEquals(history[t], loss, 1e-4 * Math.abs(history[t]), name + ": loss before step " + t);
             if (maxNorm > 0) {
                 GradientClipping.clipByGlobalNorm(grad, maxNorm);
@@ -54,7 +61,8 @@ class BertFineTuneFixturesTest {
             opt.step(theta, grad, schedule.factor(t));
             keyBiasBound += lr * schedule.factor(t);
         }
-        double finalLoss = step(net.bind(theta), f, frozen, new double[net.parameterCount()]);
+        double finalLoss = stacked ? stackedStep(net.bind(theta, false, 0, 0), f, frozen, new double[net.parameterCount()])
+            : step(net.bind(theta), f, frozen, new double[net.parameterCount()]);
         double expectedFinal = f.doubles("expected.final_loss")[0];
         assertEquals(expectedFinal, finalLoss, 1e-4 * Math.abs(expectedFinal), name + ": final loss");
         for (Map.Entry<String, float[]> e : net.stateDict(theta).entrySet()) {
@@ -85,6 +93,25 @@ class BertFineTuneFixturesTest {
         }
         for (int i = 0; i < grad.length; i++) {
             grad[i] /= wsum;
+        }
+        return loss / wsum;
+    }
+
+    /** {@link #step} as the engine runs it: the rows as one run, the gradient through {@link GradientSums}. */
+    private static double stackedStep(BertClassifierEvaluator ev, FineTuneFixture f, List<float[]> frozen,
+                                      double[] grad) {
+        List<BertClassifierRow> run = new ArrayList<>();
+        double wsum = 0;
+        for (int r = 0; r < f.rows.length; r++) {
+            run.add(new BertClassifierRow(f.rows[r], frozen.get(r), f.labels[r], f.weights[r], r));
+            wsum += ev.weight(run.get(r));
+        }
+        double loss = ev.add(run);
+        GradientSums sums = new GradientSums(GradientSums.Layout.of(ev.network()));
+        ev.flushInto(sums);
+        double[] flat = sums.toFlat();
+        for (int i = 0; i < grad.length; i++) {
+            grad[i] = flat[i] / wsum;
         }
         return loss / wsum;
     }
