@@ -2,6 +2,7 @@ package io.sparkattention.ml.classification;
 
 import io.sparkattention.ml.Shipped;
 import io.sparkattention.bert.BertClassifierNetwork;
+import io.sparkattention.bert.BertClassifierRow;
 import io.sparkattention.bert.BertClassifierSettings;
 import io.sparkattention.bert.BertEncoder;
 import io.sparkattention.io.SafeTensors;
@@ -249,16 +250,10 @@ public final class BertClassifier extends ProbabilisticClassifier<int[], BertCla
                 // The cluster's slots, read once: they fix every step's layout for the whole fit.
                 int slots = sc.defaultParallelism();
                 int partitions = getNumPartitions() > 0 ? getNumPartitions() : slots;
-                JavaRDD<BertTrainingRow> rows = data.layOut(shipped, partitions);
+                JavaRDD<BertClassifierRow> rows = data.layOut(shipped, partitions);
                 float[] theta = network.initialParameters();
-                Broadcast<Shipped<BertTrainable>> trainable = sc.broadcast(Shipped.of(new BertTrainable(shipped)));
-                double[] history;
-                try {
-                    history = new Trainer<BertTrainingRow>("BertClassifier", sc, TrainingSettings.of(this), listener)
-                        .train(rows, slots, trainable, r -> r.key, theta);
-                } finally {
-                    trainable.destroy();
-                }
+                double[] history = new Trainer<BertClassifierRow>("BertClassifier", sc, TrainingSettings.of(this),
+                    listener).train(rows, slots, shipped, BertClassifierRow::key, theta);
                 BertClassificationModel model = copyValues(new BertClassificationModel(uid,
                     new BertEncoder(network.encoderWeights(theta)), network.classifierWeight(theta),
                     network.classifierBias(theta), network.settings().pooling()), new ParamMap());

@@ -2,6 +2,7 @@ package io.sparkattention.ml.classification;
 
 import io.sparkattention.ml.Shipped;
 import io.sparkattention.bert.BertClassifierNetwork;
+import io.sparkattention.bert.BertClassifierRow;
 import io.sparkattention.bert.BertConfig;
 import io.sparkattention.ml.feature.EncoderBatches;
 import io.sparkattention.sparkinternal.InternalFrames;
@@ -45,7 +46,7 @@ import static org.apache.spark.sql.functions.lit;
 final class BertTrainingData implements AutoCloseable {
 
     private final JavaRDD<BertTrainingRow> decoded;
-    private JavaRDD<BertTrainingRow> rows;
+    private JavaRDD<BertClassifierRow> rows;
     final long count;
     final double weight;
     final int maxLabel;
@@ -119,13 +120,13 @@ final class BertTrainingData implements AutoCloseable {
      *
      * @param network the network (its frozen prefix), as shipped to the executors
      */
-    JavaRDD<BertTrainingRow> layOut(Broadcast<Shipped<BertClassifierNetwork>> network, int partitions) {
+    JavaRDD<BertClassifierRow> layOut(Broadcast<Shipped<BertClassifierNetwork>> network, int partitions) {
         long[] offsets = new long[counts.length];
         for (int p = 1; p < counts.length; p++) {
             offsets[p] = offsets[p - 1] + counts[p - 1];
         }
         long total = count;
-        JavaRDD<BertTrainingRow> laid = decoded
+        JavaRDD<BertClassifierRow> laid = decoded
             .mapPartitionsWithIndex((p, it) -> keyed(offsets[p], it), true)
             .mapToPair(t -> t)
             .repartitionAndSortWithinPartitions(new ConsecutiveRows(total, partitions))
@@ -172,13 +173,13 @@ final class BertTrainingData implements AutoCloseable {
      * gathered into the groups of {@code batches} and each group's states come from one stacked
      * forward of the frozen prefix (none when everything trains).
      */
-    private static final class WithFrozenStates implements Iterator<BertTrainingRow> {
+    private static final class WithFrozenStates implements Iterator<BertClassifierRow> {
         private final BertClassifierNetwork network;
         private final EncoderBatches batches;
         private final Iterator<Tuple2<Long, BertTrainingRow>> input;
         private final List<Tuple2<Long, BertTrainingRow>> group = new ArrayList<>();
         private Tuple2<Long, BertTrainingRow> pending;
-        private BertTrainingRow[] ready = new BertTrainingRow[0];
+        private BertClassifierRow[] ready = new BertClassifierRow[0];
         private int next;
 
         WithFrozenStates(BertClassifierNetwork network, EncoderBatches batches,
@@ -206,7 +207,7 @@ final class BertTrainingData implements AutoCloseable {
                 group.add(t);
                 tokens += length;
             }
-            ready = new BertTrainingRow[group.size()];
+            ready = new BertClassifierRow[group.size()];
             next = 0;
             int[][] ids = new int[group.size()][];
             for (int i = 0; i < ids.length; i++) {
@@ -220,7 +221,7 @@ final class BertTrainingData implements AutoCloseable {
         }
 
         @Override
-        public BertTrainingRow next() {
+        public BertClassifierRow next() {
             if (!hasNext()) {
                 throw new NoSuchElementException();
             }
