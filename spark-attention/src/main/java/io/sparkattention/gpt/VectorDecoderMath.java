@@ -71,6 +71,11 @@ final class VectorDecoderMath extends DecoderMath {
         GeluNew.apply(y, i, n);
     }
 
+    /**
+     * tanh is written out in the loop as {@link #geluNew} writes it, not called as a method returning
+     * a vector: on JDK 17's C2 such a helper made this loop several times slower (2 ns an element
+     * written out, 13 ns and more through the helper, on this project's build machine).
+     */
     @Override
     void geluNewBackward(float[] pre, float[] dy, float[] d, int n) {
         int i = 0;
