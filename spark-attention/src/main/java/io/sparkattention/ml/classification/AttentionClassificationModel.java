@@ -166,8 +166,8 @@ public final class AttentionClassificationModel
     /** Attaches the training summary: the figures on the training set and the objective history. */
     AttentionClassificationModel withTrainingSummary(Dataset<?> training, double[] objectiveHistory) {
         summary = LabelledPredictions.summarize(this, training, getWeightCol(),
-            (predictions, predictionCol, labelCol, weightCol) -> new AttentionClassifierSummary(predictions, predictionCol, labelCol,
-                weightCol, objectiveHistory));
+            (predictions, predictionCol, labelCol, weightCol) -> new AttentionClassifierSummary(predictions,
+                predictionCol, labelCol, weightCol, objectiveHistory));
         return this;
     }
 

@@ -218,8 +218,8 @@ public final class BertClassificationModel
     /** Attaches the training summary: the figures on the training set and the objective history. */
     BertClassificationModel withTrainingSummary(Dataset<?> training, double[] objectiveHistory) {
         summary = LabelledPredictions.summarize(this, training, getWeightCol(),
-            (predictions, predictionCol, labelCol, weightCol) -> new BertClassifierSummary(predictions, predictionCol, labelCol,
-                weightCol, objectiveHistory));
+            (predictions, predictionCol, labelCol, weightCol) -> new BertClassifierSummary(predictions,
+                predictionCol, labelCol, weightCol, objectiveHistory));
         return this;
     }
 

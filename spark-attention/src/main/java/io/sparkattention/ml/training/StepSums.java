@@ -40,7 +40,7 @@ final class StepSums implements Serializable {
         return loss / weight;
     }
 
-    /** The weighted mean gradient Σ gradient / Σ weight, as a flat vector, into {@code mean} (every value written). */
+    /** The weighted mean gradient Σ gradient / Σ weight as a flat vector, into {@code mean} (all written). */
     double[] meanGrad(double[] mean) {
         grad.toFlat(mean);
         for (int i = 0; i < mean.length; i++) {

@@ -74,8 +74,9 @@ public final class Trainer<R> {
      * @return the objective history: each step's loss over its sample before the step, then the
      *     loss over every row at the final weights (evaluation mode)
      */
-    public double[] train(JavaRDD<R> rows, int slots, Broadcast<? extends Shipped<? extends TrainableNetwork<R>>> network,
-                          RowKey<R> keys, float[] theta) {
+    public double[] train(JavaRDD<R> rows, int slots,
+                          Broadcast<? extends Shipped<? extends TrainableNetwork<R>>> network, RowKey<R> keys,
+                          float[] theta) {
         TrainableNetwork<R> driverNetwork = network.value().get();
         StepJob<R> job = new StepJob<>(rows, FixedOrderAggregate.leaves(slots), network,
             GradientSums.Layout.of(driverNetwork), keys);

@@ -23,7 +23,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** {@link GradientSums} as the engine ships them: dense tensors plus an embedding table's touched rows, the bits of dense float64 sums. */
+/**
+ * {@link GradientSums} as the engine ships them: dense tensors plus an embedding table's touched
+ * rows, with the bits of dense float64 sums.
+ */
 class GradientSumsTest {
 
     /** A bias [3], an embedding table [ROWS, WIDTH] and a weight [2, 4]: the table in the middle. */
