@@ -1,0 +1,186 @@
+package io.sparkattention.ml.lm;
+
+import io.sparkattention.gpt.TokenBlock;
+import org.apache.spark.Partitioner;
+import org.apache.spark.api.java.JavaRDD;
+import scala.Tuple2;
+
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
+
+/**
+ * A language model's sequences ({@link TokenBlock}s) from its rows' ids ({@link TrainingIds}),
+ * keyed by their index in the data so that nothing depends on the input's partitioning:
+ * <ul>
+ *   <li>{@link #packed}: as Hugging Face's {@code run_clm} groups texts — every row's ids in row
+ *       order, consecutive rows joined by the end-of-text id (when the tokenizer has one), the
+ *       stream cut into blocks of {@code blockSize} ids, the last partial block dropped; block k
+ *       holds stream positions [k·B, (k+1)·B). One shuffle assembles the blocks from the rows'
+ *       fragments;</li>
+ *   <li>{@link #sequences}: each row one sequence, keyed by its row index.</li>
+ * </ul>
+ * {@link #side} then keeps one side of a held-out split, its keys renumbered 0, 1, ….
+ */
+final class TokenBlocks {
+
+    private TokenBlocks() {
+    }
+
+    /**
+     * The packed blocks, key k for block k.
+     *
+     * @param ids        the rows, with their stream offsets counting one separator per row when {@code separator} ≥ 0
+     * @param blockSize  B, ≥ 2
+     * @param separator  the end-of-text id between rows, or {@link EndOfText#NONE}
+     * @return the blocks, in {@code ids}' partition count, ordered by key
+     * @throws IllegalArgumentException when the rows hold fewer than B ids in all
+     */
+    static JavaRDD<TokenBlock> packed(TrainingIds ids, int blockSize, int separator) {
+        int width = separator >= 0 ? 1 : 0;
+        long length = ids.streamLength - width;
+        long blocks = length / blockSize;
+        if (blocks == 0) {
+            throw new IllegalArgumentException("the rows' " + length + " token ids" + (width > 0
+                ? " (with the end-of-text ids between rows)" : "") + " make no block of blockSize " + blockSize
+                + " ids: packing drops the last partial block");
+        }
+        long[] starts = ids.streamStarts;
+        int partitions = (int) Math.max(1, Math.min(blocks, ids.rowStarts.length));
+        return ids.ids()
+            .mapPartitionsWithIndex((p, rows) -> fragments(rows, starts[p], blockSize, separator, blocks), true)
+            .mapToPair(f -> new Tuple2<>(f.block, f))
+            .repartitionAndSortWithinPartitions(new BlockRuns(blocks, partitions))
+            .mapPartitions(f -> new Assembled(f, blockSize));
+    }
+
+    /** Each row one sequence, keyed by its row index. */
+    static JavaRDD<TokenBlock> sequences(TrainingIds ids) {
+        long[] starts = ids.rowStarts;
+        return ids.ids().mapPartitionsWithIndex((p, rows) -> {
+            List<TokenBlock> out = new ArrayList<>();
+            long key = starts[p];
+            while (rows.hasNext()) {
+                out.add(new TokenBlock(rows.next(), 1.0, key++));
+            }
+            return out.iterator();
+        }, true);
+    }
+
+    /** The held-out ({@code heldOut} true) or training side of {@code blocks}, each key renumbered in its side. */
+    static JavaRDD<TokenBlock> side(JavaRDD<TokenBlock> blocks, HeldOut split, boolean heldOut) {
+        return blocks.filter(b -> split.isHeldOut(b.key()) == heldOut)
+            .map(b -> new TokenBlock(b.ids(), b.weight(), split.key(b.key())));
+    }
+
+    /** A row's share of one block: its values at positions [offset, offset + values.length) of block {@code block}. */
+    private record Fragment(long block, int offset, int[] values) implements Serializable {
+    }
+
+    /** The fragments of a partition's rows, whose stream starts at {@code start}; none at or past block {@code blocks}. */
+    private static Iterator<Fragment> fragments(Iterator<int[]> rows, long start, int blockSize, int separator,
+                                                long blocks) {
+        List<Fragment> out = new ArrayList<>();
+        long at = start;
+        long end = blocks * blockSize;
+        while (rows.hasNext() && at < end) {
+            int[] ids = rows.next();
+            int[] row = separator >= 0 ? Arrays.copyOf(ids, ids.length + 1) : ids;
+            if (separator >= 0) {
+                row[ids.length] = separator;
+            }
+            int from = 0;
+            while (from < row.length && at < end) {
+                int offset = (int) (at % blockSize);
+                int n = Math.min(row.length - from, blockSize - offset);
+                out.add(new Fragment(at / blockSize, offset, Arrays.copyOfRange(row, from, from + n)));
+                from += n;
+                at += n;
+            }
+        }
+        return out.iterator();
+    }
+
+    /** Sorted fragments into blocks: consecutive fragments of one block placed at their offsets. */
+    private static final class Assembled implements Iterator<TokenBlock> {
+        private final Iterator<Tuple2<Long, Fragment>> fragments;
+        private final int blockSize;
+        private Fragment pending;
+
+        Assembled(Iterator<Tuple2<Long, Fragment>> fragments, int blockSize) {
+            this.fragments = fragments;
+            this.blockSize = blockSize;
+        }
+
+        @Override
+        public boolean hasNext() {
+            return pending != null || fragments.hasNext();
+        }
+
+        @Override
+        public TokenBlock next() {
+            if (!hasNext()) {
+                throw new NoSuchElementException();
+            }
+            Fragment first = pending != null ? pending : fragments.next()._2();
+            pending = null;
+            int[] ids = new int[blockSize];
+            int filled = place(first, ids);
+            while (fragments.hasNext()) {
+                Fragment f = fragments.next()._2();
+                if (f.block != first.block) {
+                    pending = f;
+                    break;
+                }
+                filled += place(f, ids);
+            }
+            if (filled != blockSize) {
+                throw new IllegalStateException("block " + first.block + " assembled " + filled + " of " + blockSize
+                    + " ids");
+            }
+            return new TokenBlock(ids, 1.0, first.block);
+        }
+
+        private static int place(Fragment f, int[] ids) {
+            System.arraycopy(f.values, 0, ids, f.offset, f.values.length);
+            return f.values.length;
+        }
+    }
+
+    /** Block k of N goes to partition {@code floor(k·P / N)}: P runs of consecutive blocks. */
+    private static final class BlockRuns extends Partitioner {
+
+        private static final long serialVersionUID = 1L;
+
+        private final long blocks;
+        private final int partitions;
+
+        BlockRuns(long blocks, int partitions) {
+            this.blocks = blocks;
+            this.partitions = partitions;
+        }
+
+        @Override
+        public int numPartitions() {
+            return partitions;
+        }
+
+        @Override
+        public int getPartition(Object key) {
+            return (int) ((Long) key * partitions / blocks);
+        }
+
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof BlockRuns b && b.blocks == blocks && b.partitions == partitions;
+        }
+
+        @Override
+        public int hashCode() {
+            return Long.hashCode(blocks) * 31 + partitions;
+        }
+    }
+}
