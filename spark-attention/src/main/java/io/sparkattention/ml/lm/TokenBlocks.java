@@ -3,6 +3,7 @@ package io.sparkattention.ml.lm;
 import io.sparkattention.gpt.TokenBlock;
 import org.apache.spark.Partitioner;
 import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.storage.StorageLevel;
 import scala.Tuple2;
 
 import java.io.Serializable;
@@ -23,11 +24,17 @@ import java.util.NoSuchElementException;
  *       fragments;</li>
  *   <li>{@link #sequences}: each row one sequence, keyed by its row index.</li>
  * </ul>
- * {@link #side} then keeps one side of a held-out split, its keys renumbered 0, 1, ….
+ * {@link #side} then keeps one side of a held-out split, its keys renumbered 0, 1, …, and
+ * {@link #layOut} puts sequences in partitions of consecutive keys, cached, as the training
+ * engine steps over them: the layout depends on the count and the partitions alone.
  */
 final class TokenBlocks {
 
     private TokenBlocks() {
+    }
+
+    /** Sequences keyed 0 … count − 1. */
+    record Keyed(JavaRDD<TokenBlock> blocks, long count) {
     }
 
     /**
@@ -35,11 +42,11 @@ final class TokenBlocks {
      *
      * @param ids        the rows, with their stream offsets counting one separator per row when {@code separator} ≥ 0
      * @param blockSize  B, ≥ 2
-     * @param separator  the end-of-text id between rows, or {@link EndOfText#NONE}
+     * @param separator  the end-of-text id between rows, or {@link TokenizerFile#NONE}
      * @return the blocks, in {@code ids}' partition count, ordered by key
      * @throws IllegalArgumentException when the rows hold fewer than B ids in all
      */
-    static JavaRDD<TokenBlock> packed(TrainingIds ids, int blockSize, int separator) {
+    static Keyed packed(TrainingIds ids, int blockSize, int separator) {
         int width = separator >= 0 ? 1 : 0;
         long length = ids.streamLength - width;
         long blocks = length / blockSize;
@@ -50,30 +57,49 @@ final class TokenBlocks {
         }
         long[] starts = ids.streamStarts;
         int partitions = (int) Math.max(1, Math.min(blocks, ids.rowStarts.length));
-        return ids.ids()
+        return new Keyed(ids.ids()
             .mapPartitionsWithIndex((p, rows) -> fragments(rows, starts[p], blockSize, separator, blocks), true)
             .mapToPair(f -> new Tuple2<>(f.block, f))
-            .repartitionAndSortWithinPartitions(new BlockRuns(blocks, partitions))
-            .mapPartitions(f -> new Assembled(f, blockSize));
+            .repartitionAndSortWithinPartitions(new KeyRuns(blocks, partitions))
+            .mapPartitions(f -> new Assembled(f, blockSize)), blocks);
     }
 
     /** Each row one sequence, keyed by its row index. */
-    static JavaRDD<TokenBlock> sequences(TrainingIds ids) {
+    static Keyed sequences(TrainingIds ids) {
         long[] starts = ids.rowStarts;
-        return ids.ids().mapPartitionsWithIndex((p, rows) -> {
+        return new Keyed(ids.ids().mapPartitionsWithIndex((p, rows) -> {
             List<TokenBlock> out = new ArrayList<>();
             long key = starts[p];
             while (rows.hasNext()) {
                 out.add(new TokenBlock(rows.next(), 1.0, key++));
             }
             return out.iterator();
-        }, true);
+        }, true), ids.rows);
     }
 
     /** The held-out ({@code heldOut} true) or training side of {@code blocks}, each key renumbered in its side. */
-    static JavaRDD<TokenBlock> side(JavaRDD<TokenBlock> blocks, HeldOut split, boolean heldOut) {
-        return blocks.filter(b -> split.isHeldOut(b.key()) == heldOut)
-            .map(b -> new TokenBlock(b.ids(), b.weight(), split.key(b.key())));
+    static Keyed side(Keyed all, HeldOut split, boolean heldOut) {
+        long held = split.before(all.count());
+        return new Keyed(all.blocks().filter(b -> split.isHeldOut(b.key()) == heldOut)
+            .map(b -> new TokenBlock(b.ids(), b.weight(), split.key(b.key()))), heldOut ? held : all.count() - held);
+    }
+
+    /**
+     * The sequences in {@code partitions} partitions of consecutive keys, sorted, cached
+     * ({@code MEMORY_AND_DISK}) and materialised.
+     */
+    static JavaRDD<TokenBlock> layOut(Keyed sequences, int partitions, String name) {
+        JavaRDD<TokenBlock> laid = sequences.blocks().mapToPair(b -> new Tuple2<>(b.key(), b))
+            .repartitionAndSortWithinPartitions(new KeyRuns(sequences.count(), partitions)).values()
+            .persist(StorageLevel.MEMORY_AND_DISK());
+        laid.setName(name);
+        try {
+            laid.count();
+        } catch (RuntimeException e) {
+            laid.unpersist(false);
+            throw e;
+        }
+        return laid;
     }
 
     /** A row's share of one block: its values at positions [offset, offset + values.length) of block {@code block}. */
@@ -150,16 +176,16 @@ final class TokenBlocks {
         }
     }
 
-    /** Block k of N goes to partition {@code floor(k·P / N)}: P runs of consecutive blocks. */
-    private static final class BlockRuns extends Partitioner {
+    /** Key k of N goes to partition {@code floor(k·P / N)}: P runs of consecutive keys. */
+    private static final class KeyRuns extends Partitioner {
 
         private static final long serialVersionUID = 1L;
 
-        private final long blocks;
+        private final long keys;
         private final int partitions;
 
-        BlockRuns(long blocks, int partitions) {
-            this.blocks = blocks;
+        KeyRuns(long keys, int partitions) {
+            this.keys = keys;
             this.partitions = partitions;
         }
 
@@ -170,17 +196,18 @@ final class TokenBlocks {
 
         @Override
         public int getPartition(Object key) {
-            return (int) ((Long) key * partitions / blocks);
+            // k·P stays below 2⁶³ for any k < N < 2³² keys and P < 2³¹ partitions.
+            return (int) ((Long) key * partitions / keys);
         }
 
         @Override
         public boolean equals(Object other) {
-            return other instanceof BlockRuns b && b.blocks == blocks && b.partitions == partitions;
+            return other instanceof KeyRuns r && r.keys == keys && r.partitions == partitions;
         }
 
         @Override
         public int hashCode() {
-            return Long.hashCode(blocks) * 31 + partitions;
+            return Long.hashCode(keys) * 31 + partitions;
         }
     }
 }

@@ -100,8 +100,11 @@ final class TrainingIds implements AutoCloseable {
 
     private static Read decode(DecoderIds ids, InternalRow row, boolean sequences, int maxLength, String limit,
                                String column) {
+        if (row.isNullAt(0)) {
+            return new Read(null, "column " + column + " is null");
+        }
         try {
-            int[] read = ids.read(row.isNullAt(0) ? null : row.getArray(0), 0, maxLength, limit);
+            int[] read = ids.read(row.getArray(0), 0, maxLength, limit);
             if (sequences && read.length == 0) {
                 return new Read(null, "column " + column + " has no token ids; a sequence needs at least one");
             }

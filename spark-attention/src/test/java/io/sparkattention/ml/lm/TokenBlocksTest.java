@@ -4,6 +4,7 @@ import io.sparkattention.gpt.GptTokenizers;
 import io.sparkattention.gpt.TokenBlock;
 import io.sparkattention.testing.RootCause;
 import io.sparkattention.testing.SparkTestSession;
+import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.junit.jupiter.api.DisplayName;
@@ -62,7 +63,10 @@ class TokenBlocksTest {
     private static List<TokenBlock> packed(Dataset<Row> frame, int blockSize, int separator) {
         try (TrainingIds ids = TrainingIds.read(frame, "input_ids", "input_ids", "row", VOCAB, Integer.MAX_VALUE, "",
             separator >= 0 ? 1 : 0)) {
-            return TokenBlocks.packed(ids, blockSize, separator).collect();
+            TokenBlocks.Keyed packed = TokenBlocks.packed(ids, blockSize, separator);
+            List<TokenBlock> blocks = packed.blocks().collect();
+            assertEquals(blocks.size(), packed.count());
+            return blocks;
         }
     }
 
@@ -71,7 +75,7 @@ class TokenBlocksTest {
         + "keys 0, 1, ... in stream order, the same under 1, 3 and 7 input partitions")
     void packsAsRunClm() {
         int[][] rows = rows();
-        for (int separator : new int[] {EOS, EndOfText.NONE}) {
+        for (int separator : new int[] {EOS, TokenizerFile.NONE}) {
             List<int[]> expected = reference(rows, 8, separator);
             for (int partitions : new int[] {1, 3, 7}) {
                 List<TokenBlock> got = packed(LmRows.frame(rows, partitions), 8, separator);
@@ -81,6 +85,37 @@ class TokenBlocksTest {
                     assertArrayEquals(expected.get(k), got.get(k).ids(), "block " + k + ", " + partitions
                         + " partitions, separator " + separator);
                     assertEquals(1.0, got.get(k).weight());
+                }
+            }
+        }
+    }
+
+    @Test
+    @DisplayName("a held-out side keeps its sequences renumbered 0, 1, ... and lays them out in partitions of "
+        + "consecutive keys, in key order")
+    void sideAndLayout() {
+        int[][] rows = rows();
+        try (TrainingIds ids = TrainingIds.read(LmRows.frame(rows, 3), "input_ids", "input_ids", "row", VOCAB,
+            Integer.MAX_VALUE, "", 1)) {
+            TokenBlocks.Keyed all = TokenBlocks.packed(ids, 4, EOS);
+            List<TokenBlock> every = all.blocks().collect();
+            HeldOut split = new HeldOut(0.25);
+            for (boolean heldOut : new boolean[] {false, true}) {
+                TokenBlocks.Keyed side = TokenBlocks.side(all, split, heldOut);
+                JavaRDD<TokenBlock> laid = TokenBlocks.layOut(side, 4, "test");
+                try {
+                    assertEquals(4, laid.getNumPartitions());
+                    List<TokenBlock> got = laid.collect();
+                    assertEquals(side.count(), got.size());
+                    int k = 0;
+                    for (TokenBlock b : every) {
+                        if (split.isHeldOut(b.key()) == heldOut) {
+                            assertEquals(k, got.get(k).key());
+                            assertArrayEquals(b.ids(), got.get(k++).ids());
+                        }
+                    }
+                } finally {
+                    laid.unpersist(false);
                 }
             }
         }
@@ -101,7 +136,7 @@ class TokenBlocksTest {
         int[][] rows = {{1, 2, 3}, {4}, {5, 6, 7, 8, 9}};
         try (TrainingIds ids = TrainingIds.read(LmRows.frame(rows, 2), "input_ids", "input_ids", "row", VOCAB, 5,
             "more than 5", 0)) {
-            List<TokenBlock> got = TokenBlocks.sequences(ids).collect();
+            List<TokenBlock> got = TokenBlocks.sequences(ids).blocks().collect();
             for (int r = 0; r < rows.length; r++) {
                 assertArrayEquals(rows[r], got.get(r).ids());
                 assertEquals(r, got.get(r).key());
@@ -149,10 +184,12 @@ class TokenBlocksTest {
     }
 
     @Test
-    @DisplayName("the end-of-text id: GPT-2's 50256; none in the byte tokenizer")
-    void endOfText() {
-        assertEquals(50256, EndOfText.id(GptTokenizers.read(GptTokenizers.GPT2)));
-        assertEquals(EndOfText.NONE, EndOfText.id(GptTokenizers.read(GptTokenizers.BYTES)));
-        assertEquals(EndOfText.NONE, EndOfText.id(null));
+    @DisplayName("a tokenizer's end-of-text id (GPT-2's 50256; none in the byte tokenizer) and vocabulary (50,257; 256)")
+    void tokenizerFiles() {
+        assertEquals(50256, TokenizerFile.endOfText(GptTokenizers.read(GptTokenizers.GPT2)));
+        assertEquals(TokenizerFile.NONE, TokenizerFile.endOfText(GptTokenizers.read(GptTokenizers.BYTES)));
+        assertEquals(TokenizerFile.NONE, TokenizerFile.endOfText(null));
+        assertEquals(50257, TokenizerFile.vocabSize(GptTokenizers.read(GptTokenizers.GPT2)));
+        assertEquals(256, TokenizerFile.vocabSize(GptTokenizers.read(GptTokenizers.BYTES)));
     }
 }
