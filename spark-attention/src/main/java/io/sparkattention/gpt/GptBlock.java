@@ -1,6 +1,8 @@
 package io.sparkattention.gpt;
 
 import io.sparkattention.bert.EncoderMath;
+import io.sparkattention.kernel.AttentionSpec;
+import io.sparkattention.kernel.CausalAlignment;
 import io.sparkattention.kernel.FlashAttention;
 import io.sparkattention.kernel.LinearKernel;
 import io.sparkattention.kernel.LinearWeight;
@@ -54,16 +56,33 @@ final class GptBlock {
         this.norm1Bias = w.norm1Bias();
         this.norm2Weight = w.norm2Weight();
         this.norm2Bias = w.norm2Bias();
-        float[] qkv = transpose(w.attentionWeight(), E, 3 * E);
-        float[] b = w.attentionBias();
-        this.attention = new MultiHeadAttentionLayer(MultiHeadAttentionWeights.of(E, c.heads(), E, E,
-            slice(qkv, 0, E * E), slice(qkv, E * E, E * E), slice(qkv, 2 * E * E, E * E), slice(b, 0, E),
-            slice(b, E, E), slice(b, 2 * E, E), transpose(w.attentionProjectionWeight(), E, E),
-            w.attentionProjectionBias()), kernel, linear);
+        this.attention = attentionLayer(c, w, kernel, linear);
         this.feedForward = LinearWeight.of(linear, transpose(w.feedForwardWeight(), E, F), F, E,
             w.feedForwardBias());
         this.feedForwardProjection = LinearWeight.of(linear, transpose(w.feedForwardProjectionWeight(), F, E), E, F,
             w.feedForwardProjectionBias());
+    }
+
+    /**
+     * The block's causal self-attention (c_attn split into q, k, v and c_proj, transposed into
+     * {@code nn.Linear}'s layout) as the library's one multi-head layer: the inference blocks' and
+     * the training blocks' ({@link GptTrainingBlock}).
+     */
+    static MultiHeadAttentionLayer attentionLayer(GptConfig c, GptWeights.Layer w, FlashAttention kernel,
+                                                  LinearKernel linear) {
+        int E = c.hidden();
+        float[] qkv = transpose(w.attentionWeight(), E, 3 * E);
+        float[] b = w.attentionBias();
+        return new MultiHeadAttentionLayer(MultiHeadAttentionWeights.of(E, c.heads(), E, E,
+            slice(qkv, 0, E * E), slice(qkv, E * E, E * E), slice(qkv, 2 * E * E, E * E), slice(b, 0, E),
+            slice(b, E, E), slice(b, 2 * E, E), transpose(w.attentionProjectionWeight(), E, E),
+            w.attentionProjectionBias()), kernel, linear);
+    }
+
+    /** The decoder's attention kernel: causal, the diagonal bottom-right (whole rows and KV-cached rows alike). */
+    static FlashAttention causalKernel() {
+        return new FlashAttention(AttentionSpec.defaults().withCausal(true)
+            .withAlignment(CausalAlignment.BOTTOM_RIGHT));
     }
 
     /** Whether the projections compute each row independently of the others, bit for bit. */
