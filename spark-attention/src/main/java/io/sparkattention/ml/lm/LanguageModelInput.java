@@ -61,7 +61,7 @@ record LanguageModelInput(Dataset<Row> rows, String column, String shownAs) {
                 + type.simpleString() + ", not strings");
         }
         if (tokenizer == null) {
-            throw new IllegalArgumentException("textCol " + column + ": the model in modelPath has no tokenizer.json "
+            throw new IllegalArgumentException("textCol " + column + ": the model in initialWeightsPath has no tokenizer.json "
                 + "to tokenize it with; give token ids (idsCol)");
         }
         Dataset<Row> rows = HuggingFaceTokenizer.fromBytes(tokenizer).setInputCol(column).setOutputCol(TOKENS)

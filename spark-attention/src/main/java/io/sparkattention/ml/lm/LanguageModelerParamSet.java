@@ -1,5 +1,6 @@
 package io.sparkattention.ml.lm;
 
+import io.sparkattention.ml.training.TrainingParamSet;
 import org.apache.spark.ml.param.BooleanParam;
 import org.apache.spark.ml.param.DoubleParam;
 import org.apache.spark.ml.param.IntParam;
@@ -26,9 +27,21 @@ public final class LanguageModelerParamSet implements Serializable {
     /** Values of {@code schedule}. */
     static final String[] SCHEDULES = {"linear", "cosine"};
 
+    /**
+     * What the language model makes of the engine's shared params: AdamW with GPT-2's groups (the
+     * default) or Adam; nanoGPT's and GPT-2's peak learning rate 6e-4; {@code initialWeightsPath}
+     * a model directory.
+     */
+    static final TrainingParamSet.Family FAMILY = new TrainingParamSet.Family(new String[] {"adamw", "adam"},
+        "optimiser: adamw (decoupled weight decay on the 2-D tensors only: wte, wpe and the projection matrices, as "
+            + "GPT-2 and nanoGPT group them) or adam (no decay)", "AdamW's decoupled weight decay (>= 0; adamw only)",
+        6e-4, GptLanguageModeler.class, "seed of a new model's initialisation, the sampling and the dropout masks",
+        "a GPT-2 model directory to continue training (config.json, model.safetensors, optionally tokenizer.json), "
+            + "on any Hadoop file system; empty: a new model from nLayer, nEmbd, nHead, blockSize and tokenizer", true);
+
+    final TrainingParamSet training;
     final Param<String> textCol;
     final Param<String> idsCol;
-    final Param<String> modelPath;
     final IntParam nLayer;
     final IntParam nEmbd;
     final IntParam nHead;
@@ -38,13 +51,14 @@ public final class LanguageModelerParamSet implements Serializable {
     final DoubleParam validationFraction;
     final IntParam evalEvery;
     final Param<String> schedule;
+    final IntParam rowsPerStep;
+    final IntParam numPartitions;
 
     LanguageModelerParamSet(Params owner) {
+        training = new TrainingParamSet(owner, FAMILY);
         textCol = new Param<>(owner, "textCol", "the column of texts, tokenized with the model's tokenizer");
         idsCol = new Param<>(owner, "idsCol", "a column of token ids (array<int> or array<bigint>) taken as they are "
             + "instead of textCol; empty: textCol");
-        modelPath = new Param<>(owner, "modelPath", "a GPT-2 model directory to continue training (config.json, "
-            + "model.safetensors, optionally tokenizer.json), on any Hadoop file system; empty: a new model");
         nLayer = new IntParam(owner, "nLayer", "a new model's blocks (n_layer, >= 1)", ParamValidators.gtEq(1));
         nEmbd = new IntParam(owner, "nEmbd", "a new model's width (n_embd, >= 1, divisible by nHead)",
             ParamValidators.gtEq(1));
@@ -63,9 +77,14 @@ public final class LanguageModelerParamSet implements Serializable {
             + "last; 0: after the last step only", ParamValidators.gtEq(0));
         schedule = new Param<>(owner, "schedule", "the learning rate after warmupSteps: linear (to 0 at maxIter) or "
             + "cosine (half a cosine to 0 at maxIter)", ParamValidators.inArray(SCHEDULES));
+        rowsPerStep = new IntParam(owner, "rowsPerStep", "the sequences a step samples on average "
+            + "(miniBatchFraction = min(1, rowsPerStep / sequences)); 0: miniBatchFraction as set",
+            ParamValidators.gtEq(0));
+        numPartitions = new IntParam(owner, "numPartitions", "the training sequences are laid out in this many "
+            + "partitions of consecutive keys (a fit's bits depend on it, never on the input's partitioning); 0: the "
+            + "cluster's default parallelism", ParamValidators.gtEq(0));
         owner.setDefault(textCol, "text");
         owner.setDefault(idsCol, "");
-        owner.setDefault(modelPath, "");
         owner.setDefault(nLayer, 6);
         owner.setDefault(nEmbd, 384);
         owner.setDefault(nHead, 6);
@@ -75,5 +94,7 @@ public final class LanguageModelerParamSet implements Serializable {
         owner.setDefault(validationFraction, 0.0);
         owner.setDefault(evalEvery, 0);
         owner.setDefault(schedule, "linear");
+        owner.setDefault(rowsPerStep, 0);
+        owner.setDefault(numPartitions, 0);
     }
 }

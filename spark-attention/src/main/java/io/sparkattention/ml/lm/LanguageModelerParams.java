@@ -1,20 +1,23 @@
 package io.sparkattention.ml.lm;
 
+import io.sparkattention.ml.training.TrainingParamSet;
+import io.sparkattention.ml.training.TransformerTrainingParams;
 import org.apache.spark.ml.param.BooleanParam;
 import org.apache.spark.ml.param.DoubleParam;
 import org.apache.spark.ml.param.IntParam;
 import org.apache.spark.ml.param.Param;
-import org.apache.spark.ml.param.Params;
 
 /**
- * {@link GptLanguageModeler}'s own params ({@link LanguageModelerParamSet}): the rows (texts or
- * ids), the model to start from (a directory, or a new model's shape and tokenizer), how rows
- * become sequences, the validation loss and the schedule's shape. One accessor per param named
- * like it; setters return the stage.
+ * {@link GptLanguageModeler}'s params: the training engine's shared ones
+ * ({@link TransformerTrainingParams}; {@code initialWeightsPath} names the model directory to
+ * continue training) and its own ({@link LanguageModelerParamSet}): the rows (texts or ids), a new
+ * model's shape and tokenizer, how rows become sequences, the validation loss, the schedule's
+ * shape, the rows per step and the training layout. One accessor per param named like it;
+ * setters return the stage.
  *
  * @param <T> the stage type, returned by the setters
  */
-public interface LanguageModelerParams<T extends LanguageModelerParams<T>> extends Params {
+public interface LanguageModelerParams<T extends LanguageModelerParams<T>> extends TransformerTrainingParams<T> {
 
     /**
      * The stage's Param objects (internal; not a Param itself, so Spark does not list it).
@@ -22,6 +25,17 @@ public interface LanguageModelerParams<T extends LanguageModelerParams<T>> exten
      * @return the param objects, created with the stage
      */
     LanguageModelerParamSet modelerParamSet();
+
+    /**
+     * The shared training params' objects, made with the family's own ({@link LanguageModelerParamSet#FAMILY}):
+     * {@code initialWeightsPath} is the model directory to continue training.
+     *
+     * @return the param objects, created with the stage
+     */
+    @Override
+    default TrainingParamSet trainingParamSet() {
+        return modelerParamSet().training;
+    }
 
     @SuppressWarnings("unchecked")
     private T me() {
@@ -75,31 +89,6 @@ public interface LanguageModelerParams<T extends LanguageModelerParams<T>> exten
      */
     default T setIdsCol(String value) {
         set(idsCol(), value);
-        return me();
-    }
-
-    /**
-     * A GPT-2 model directory (config.json, model.safetensors, optionally tokenizer.json) to continue training; empty: a new model from nLayer, nEmbd, nHead, blockSize and tokenizer.
-     *
-     * @return the param
-     */
-    default Param<String> modelPath() {
-        return modelerParamSet().modelPath;
-    }
-
-    /** @return the value of {@link #modelPath()} (or its default) */
-    default String getModelPath() {
-        return getOrDefault(modelPath());
-    }
-
-    /**
-     * Sets {@link #modelPath()}.
-     *
-     * @param value the new value
-     * @return this stage
-     */
-    default T setModelPath(String value) {
-        set(modelPath(), value);
         return me();
     }
 
@@ -325,6 +314,56 @@ public interface LanguageModelerParams<T extends LanguageModelerParams<T>> exten
      */
     default T setSchedule(String value) {
         set(schedule(), value);
+        return me();
+    }
+
+    /**
+     * The sequences a step samples on average: miniBatchFraction becomes min(1, rowsPerStep / sequences); 0: miniBatchFraction as set.
+     *
+     * @return the param
+     */
+    default IntParam rowsPerStep() {
+        return modelerParamSet().rowsPerStep;
+    }
+
+    /** @return the value of {@link #rowsPerStep()} (or its default) */
+    default int getRowsPerStep() {
+        return (int) getOrDefault(rowsPerStep());
+    }
+
+    /**
+     * Sets {@link #rowsPerStep()}.
+     *
+     * @param value the new value
+     * @return this stage
+     */
+    default T setRowsPerStep(int value) {
+        set(rowsPerStep(), value);
+        return me();
+    }
+
+    /**
+     * The training sequences are laid out in this many partitions of consecutive keys; a fit's bits depend on it, never on the input's partitioning; 0: the cluster's default parallelism.
+     *
+     * @return the param
+     */
+    default IntParam numPartitions() {
+        return modelerParamSet().numPartitions;
+    }
+
+    /** @return the value of {@link #numPartitions()} (or its default) */
+    default int getNumPartitions() {
+        return (int) getOrDefault(numPartitions());
+    }
+
+    /**
+     * Sets {@link #numPartitions()}.
+     *
+     * @param value the new value
+     * @return this stage
+     */
+    default T setNumPartitions(int value) {
+        set(numPartitions(), value);
         return me();
     }
 }

@@ -10,7 +10,7 @@ import java.io.UncheckedIOException;
 
 /**
  * Where a {@link GptLanguageModeler} fit starts: a model directory's weights and tokenizer
- * ({@code modelPath}: continued training), or a new model's config ({@code nLayer}, {@code nEmbd},
+ * ({@code initialWeightsPath}: continued training), or a new model's config ({@code nLayer}, {@code nEmbd},
  * {@code nHead}, {@code blockSize} as its positions, the tokenizer's vocabulary, GPT-2's other
  * settings: 4·nEmbd inner width, {@code gelu_new}, LayerNorm ε 1e-5, the head tied) without
  * weights, which the network initialises as GPT-2 does from the seed.
@@ -35,20 +35,20 @@ record StartingModel(GptConfig config, GptWeights weights, byte[] tokenizer, int
      * @throws UncheckedIOException     naming the directory or file that cannot be read
      */
     static StartingModel of(LanguageModelerParams<?> params) {
-        String dir = params.getModelPath();
+        String dir = params.getInitialWeightsPath();
         if (!dir.isEmpty()) {
             LanguageModelFiles.Loaded loaded;
             try {
                 loaded = LanguageModelFiles.read(dir, StageData.hadoopConf());
             } catch (IOException e) {
                 String m = e.getMessage();
-                throw new UncheckedIOException("modelPath " + (m != null && m.contains(dir) ? m : dir + ": " + m), e);
+                throw new UncheckedIOException("initialWeightsPath " + (m != null && m.contains(dir) ? m : dir + ": " + m), e);
             }
             GptConfig config = loaded.decoder().config();
             int blockSize = params.isSet(params.blockSize()) ? params.getBlockSize() : config.positions();
             if (blockSize > config.positions()) {
                 throw new IllegalArgumentException("blockSize " + blockSize + " is more than the " + config.positions()
-                    + " positions (n_positions) of the model in modelPath " + dir);
+                    + " positions (n_positions) of the model in initialWeightsPath " + dir);
             }
             return new StartingModel(config, loaded.decoder().weights(), loaded.tokenizer(), blockSize);
         }
