@@ -23,12 +23,16 @@ final class LanguageModelData implements AutoCloseable {
     final JavaRDD<TokenBlock> validation;
     final long validationCount;
 
-    private LanguageModelData(JavaRDD<TokenBlock> training, long trainingCount, JavaRDD<TokenBlock> validation,
-                              long validationCount) {
-        this.training = training;
-        this.trainingCount = trainingCount;
-        this.validation = validation;
-        this.validationCount = validationCount;
+    private final TokenBlocks.Laid laidTraining;
+    private final TokenBlocks.Laid laidValidation;
+
+    private LanguageModelData(TokenBlocks.Laid training, TokenBlocks.Laid validation) {
+        this.laidTraining = training;
+        this.laidValidation = validation;
+        this.training = training.blocks();
+        this.trainingCount = training.count();
+        this.validation = validation == null ? null : validation.blocks();
+        this.validationCount = validation == null ? 0 : validation.count();
     }
 
     /**
@@ -57,15 +61,13 @@ final class LanguageModelData implements AutoCloseable {
                 throw new IllegalArgumentException("validationFraction " + params.getValidationFraction() + " holds "
                     + "out none of the " + all.count() + " sequences; give a larger fraction or more rows");
             }
-            JavaRDD<TokenBlock> laidTraining = TokenBlocks.layOut(training, partitions,
+            TokenBlocks.Laid laidTraining = TokenBlocks.layOut(training, partitions,
                 "GptLanguageModeler training sequences (" + partitions + " partitions)");
             try {
-                JavaRDD<TokenBlock> laidValidation = validation == null ? null : TokenBlocks.layOut(validation,
-                    partitions, "GptLanguageModeler validation sequences (" + partitions + " partitions)");
-                return new LanguageModelData(laidTraining, training.count(), laidValidation,
-                    validation == null ? 0 : validation.count());
+                return new LanguageModelData(laidTraining, validation == null ? null : TokenBlocks.layOut(validation,
+                    partitions, "GptLanguageModeler validation sequences (" + partitions + " partitions)"));
             } catch (RuntimeException e) {
-                laidTraining.unpersist(false);
+                laidTraining.close();
                 throw e;
             }
         } finally {
@@ -91,9 +93,9 @@ final class LanguageModelData implements AutoCloseable {
 
     @Override
     public void close() {
-        training.unpersist(false);
-        if (validation != null) {
-            validation.unpersist(false);
+        laidTraining.close();
+        if (laidValidation != null) {
+            laidValidation.close();
         }
     }
 }

@@ -2,11 +2,11 @@ package io.sparkattention.ml.lm;
 
 import io.sparkattention.gpt.TokenBlock;
 import org.apache.spark.Partitioner;
+import org.apache.spark.api.java.JavaPairRDD;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.storage.StorageLevel;
 import scala.Tuple2;
 
-import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
@@ -59,7 +59,7 @@ final class TokenBlocks {
         int partitions = (int) Math.max(1, Math.min(blocks, ids.rowStarts.length));
         return new Keyed(ids.ids()
             .mapPartitionsWithIndex((p, rows) -> fragments(rows, starts[p], blockSize, separator, blocks), true)
-            .mapToPair(f -> new Tuple2<>(f.block, f))
+            .mapToPair(f -> f)
             .repartitionAndSortWithinPartitions(new KeyRuns(blocks, partitions))
             .mapPartitions(f -> new Assembled(f, blockSize)), blocks);
     }
@@ -85,12 +85,13 @@ final class TokenBlocks {
     }
 
     /**
-     * The sequences in {@code partitions} partitions of consecutive keys, sorted, cached
-     * ({@code MEMORY_AND_DISK}) and materialised.
+     * The sequences in {@code partitions} partitions of consecutive keys, sorted, their (key, ids)
+     * cached ({@code MEMORY_AND_DISK}) and materialised: records such as {@link TokenBlock} do not
+     * pass through Kryo, so the shuffle and the cache hold plain arrays. Each sequence weighs 1.
      */
-    static JavaRDD<TokenBlock> layOut(Keyed sequences, int partitions, String name) {
-        JavaRDD<TokenBlock> laid = sequences.blocks().mapToPair(b -> new Tuple2<>(b.key(), b))
-            .repartitionAndSortWithinPartitions(new KeyRuns(sequences.count(), partitions)).values()
+    static Laid layOut(Keyed sequences, int partitions, String name) {
+        JavaPairRDD<Long, int[]> laid = sequences.blocks().mapToPair(b -> new Tuple2<>(b.key(), b.ids()))
+            .repartitionAndSortWithinPartitions(new KeyRuns(sequences.count(), partitions))
             .persist(StorageLevel.MEMORY_AND_DISK());
         laid.setName(name);
         try {
@@ -99,17 +100,25 @@ final class TokenBlocks {
             laid.unpersist(false);
             throw e;
         }
-        return laid;
+        return new Laid(laid, laid.map(t -> new TokenBlock(t._2(), 1.0, t._1())), sequences.count());
     }
 
-    /** A row's share of one block: its values at positions [offset, offset + values.length) of block {@code block}. */
-    private record Fragment(long block, int offset, int[] values) implements Serializable {
+    /** Laid-out sequences: the cached pairs, and the sequences read from them in order. */
+    record Laid(JavaPairRDD<Long, int[]> cached, JavaRDD<TokenBlock> blocks, long count) implements AutoCloseable {
+        @Override
+        public void close() {
+            cached.unpersist(false);
+        }
     }
 
-    /** The fragments of a partition's rows, whose stream starts at {@code start}; none at or past block {@code blocks}. */
-    private static Iterator<Fragment> fragments(Iterator<int[]> rows, long start, int blockSize, int separator,
-                                                long blocks) {
-        List<Fragment> out = new ArrayList<>();
+    /**
+     * The fragments of a partition's rows, whose stream starts at {@code start}, none at or past block
+     * {@code blocks}: a row's share of block k as (k, {offset in the block, its ids…}), plain arrays
+     * that any serializer ships.
+     */
+    private static Iterator<Tuple2<Long, int[]>> fragments(Iterator<int[]> rows, long start, int blockSize,
+                                                           int separator, long blocks) {
+        List<Tuple2<Long, int[]>> out = new ArrayList<>();
         long at = start;
         long end = blocks * blockSize;
         while (rows.hasNext() && at < end) {
@@ -122,7 +131,10 @@ final class TokenBlocks {
             while (from < row.length && at < end) {
                 int offset = (int) (at % blockSize);
                 int n = Math.min(row.length - from, blockSize - offset);
-                out.add(new Fragment(at / blockSize, offset, Arrays.copyOfRange(row, from, from + n)));
+                int[] fragment = new int[n + 1];
+                fragment[0] = offset;
+                System.arraycopy(row, from, fragment, 1, n);
+                out.add(new Tuple2<>(at / blockSize, fragment));
                 from += n;
                 at += n;
             }
@@ -132,11 +144,11 @@ final class TokenBlocks {
 
     /** Sorted fragments into blocks: consecutive fragments of one block placed at their offsets. */
     private static final class Assembled implements Iterator<TokenBlock> {
-        private final Iterator<Tuple2<Long, Fragment>> fragments;
+        private final Iterator<Tuple2<Long, int[]>> fragments;
         private final int blockSize;
-        private Fragment pending;
+        private Tuple2<Long, int[]> pending;
 
-        Assembled(Iterator<Tuple2<Long, Fragment>> fragments, int blockSize) {
+        Assembled(Iterator<Tuple2<Long, int[]>> fragments, int blockSize) {
             this.fragments = fragments;
             this.blockSize = blockSize;
         }
@@ -151,28 +163,29 @@ final class TokenBlocks {
             if (!hasNext()) {
                 throw new NoSuchElementException();
             }
-            Fragment first = pending != null ? pending : fragments.next()._2();
+            Tuple2<Long, int[]> first = pending != null ? pending : fragments.next();
             pending = null;
+            long block = first._1();
             int[] ids = new int[blockSize];
-            int filled = place(first, ids);
+            int filled = place(first._2(), ids);
             while (fragments.hasNext()) {
-                Fragment f = fragments.next()._2();
-                if (f.block != first.block) {
+                Tuple2<Long, int[]> f = fragments.next();
+                if (f._1() != block) {
                     pending = f;
                     break;
                 }
-                filled += place(f, ids);
+                filled += place(f._2(), ids);
             }
             if (filled != blockSize) {
-                throw new IllegalStateException("block " + first.block + " assembled " + filled + " of " + blockSize
-                    + " ids");
+                throw new IllegalStateException("block " + block + " assembled " + filled + " of " + blockSize + " ids");
             }
-            return new TokenBlock(ids, 1.0, first.block);
+            return new TokenBlock(ids, 1.0, block);
         }
 
-        private static int place(Fragment f, int[] ids) {
-            System.arraycopy(f.values, 0, ids, f.offset, f.values.length);
-            return f.values.length;
+        /** Copies a fragment {offset, ids…} into its block; returns the ids placed. */
+        private static int place(int[] fragment, int[] ids) {
+            System.arraycopy(fragment, 1, ids, fragment[0], fragment.length - 1);
+            return fragment.length - 1;
         }
     }
 

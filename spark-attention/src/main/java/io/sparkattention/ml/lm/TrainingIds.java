@@ -24,8 +24,25 @@ import java.util.List;
  */
 final class TrainingIds implements AutoCloseable {
 
-    /** A decoded row: its ids, or what is wrong with it. */
-    private record Read(int[] ids, String problem) implements Serializable {
+    /** A decoded row: its ids, or what is wrong with it (a class, not a record: Kryo ships it when cached to disk). */
+    private static final class Read implements Serializable {
+        private static final long serialVersionUID = 1L;
+
+        private final int[] ids;
+        private final String problem;
+
+        Read(int[] ids, String problem) {
+            this.ids = ids;
+            this.problem = problem;
+        }
+
+        int[] ids() {
+            return ids;
+        }
+
+        String problem() {
+            return problem;
+        }
     }
 
     private final JavaRDD<Read> decoded;

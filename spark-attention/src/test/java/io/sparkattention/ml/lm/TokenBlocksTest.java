@@ -4,7 +4,6 @@ import io.sparkattention.gpt.GptTokenizers;
 import io.sparkattention.gpt.TokenBlock;
 import io.sparkattention.testing.RootCause;
 import io.sparkattention.testing.SparkTestSession;
-import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.junit.jupiter.api.DisplayName;
@@ -102,10 +101,9 @@ class TokenBlocksTest {
             HeldOut split = new HeldOut(0.25);
             for (boolean heldOut : new boolean[] {false, true}) {
                 TokenBlocks.Keyed side = TokenBlocks.side(all, split, heldOut);
-                JavaRDD<TokenBlock> laid = TokenBlocks.layOut(side, 4, "test");
-                try {
-                    assertEquals(4, laid.getNumPartitions());
-                    List<TokenBlock> got = laid.collect();
+                try (TokenBlocks.Laid laid = TokenBlocks.layOut(side, 4, "test")) {
+                    assertEquals(4, laid.blocks().getNumPartitions());
+                    List<TokenBlock> got = laid.blocks().collect();
                     assertEquals(side.count(), got.size());
                     int k = 0;
                     for (TokenBlock b : every) {
@@ -114,8 +112,6 @@ class TokenBlocksTest {
                             assertArrayEquals(b.ids(), got.get(k++).ids());
                         }
                     }
-                } finally {
-                    laid.unpersist(false);
                 }
             }
         }
