@@ -24,12 +24,16 @@ import java.util.List;
 import java.util.Locale;
 import java.util.stream.Stream;
 
+import static org.apache.spark.sql.functions.sum;
+
 /**
  * {@code demo-lm}: a byte-level GPT trained on the six Austen novels where they are read, beside a
  * byte bigram model fitted in the same run. The books' bytes (files in name order, one stream) are
  * cut into blocks; every {@value #HOLDOUT_EVERY}th block is held out. The language model
  * ({@link GptLanguageModeler}: each block one sequence, AdamW, warmup and cosine decay) prints its
- * held-out bits per byte as it trains, next to the bigram's; then it continues three Austen
+ * bits per byte on every {@value #HOLDOUT_EVERY}th held-out block as it trains (a forward pass over
+ * all of them would cost as much as many steps), next to the bigram's on the same blocks; when it
+ * is done, both are measured on every held-out block, and the model continues three Austen
  * openings. Writes the model directory ({@code model/}: config.json, model.safetensors,
  * tokenizer.json), {@code samples.txt} and {@code summary.json}.
  */
@@ -40,6 +44,11 @@ public final class LanguageModelDemo {
     /** The openings the model continues. */
     public static final List<String> OPENINGS = List.of("It is a truth universally acknowledged, that ",
         "Emma Woodhouse, handsome, clever, and rich, ", "Sir Walter Elliot, of Kellynch Hall, ");
+    /** Austen sentences the model should find more likely than the same words shuffled. */
+    public static final List<String> SENTENCES = List.of(
+        "She was the youngest of the two daughters of a most affectionate, indulgent father.",
+        "It was a very fine day, and they walked together to the village.",
+        "Mr. Darcy had been standing near enough for her to overhear a conversation.");
     /** The samples' temperature and nucleus. */
     static final double SAMPLE_TEMPERATURE = 0.8;
     static final double SAMPLE_TOP_P = 0.95;
@@ -82,24 +91,39 @@ public final class LanguageModelDemo {
         long bytes = blocks(s.corpus, s.blockSize, training, heldOut);
         out.printf(Locale.ROOT, "corpus: %,d bytes, %,d blocks of %d: %,d training, %,d held out (every %dth)%n",
             bytes, training.size() + heldOut.size(), s.blockSize, training.size(), heldOut.size(), HOLDOUT_EVERY);
+        List<int[]> watched = new ArrayList<>();
+        for (int k = HOLDOUT_EVERY - 1; k < heldOut.size(); k += HOLDOUT_EVERY) {
+            watched.add(heldOut.get(k));
+        }
         ByteBigram bigram = ByteBigram.fit(training);
         double bigramBits = bigram.bitsPerByte(heldOut);
-        out.printf(Locale.ROOT, "byte bigram: %.3f bits/byte held out%n", bigramBits);
+        double bigramWatched = bigram.bitsPerByte(watched);
+        out.printf(Locale.ROOT, "byte bigram: %.3f bits/byte on the held-out blocks, %.3f on the %,d watched as the "
+            + "model trains%n", bigramBits, bigramWatched, watched.size());
         out.flush();
         GptLanguageModeler modeler = new GptLanguageModeler().setNLayer(s.layers).setNEmbd(s.width).setNHead(s.heads)
             .setBlockSize(s.blockSize).setTokenizer("bytes").setIdsCol("input_ids").setPacking(false)
             .setEvalEvery(s.evalEvery).setStepSize(s.stepSize).setWarmupSteps(s.warmupSteps).setSchedule("cosine")
             .setWeightDecay(0.1).setDropout(0).setMaxIter(s.maxIter).setRowsPerStep(s.rowsPerStep).setSeed(s.seed);
         modeler.setValidationListener((i, loss) -> {
-            out.printf(Locale.ROOT, "step %4d/%d: held out %.3f bits/byte (bigram %.3f), %.0f s%n", i, s.maxIter,
-                loss / LN2, bigramBits, (System.nanoTime() - start) / 1e9);
+            out.printf(Locale.ROOT, "step %4d/%d: %.3f bits/byte on the watched held-out blocks (bigram %.3f), %.0f s%n",
+                i, s.maxIter, loss / LN2, bigramWatched, (System.nanoTime() - start) / 1e9);
             out.flush();
         });
-        GptLanguageModel model = modeler.fit(frame(training), frame(heldOut));
-        double[] validation = model.summary().validationHistory();
-        double modelBits = validation[validation.length - 1] / LN2;
+        GptLanguageModel model = modeler.fit(frame(training), frame(watched));
+        Row sums = model.transform(frame(heldOut)).agg(sum("log_prob"), sum("tokens")).first();
+        double modelBits = -sums.getDouble(0) / sums.getLong(1) / LN2;
         double trainSeconds = (System.nanoTime() - start) / 1e9;
         List<String> samples = samples(model, s.seed);
+        ArrayNode sentences = new ObjectMapper().createArrayNode();
+        for (String sentence : SENTENCES) {
+            String shuffled = shuffled(sentence, s.seed);
+            double real = logProb(model, sentence);
+            double mixed = logProb(model, shuffled);
+            sentences.addObject().put("text", sentence).put("log_prob", real).put("shuffled", shuffled)
+                .put("shuffled_log_prob", mixed);
+            out.printf(Locale.ROOT, "log-likelihood %.1f nats, shuffled %.1f: %s%n", real, mixed, sentence);
+        }
         Path dir = s.output.resolve(MODEL_DIR);
         Files.createDirectories(dir);
         GptModelFiles.write(model.decoder(), dir);
@@ -121,6 +145,7 @@ public final class LanguageModelDemo {
         summary.put("seconds", Math.round(trainSeconds * 10) / 10.0);
         summary.put("model", String.format(Locale.ROOT, "%d layers, %d wide, %d heads, block %d, byte vocabulary",
             s.layers, s.width, s.heads, s.blockSize));
+        summary.set("sentences", sentences);
         ArrayNode shown = summary.putArray("samples");
         for (int i = 0; i < samples.size(); i++) {
             shown.addObject().put("prompt", OPENINGS.get(i)).put("continuation", samples.get(i));
@@ -153,6 +178,34 @@ public final class LanguageModelDemo {
         return stream.length;
     }
 
+    /** The sentence's words in another order, drawn from {@code seed}. */
+    static String shuffled(String sentence, long seed) {
+        List<String> words = new ArrayList<>(List.of(sentence.split(" ")));
+        List<String> original = List.copyOf(words);
+        java.util.Random random = new java.util.Random(seed);
+        while (words.equals(original)) {
+            java.util.Collections.shuffle(words, random);
+        }
+        return String.join(" ", words);
+    }
+
+    /** The model's natural-log likelihood of a text's bytes (each after the first, given those before). */
+    private double logProb(GptLanguageModel model, String text) {
+        StructType schema = new StructType().add("input_ids", DataTypes.createArrayType(DataTypes.IntegerType, false));
+        Row row = RowFactory.create((Object) bytes(text));
+        return model.transform(spark.createDataFrame(List.of(row), schema)).first().getDouble(1);
+    }
+
+    /** A text's UTF-8 bytes as byte-tokenizer ids. */
+    static int[] bytes(String text) {
+        byte[] utf8 = text.getBytes(StandardCharsets.UTF_8);
+        int[] ids = new int[utf8.length];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = utf8[i] & 0xFF;
+        }
+        return ids;
+    }
+
     /** Blocks as rows of {@code input_ids}, in order, in the cluster's default parallelism. */
     private Dataset<Row> frame(List<int[]> blocks) {
         List<Row> rows = new ArrayList<>(blocks.size());
@@ -172,12 +225,7 @@ public final class LanguageModelDemo {
             longest = Math.max(longest, opening.getBytes(StandardCharsets.UTF_8).length);
         }
         for (String opening : OPENINGS) {
-            byte[] utf8 = opening.getBytes(StandardCharsets.UTF_8);
-            int[] ids = new int[utf8.length];
-            for (int i = 0; i < ids.length; i++) {
-                ids[i] = utf8[i] & 0xFF;
-            }
-            prompts.add(RowFactory.create((Object) ids));
+            prompts.add(RowFactory.create((Object) bytes(opening)));
         }
         StructType schema = new StructType().add("input_ids", DataTypes.createArrayType(DataTypes.IntegerType, false));
         List<Row> generated = model.setMaxNewTokens(model.decoder().config().positions() - longest)
