@@ -50,6 +50,8 @@ public final class Trainer<R> {
     private final JavaSparkContext sc;
     private final TrainingSettings settings;
     private final TrainingListener listener;
+    /** The learning rate's schedule when the family chooses one ({@link #withSchedule}); null: the settings'. */
+    private LearningRateSchedule schedule;
 
     /**
      * @param name     the family's name in log lines
@@ -62,6 +64,17 @@ public final class Trainer<R> {
         this.sc = sc;
         this.settings = settings;
         this.listener = listener;
+    }
+
+    /**
+     * Runs the fit at {@code schedule}'s learning rate factors instead of the settings' own (a
+     * family with a choice of schedules, such as the language model's cosine decay).
+     *
+     * @return this trainer
+     */
+    public Trainer<R> withSchedule(LearningRateSchedule chosen) {
+        this.schedule = java.util.Objects.requireNonNull(chosen, "schedule");
+        return this;
     }
 
     /**
@@ -82,7 +95,7 @@ public final class Trainer<R> {
             GradientSums.Layout.of(driverNetwork), keys);
         int maxIter = settings.maxIter();
         Optimizer optimizer = settings.optimizer(driverNetwork.parameters());
-        LearningRateSchedule schedule = settings.schedule();
+        LearningRateSchedule schedule = this.schedule != null ? this.schedule : settings.schedule();
         double[] history = new double[maxIter + 1];
         // The mean gradient's buffer, reused by every step (for a fine-tuned encoder, 182 MB not made per step).
         double[] grad = new double[theta.length];
