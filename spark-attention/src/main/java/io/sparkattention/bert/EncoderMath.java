@@ -58,6 +58,27 @@ public abstract class EncoderMath {
                                     float[] dx, float[] grad, int gammaOff, int betaOff, double[] sums);
 
     /**
+     * {@link #layerNorm(float[], float[], int, int, float[], float[], float, float[], float[])} for
+     * another package's training forward (the decoder's): {@code x[r] = LN(x[r] + residual[r])},
+     * x̂ (rows×E) and rstd (rows) kept for {@link #layerNormGradient}.
+     */
+    public final void layerNormKeeping(float[] x, float[] residual, int rows, int E, float[] gamma, float[] beta,
+                                       float eps, float[] xhat, float[] rstd) {
+        layerNorm(x, residual, rows, E, gamma, beta, eps, xhat, rstd);
+    }
+
+    /** {@link #layerNormBackward} for another package's training backward (the decoder's). */
+    public final void layerNormGradient(float[] dy, float[] xhat, float[] rstd, int rows, int E, float[] gamma,
+                                        float[] dx, float[] grad, int gammaOff, int betaOff, double[] sums) {
+        layerNormBackward(dy, xhat, rstd, rows, E, gamma, dx, grad, gammaOff, betaOff, sums);
+    }
+
+    /** {@link #geluBackward} (the exact GELU's) for another package's training backward (the decoder's). */
+    public final void geluGradient(float[] pre, float[] dy, float[] d, int n) {
+        geluBackward(pre, dy, d, n);
+    }
+
+    /**
      * {@code sums[i] += part[i]} (widened to double, exact) then {@code part[i] = 0} for i in
      * {@code [from, to)}: a row's float32 gradient moved into the step's float64 sums. The same
      * bits on both paths (one exact widening and one double add per element).

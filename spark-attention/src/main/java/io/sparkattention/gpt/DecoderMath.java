@@ -27,12 +27,26 @@ abstract class DecoderMath {
     abstract void geluNew(float[] y, int n);
 
     /**
+     * gelu_new's backward: {@code d[i] = dy[i]·gelu_new'(pre[i])} for {@code i < n} ({@link GeluNew#derivative}'s
+     * formula in double, rounded once; d may be dy). The two paths differ only in tanh's last ulps.
+     */
+    abstract void geluNewBackward(float[] pre, float[] dy, float[] d, int n);
+
+    /**
      * {@code log Σ_j exp(x[off + j])} over {@code j < n} (n ≥ 1): the maximum m in float, then
      * {@code m + log Σ exp(x − m)} with every exponential and the sum in float64, so a 50,257-wide
      * row loses nothing to the accumulation. The two paths differ only in the order of the sum and
      * in exp's last ulp.
      */
     abstract double logSumExp(float[] x, int off, int n);
+
+    /**
+     * A row's log-softmax gradient scaled by {@code weight}, in place: {@code x[off + j] =
+     * weight·(exp(x[off + j] − lse) − [j = target])} for {@code j < n}, each value in float64 and
+     * rounded once (the cross-entropy's gradient with respect to the logits, lse the row's
+     * {@link #logSumExp}). The two paths differ only in exp's last ulp.
+     */
+    abstract void softmaxGradient(float[] x, int off, int n, double lse, int target, double weight);
 
     abstract String name();
 
@@ -41,6 +55,11 @@ abstract class DecoderMath {
         @Override
         void geluNew(float[] y, int n) {
             GeluNew.apply(y, 0, n);
+        }
+
+        @Override
+        void geluNewBackward(float[] pre, float[] dy, float[] d, int n) {
+            GeluNew.backward(pre, dy, d, 0, n);
         }
 
         @Override
@@ -54,6 +73,15 @@ abstract class DecoderMath {
                 sum += Math.exp((double) x[off + j] - max);
             }
             return max + Math.log(sum);
+        }
+
+        @Override
+        void softmaxGradient(float[] x, int off, int n, double lse, int target, double weight) {
+            double zt = x[off + target];
+            for (int j = 0; j < n; j++) {
+                x[off + j] = (float) (weight * Math.exp((double) x[off + j] - lse));
+            }
+            x[off + target] = (float) (weight * (Math.exp(zt - lse) - 1.0));
         }
 
         @Override

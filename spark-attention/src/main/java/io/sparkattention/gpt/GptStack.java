@@ -1,8 +1,6 @@
 package io.sparkattention.gpt;
 
 import io.sparkattention.bert.EncoderMath;
-import io.sparkattention.kernel.AttentionSpec;
-import io.sparkattention.kernel.CausalAlignment;
 import io.sparkattention.kernel.FlashAttention;
 import io.sparkattention.kernel.LinearKernel;
 import io.sparkattention.kernel.LinearWeight;
@@ -40,8 +38,7 @@ final class GptStack {
         this.config = c;
         this.tokenEmbedding = w.tensor(GptWeights.TOKEN_EMBEDDING);
         this.positionEmbedding = w.tensor(GptWeights.POSITION_EMBEDDING);
-        FlashAttention kernel = new FlashAttention(AttentionSpec.defaults().withCausal(true)
-            .withAlignment(CausalAlignment.BOTTOM_RIGHT));
+        FlashAttention kernel = GptBlock.causalKernel();
         this.blocks = new GptBlock[c.layers()];
         for (int n = 0; n < blocks.length; n++) {
             blocks[n] = new GptBlock(c, w.layer(n), kernel, k);
@@ -58,7 +55,12 @@ final class GptStack {
 
     /** Rows {@code [row, row + n)} of x: {@code wte[ids[from + i]] + wpe[position0 + i]}. */
     void embed(int[] ids, int from, int n, int position0, float[] x, int row) {
-        int E = config.hidden();
+        embed(tokenEmbedding, positionEmbedding, config.hidden(), ids, from, n, position0, x, row);
+    }
+
+    /** {@link #embed(int[], int, int, int, float[], int)} from the tables wte (V×E) and wpe (P×E). */
+    static void embed(float[] tokenEmbedding, float[] positionEmbedding, int E, int[] ids, int from, int n,
+                      int position0, float[] x, int row) {
         for (int i = 0; i < n; i++) {
             int w = ids[from + i] * E, p = (position0 + i) * E, o = (row + i) * E;
             for (int j = 0; j < E; j++) {

@@ -60,15 +60,24 @@ final class VectorDecoderMath extends DecoderMath {
         int i = 0;
         for (int bound = D.loopBound(n); i < bound; i += DL) {
             DoubleVector x = widen(y, i);
-            DoubleVector z = x.mul(x).mul(x).mul(GeluNew.CUBIC).add(x).mul(GeluNew.SQRT_2_OVER_PI);
-            DoubleVector a = z.abs().min(TANH_CAP);
-            DoubleVector t = DoubleVector.broadcast(D, 1.0).sub(DoubleVector.broadcast(D, 2.0)
-                .div(exp(a.mul(2.0)).add(1.0)));
-            t = t.blend(t.neg(), z.compare(VectorOperators.LT, 0.0));
+            DoubleVector t = tanh(x.mul(x).mul(x).mul(GeluNew.CUBIC).add(x).mul(GeluNew.SQRT_2_OVER_PI));
             DoubleVector g = x.mul(0.5).mul(t.add(1.0));
             ((FloatVector) g.convertShape(VectorOperators.D2F, F_HALF, 0)).intoArray(y, i);
         }
         GeluNew.apply(y, i, n);
+    }
+
+    @Override
+    void geluNewBackward(float[] pre, float[] dy, float[] d, int n) {
+        int i = 0;
+        for (int bound = D.loopBound(n); i < bound; i += DL) {
+            DoubleVector x = widen(pre, i);
+            DoubleVector t = tanh(x.mul(x).mul(x).mul(GeluNew.CUBIC).add(x).mul(GeluNew.SQRT_2_OVER_PI));
+            DoubleVector slope = x.mul(x).mul(3.0 * GeluNew.CUBIC).add(1.0).mul(GeluNew.SQRT_2_OVER_PI);
+            DoubleVector g = t.add(1.0).mul(0.5).add(x.mul(0.5).mul(t.mul(t).neg().add(1.0)).mul(slope));
+            ((FloatVector) g.mul(widen(dy, i)).convertShape(VectorOperators.D2F, F_HALF, 0)).intoArray(d, i);
+        }
+        GeluNew.backward(pre, dy, d, i, n);
     }
 
     @Override
@@ -92,6 +101,28 @@ final class VectorDecoderMath extends DecoderMath {
             sum += Math.exp((double) x[off + j] - max);
         }
         return max + Math.log(sum);
+    }
+
+    @Override
+    void softmaxGradient(float[] x, int off, int n, double lse, int target, double weight) {
+        double zt = x[off + target];
+        int j = 0;
+        for (int bound = D.loopBound(n); j < bound; j += DL) {
+            DoubleVector g = exp(widen(x, off + j).sub(lse)).mul(weight);
+            ((FloatVector) g.convertShape(VectorOperators.D2F, F_HALF, 0)).intoArray(x, off + j);
+        }
+        for (; j < n; j++) {
+            x[off + j] = (float) (weight * Math.exp((double) x[off + j] - lse));
+        }
+        x[off + target] = (float) (weight * (Math.exp(zt - lse) - 1.0));
+    }
+
+    /** tanh(z) lane by lane, as the class comment computes it. */
+    private static DoubleVector tanh(DoubleVector z) {
+        DoubleVector a = z.abs().min(TANH_CAP);
+        DoubleVector t = DoubleVector.broadcast(D, 1.0).sub(DoubleVector.broadcast(D, 2.0)
+            .div(exp(a.mul(2.0)).add(1.0)));
+        return t.blend(t.neg(), z.compare(VectorOperators.LT, 0.0));
     }
 
     /** eˣ lane by lane for x ≤ 709 (as the class comment computes it); 0 below {@link #LOWEST}. */

@@ -15,8 +15,14 @@ public final class ParameterTensor implements Serializable {
     private final int[] shape;
     private final int offset;
     private final int size;
+    /** The tensor's AdamW group when given explicitly; null for Hugging Face's name rule. */
+    private final Boolean decay;
 
     ParameterTensor(String name, int offset, int... shape) {
+        this(name, offset, null, shape);
+    }
+
+    private ParameterTensor(String name, int offset, Boolean decay, int... shape) {
         if (offset < 0) {
             throw new IllegalArgumentException("tensor " + name + ": negative offset " + offset);
         }
@@ -33,6 +39,7 @@ public final class ParameterTensor implements Serializable {
             n *= s;
         }
         this.size = n;
+        this.decay = decay;
     }
 
     /**
@@ -45,11 +52,26 @@ public final class ParameterTensor implements Serializable {
     }
 
     /**
-     * Whether weight decay applies to this tensor under Hugging Face's grouping (its
+     * A tensor of a flat parameter vector whose AdamW group is given: {@link #decayed()} returns
+     * {@code decayed} whatever the name (GPT-2's groups: decay on the 2-D tensors only, which
+     * Hugging Face's name rule cannot tell from {@code ln_1.weight}).
+     *
+     * @throws IllegalArgumentException when the offset or an extent is negative
+     */
+    public static ParameterTensor of(String name, int offset, boolean decayed, int... shape) {
+        return new ParameterTensor(java.util.Objects.requireNonNull(name, "name"), offset, decayed, shape);
+    }
+
+    /**
+     * Whether weight decay applies to this tensor: the flag given to
+     * {@link #of(String, int, boolean, int...)}, else Hugging Face's grouping (its
      * {@code Trainer}, and the fine-tuning fixtures): every tensor but biases (names ending in
      * {@code bias}) and LayerNorm parameters (names containing {@code LayerNorm}).
      */
     public boolean decayed() {
+        if (decay != null) {
+            return decay;
+        }
         return !(name.endsWith("bias") || name.contains("LayerNorm"));
     }
 

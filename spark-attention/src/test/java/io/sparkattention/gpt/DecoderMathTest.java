@@ -14,7 +14,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * gelu_new and the log-sum-exp on both paths against float64 (the log-sum-exp's exponentials
  * also against 40-digit decimals): gelu_new within one float32 ulp of the exact value over
- * [−12, 12] and at the edges; the log-sum-exp of a 50,257-wide row within 1e-13 relative.
+ * [−12, 12] and at the edges; the log-sum-exp of a 50,257-wide row within 1e-13 relative; the
+ * backward passes (gelu_new's derivative, the weighted log-softmax gradient) within a float32 ulp
+ * of float64 and, for the derivative, of central differences of gelu_new in double.
  */
 class DecoderMathTest {
 
@@ -97,5 +99,57 @@ class DecoderMathTest {
         assertEquals(exact, lse, 1e-13 * Math.abs(exact), path);
         float[] one = {-7.5f};
         assertEquals(-7.5, math.logSumExp(one, 0, 1), 0.0, "one logit is its own log-sum-exp");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"scalar", "vector"})
+    void geluNewsBackwardIsItsDerivativeWithinAFloatUlp(String path) {
+        DecoderMath math = DecoderMath.CHOICE.create(path);
+        Random rng = new Random(2);
+        int n = 10_007;
+        float[] pre = new float[n];
+        float[] dy = new float[n];
+        for (int i = 0; i < n; i++) {
+            pre[i] = i < 6 ? new float[] {0f, -0f, 8f, -8f, 40f, -40f}[i] : (float) (rng.nextDouble() * 16 - 8);
+            dy[i] = (float) rng.nextGaussian();
+        }
+        float[] d = dy.clone();
+        math.geluNewBackward(pre, d, d, n);
+        for (int i = 0; i < n; i++) {
+            double u = pre[i], h = 1e-6;
+            double fd = (geluNew(u + h) - geluNew(u - h)) / (2 * h);
+            assertEquals(fd, GeluNew.derivative(pre[i]), 1e-8, "gelu_new'(" + u + ") against central differences");
+            double exact = dy[i] * GeluNew.derivative(pre[i]);
+            assertTrue(Math.abs(d[i] - exact) <= 2 * Math.ulp((float) exact) + 1e-45, path + " at " + u + ": " + d[i]
+                + ", exact " + exact);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"scalar", "vector"})
+    void theSoftmaxGradientIsWeightedSoftmaxMinusOneHot(String path) {
+        DecoderMath math = DecoderMath.CHOICE.create(path);
+        Random rng = new Random(3);
+        int V = 1_003, target = 417;
+        float[] z = new float[V + 5];
+        for (int j = 0; j < z.length; j++) {
+            z[j] = (float) (rng.nextGaussian() * 4);
+        }
+        float[] g = z.clone();
+        double lse = math.logSumExp(g, 5, V);
+        math.softmaxGradient(g, 5, V, lse, target, 1.75);
+        double sum = 0;
+        for (int j = 0; j < V; j++) {
+            double exact = 1.75 * (Math.exp((double) z[5 + j] - lse) - (j == target ? 1 : 0));
+            assertTrue(Math.abs(g[5 + j] - exact) <= 2 * Math.ulp((float) exact) + 1e-45, path + " logit " + j + ": "
+                + g[5 + j] + ", exact " + exact);
+            sum += g[5 + j];
+        }
+        assertEquals(0, sum, 1e-5, "a log-softmax gradient sums to 0");
+        assertArrayEquals(java.util.Arrays.copyOf(z, 5), java.util.Arrays.copyOf(g, 5), "outside the row: untouched");
+    }
+
+    private static double geluNew(double u) {
+        return 0.5 * u * (1 + Math.tanh(Math.sqrt(2 / Math.PI) * (u + 0.044715 * u * u * u)));
     }
 }

@@ -1,5 +1,8 @@
 package io.sparkattention.gpt;
 
+import io.sparkattention.bert.DropoutMask;
+
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.LinkedHashMap;
@@ -16,19 +19,76 @@ final class Float64Gpt {
 
     /** L×V logits of one row (positions 0 … L − 1). */
     static double[] logits(GptWeights w, int[] ids) {
-        GptConfig c = w.config();
-        int L = ids.length, E = c.hidden(), H = c.heads(), D = E / H, F = c.inner(), V = c.vocabSize();
-        double[] x = new double[L * E];
-        float[] wte = w.tensor("wte.weight"), wpe = w.tensor("wpe.weight");
-        for (int i = 0; i < L; i++) {
-            for (int j = 0; j < E; j++) {
-                x[i * E + j] = (double) wte[ids[i] * E + j] + wpe[i * E + j];
+        return logits(w.config(), doubles(w), ids, null);
+    }
+
+    /** The weights widened to double, by name: what {@link #loss} perturbs for finite differences. */
+    static Map<String, double[]> doubles(GptWeights w) {
+        Map<String, double[]> p = new LinkedHashMap<>();
+        for (Map.Entry<String, float[]> e : w.stateDict().entrySet()) {
+            float[] v = e.getValue();
+            double[] d = new double[v.length];
+            for (int i = 0; i < v.length; i++) {
+                d[i] = v[i];
+            }
+            p.put(e.getKey(), d);
+        }
+        return p;
+    }
+
+    /**
+     * Σ weight·(−log-likelihood of the block's L − 1 predicted tokens) over the blocks, with GPT-2's
+     * dropout p > 0 at the training sites (the masks of {@link DropoutMask}, keyed by seed, step and
+     * the block's key), none when p is 0.
+     */
+    static double loss(GptConfig c, Map<String, double[]> p, List<TokenBlock> blocks, double dropout, long seed,
+                       long step) {
+        int V = c.vocabSize();
+        double total = 0;
+        for (TokenBlock b : blocks) {
+            int[] ids = b.ids();
+            double[] z = logits(c, p, ids, dropout > 0 ? new Masks(c, dropout, seed, step, b.key()) : null);
+            double nll = 0;
+            for (int t = 1; t < ids.length; t++) {
+                nll += logSumExp(z, (t - 1) * V, V) - z[(t - 1) * V + ids[t]];
+            }
+            total += b.weight() * nll;
+        }
+        return total;
+    }
+
+    /** One block's dropout masks: the embeddings' and, per layer, probabilities / attention output / MLP output. */
+    static final class Masks {
+        final DropoutMask embeddings;
+        final DropoutMask[][] layers;
+
+        Masks(GptConfig c, double p, long seed, long step, long key) {
+            embeddings = DropoutMask.of(seed, step, key, DropoutMask.EMBEDDINGS, p);
+            layers = new DropoutMask[c.layers()][3];
+            for (int n = 0; n < c.layers(); n++) {
+                for (int kind = 0; kind < 3; kind++) {
+                    layers[n][kind] = DropoutMask.of(seed, step, key, DropoutMask.site(n, kind), p);
+                }
             }
         }
+    }
+
+    /** L×V logits of one row from double weights, with a block's masks (null: none). */
+    static double[] logits(GptConfig c, Map<String, double[]> w, int[] ids, Masks masks) {
+        int L = ids.length, E = c.hidden(), H = c.heads(), D = E / H, F = c.inner(), V = c.vocabSize();
+        double[] x = new double[L * E];
+        double[] wte = w.get("wte.weight"), wpe = w.get("wpe.weight");
+        for (int i = 0; i < L; i++) {
+            for (int j = 0; j < E; j++) {
+                x[i * E + j] = wte[ids[i] * E + j] + wpe[i * E + j];
+            }
+        }
+        drop(x, masks == null ? null : masks.embeddings);
         for (int n = 0; n < c.layers(); n++) {
-            GptWeights.Layer p = w.layer(n);
-            double[] a = layerNorm(x, L, E, p.norm1Weight(), p.norm1Bias(), c.layerNormEps());
-            double[] qkv = conv1d(a, L, E, 3 * E, p.attentionWeight(), p.attentionBias());
+            String q = GptWeights.layerPrefix(n);
+            DropoutMask[] m = masks == null ? new DropoutMask[3] : masks.layers[n];
+            double[] a = layerNorm(x, L, E, w.get(q + "ln_1.weight"), w.get(q + "ln_1.bias"), c.layerNormEps());
+            double[] qkv = conv1d(a, L, E, 3 * E, w.get(q + "attn.c_attn.weight"), w.get(q + "attn.c_attn.bias"));
             double[] att = new double[L * E];
             double scale = 1.0 / Math.sqrt(D);
             for (int h = 0; h < H; h++) {
@@ -49,22 +109,27 @@ final class Float64Gpt {
                         sum += s[j];
                     }
                     for (int j = 0; j <= i; j++) {
+                        double keep = m[0] == null ? 1 : m[0].factor(((long) h * L + i) * L + j);
                         for (int d = 0; d < D; d++) {
-                            att[i * E + h * D + d] += s[j] / sum * qkv[j * 3 * E + 2 * E + h * D + d];
+                            att[i * E + h * D + d] += s[j] / sum * keep * qkv[j * 3 * E + 2 * E + h * D + d];
                         }
                     }
                 }
             }
-            add(x, conv1d(att, L, E, E, p.attentionProjectionWeight(), p.attentionProjectionBias()));
-            double[] m = layerNorm(x, L, E, p.norm2Weight(), p.norm2Bias(), c.layerNormEps());
-            double[] u = conv1d(m, L, E, F, p.feedForwardWeight(), p.feedForwardBias());
+            double[] y = conv1d(att, L, E, E, w.get(q + "attn.c_proj.weight"), w.get(q + "attn.c_proj.bias"));
+            drop(y, m[1]);
+            add(x, y);
+            double[] mm = layerNorm(x, L, E, w.get(q + "ln_2.weight"), w.get(q + "ln_2.bias"), c.layerNormEps());
+            double[] u = conv1d(mm, L, E, F, w.get(q + "mlp.c_fc.weight"), w.get(q + "mlp.c_fc.bias"));
             for (int i = 0; i < u.length; i++) {
                 u[i] = activation(c.activation(), u[i]);
             }
-            add(x, conv1d(u, L, F, E, p.feedForwardProjectionWeight(), p.feedForwardProjectionBias()));
+            y = conv1d(u, L, F, E, w.get(q + "mlp.c_proj.weight"), w.get(q + "mlp.c_proj.bias"));
+            drop(y, m[2]);
+            add(x, y);
         }
-        double[] h = layerNorm(x, L, E, w.tensor("ln_f.weight"), w.tensor("ln_f.bias"), c.layerNormEps());
-        float[] head = w.headWeight();
+        double[] h = layerNorm(x, L, E, w.get("ln_f.weight"), w.get("ln_f.bias"), c.layerNormEps());
+        double[] head = w.get(c.tiedHead() ? "wte.weight" : "lm_head.weight");
         double[] out = new double[L * V];
         for (int i = 0; i < L; i++) {
             for (int v = 0; v < V; v++) {
@@ -76,6 +141,14 @@ final class Float64Gpt {
             }
         }
         return out;
+    }
+
+    private static void drop(double[] x, DropoutMask mask) {
+        if (mask != null) {
+            for (int i = 0; i < x.length; i++) {
+                x[i] *= mask.factor(i);
+            }
+        }
     }
 
     /** log_softmax(logits[t − 1])[ids[t]] for t = 1 … L − 1 of a row alone (L ≤ positions). */
@@ -133,7 +206,7 @@ final class Float64Gpt {
         return 0.5 * u * (1 + Math.tanh(Math.sqrt(2 / Math.PI) * (u + 0.044715 * u * u * u)));
     }
 
-    private static double[] conv1d(double[] x, int L, int in, int out, float[] w, float[] b) {
+    private static double[] conv1d(double[] x, int L, int in, int out, double[] w, double[] b) {
         double[] y = new double[L * out];
         for (int i = 0; i < L; i++) {
             for (int o = 0; o < out; o++) {
@@ -147,7 +220,7 @@ final class Float64Gpt {
         return y;
     }
 
-    private static double[] layerNorm(double[] x, int L, int E, float[] g, float[] b, double eps) {
+    private static double[] layerNorm(double[] x, int L, int E, double[] g, double[] b, double eps) {
         double[] y = new double[L * E];
         for (int i = 0; i < L; i++) {
             double mean = 0, var = 0;

@@ -1,0 +1,277 @@
+package io.sparkattention.gpt;
+
+import io.sparkattention.bert.DropoutMask;
+import io.sparkattention.bert.EncoderMath;
+import io.sparkattention.kernel.FlashAttention;
+import io.sparkattention.kernel.LinearKernel;
+import io.sparkattention.kernel.WeightGradient;
+import io.sparkattention.nn.GradientSums;
+import io.sparkattention.nn.TrainingEvaluator;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A {@link GptTrainingNetwork} at one parameter vector: the weighted language-modelling losses of
+ * runs of {@link TokenBlock}s and their gradient. Per run of blocks (stacked through every
+ * projection, {@value #STACK_TOKENS} tokens a pass, when the projection kernel's rows are
+ * independent; one block a pass otherwise, so a block's numbers are its own either way):
+ * <pre>
+ *   x = M_embd∘(wte[ids] + wpe[0..L))                      per block, M×E stacked
+ *   x = block_N(… block_0(x))                               {@link GptTrainingBlock}, records kept
+ *   h = LN(x; ln_f);  nll_r = Σ_t lse(h_t·wteᵀ) − z_y        {@link GptLmHead}, HEAD_ROWS rows a chunk
+ *   backward: dh (head) → LN_f' → blocks top to bottom → dx∘M_embd scattered into wte rows and wpe rows
+ * </pre>
+ * wte's gradient is the head's product plus the embedding's scatter-add. Gradients are summed in
+ * float32 in one pending vector (the attention's in {@code nn.Linear} layout in each layer's
+ * record, folded into the Conv1D layout at a flush) until {@link #flushInto}. Dropout (training
+ * binds with p &gt; 0): {@link DropoutMask} keyed by (seed, step, block key, site, element), sites
+ * {@link DropoutMask#EMBEDDINGS} and per layer n {@code DropoutMask.site(n, kind)}. Not thread-safe.
+ */
+final class GptTrainingEvaluator implements TrainingEvaluator<TokenBlock> {
+
+    /** Most tokens stacked into one pass: bounds the records at STACK_TOKENS rows (one longer block runs alone). */
+    static final int STACK_TOKENS = 2048;
+
+    private static final EncoderMath NORM = EncoderMath.get();
+
+    private final GptConfig config;
+    private final boolean training;
+    private final long seed;
+    private final long step;
+    private final double p;
+    private final boolean stack;
+    private final float[] tokenEmbedding;
+    private final float[] positionEmbedding;
+    private final float[] finalNormWeight;
+    private final float[] finalNormBias;
+    private final int wteOffset;
+    private final int wpeOffset;
+    private final int finalNormWeightOffset;
+    private final int finalNormBiasOffset;
+    private final GptTrainingBlock[] blocks;
+    private final GptLmHead head;
+    private final GptTrainingRecord.Layer[] records;
+    private final GptTrainingRecord.Norm finalNorm = new GptTrainingRecord.Norm();
+    private final GptTrainingRecord.Scratch scratch;
+    private final float[] pending;
+    /** Blocks added since the last flush, and the most positions one of them used (wpe's touched rows). */
+    private int pendingBlocks;
+    private int pendingPositions;
+
+    GptTrainingEvaluator(GptTrainingNetwork net, float[] theta, boolean training, long seed, long step) {
+        this.config = net.config();
+        this.training = training;
+        this.seed = seed;
+        this.step = step;
+        this.p = net.dropout();
+        GptWeights w = net.weights(theta);
+        LinearKernel linear = net.linearKernel();
+        FlashAttention kernel = GptBlock.causalKernel();
+        this.tokenEmbedding = w.tensor(GptWeights.TOKEN_EMBEDDING);
+        this.positionEmbedding = w.tensor(GptWeights.POSITION_EMBEDDING);
+        this.finalNormWeight = w.tensor(GptWeights.FINAL_NORM_WEIGHT);
+        this.finalNormBias = w.tensor(GptWeights.FINAL_NORM_BIAS);
+        this.wteOffset = net.parameter(GptWeights.TOKEN_EMBEDDING).offset();
+        this.wpeOffset = net.parameter(GptWeights.POSITION_EMBEDDING).offset();
+        this.finalNormWeightOffset = net.parameter(GptWeights.FINAL_NORM_WEIGHT).offset();
+        this.finalNormBiasOffset = net.parameter(GptWeights.FINAL_NORM_BIAS).offset();
+        this.blocks = new GptTrainingBlock[config.layers()];
+        this.records = new GptTrainingRecord.Layer[blocks.length];
+        for (int n = 0; n < blocks.length; n++) {
+            blocks[n] = new GptTrainingBlock(config, w.layer(n), n, net.layerOffsets(n), kernel, linear);
+            records[n] = new GptTrainingRecord.Layer(GptTrainingBlock.attentionGradientSize(config.hidden()));
+        }
+        this.head = new GptLmHead(config, tokenEmbedding, linear);
+        this.stack = head.rowsIndependent();
+        this.pending = new float[net.parameterCount()];
+        this.scratch = new GptTrainingRecord.Scratch(new WeightGradient(linear));
+    }
+
+    @Override
+    public double weight(TokenBlock block) {
+        Objects.requireNonNull(block, "block");
+        return block.weight() * block.predictedTokens();
+    }
+
+    @Override
+    public double add(List<TokenBlock> run) {
+        checkRun(run);
+        return passes(run, true);
+    }
+
+    @Override
+    public double loss(List<TokenBlock> run) {
+        checkRun(run);
+        return passes(run, false);
+    }
+
+    @Override
+    public void flushInto(GradientSums sums) {
+        Objects.requireNonNull(sums, "sums");
+        if (pendingBlocks == 0) {
+            return;
+        }
+        for (int n = 0; n < blocks.length; n++) {
+            blocks[n].foldAttentionGradient(records[n], pending);
+        }
+        int E = config.hidden();
+        int wpeEnd = wpeOffset + config.positions() * E;
+        sums.addAndClear(pending, 0, wpeOffset);
+        for (int row = 0; row < pendingPositions; row++) {
+            sums.addRowAndClear(0, row, pending);
+        }
+        sums.addAndClear(pending, wpeEnd, pending.length);
+        pendingBlocks = 0;
+        pendingPositions = 0;
+    }
+
+    @Override
+    public void discardPending() {
+        if (pendingBlocks > 0) {
+            Arrays.fill(pending, 0f);
+            for (GptTrainingRecord.Layer r : records) {
+                Arrays.fill(r.attentionGradient, 0f);
+            }
+            pendingBlocks = 0;
+            pendingPositions = 0;
+        }
+    }
+
+    /** Every block checked before any runs, so that a bad block leaves nothing half-added. */
+    private void checkRun(List<TokenBlock> run) {
+        Objects.requireNonNull(run, "blocks");
+        int V = config.vocabSize(), P = config.positions();
+        for (TokenBlock b : run) {
+            Objects.requireNonNull(b, "block");
+            int[] ids = Objects.requireNonNull(b.ids(), "ids of block " + b.key());
+            if (ids.length < 1 || ids.length > P) {
+                throw new IllegalArgumentException("block " + b.key() + " has " + ids.length + " tokens, expected 1 to "
+                    + P + " (the model's positions)");
+            }
+            for (int i = 0; i < ids.length; i++) {
+                if (ids[i] < 0 || ids[i] >= V) {
+                    throw new IllegalArgumentException("block " + b.key() + ": token id " + ids[i] + " at position " + i
+                        + " is outside [0, " + V + ")");
+                }
+            }
+            if (!(b.weight() >= 0) || Double.isInfinite(b.weight())) {
+                throw new IllegalArgumentException("block " + b.key() + ": weight must be finite and >= 0, got "
+                    + b.weight());
+            }
+        }
+    }
+
+    /** The run in passes of stacked blocks (those with a weight and a predicted token); Σ weight·nll in block order. */
+    private double passes(List<TokenBlock> run, boolean backward) {
+        TokenBlock[] live = run.stream().filter(b -> b.weight() > 0 && b.ids().length > 1).toArray(TokenBlock[]::new);
+        double total = 0;
+        int g = 0;
+        while (g < live.length) {
+            int end = g + 1, tokens = live[g].ids().length;
+            while (stack && end < live.length && tokens + live[end].ids().length <= STACK_TOKENS) {
+                tokens += live[end].ids().length;
+                end++;
+            }
+            total += pass(Arrays.copyOfRange(live, g, end), tokens, backward);
+            g = end;
+        }
+        return total;
+    }
+
+    /** One stacked pass of {@code group} (M tokens in all): forward, and the backward when asked. */
+    private double pass(TokenBlock[] group, int M, boolean backward) {
+        int count = group.length, E = config.hidden();
+        int[] starts = new int[count + 1];
+        int[][] ids = new int[count][];
+        double[] weights = new double[count];
+        for (int r = 0; r < count; r++) {
+            ids[r] = group[r].ids();
+            weights[r] = group[r].weight();
+            starts[r + 1] = starts[r] + ids[r].length;
+        }
+        ensure(M);
+        DropoutMask[][][] masks = backward && training && p > 0 ? masks(group) : null;
+        float[] x = scratch.x;
+        for (int r = 0; r < count; r++) {
+            GptStack.embed(tokenEmbedding, positionEmbedding, E, ids[r], 0, ids[r].length, 0, x, starts[r]);
+            if (masks != null) {
+                masks[blocks.length][r][0].apply(x, starts[r] * E, ids[r].length * E, 0);
+            }
+        }
+        for (int n = 0; n < blocks.length; n++) {
+            blocks[n].forward(x, starts, count, records[n], scratch, masks == null ? null : masks[n]);
+        }
+        NORM.layerNormKeeping(x, null, M, E, finalNormWeight, finalNormBias, config.layerNormEps(), finalNorm.xhat,
+            finalNorm.rstd);
+        double[] nll = new double[count];
+        if (backward) {
+            pendingBlocks++;  // before anything is added, so that discardPending clears a pass that failed part-way
+            for (int[] row : ids) {
+                pendingPositions = Math.max(pendingPositions, row.length);
+            }
+        }
+        head.run(x, ids, weights, starts, count, nll, backward ? scratch.dNormed : null, pending, wteOffset,
+            scratch.weightGradient);
+        if (backward) {
+            NORM.layerNormGradient(scratch.dNormed, finalNorm.xhat, finalNorm.rstd, M, E, finalNormWeight, x, pending,
+                finalNormWeightOffset, finalNormBiasOffset, finalNorm.sums);
+            for (int n = blocks.length - 1; n >= 0; n--) {
+                blocks[n].backward(x, starts, count, records[n], scratch, masks == null ? null : masks[n], pending);
+            }
+            for (int r = 0; r < count; r++) {
+                if (masks != null) {
+                    masks[blocks.length][r][0].apply(x, starts[r] * E, ids[r].length * E, 0);
+                }
+                scatter(ids[r], x, starts[r] * E);
+            }
+        }
+        double total = 0;
+        for (int r = 0; r < count; r++) {
+            total += weights[r] * nll[r];
+        }
+        return total;
+    }
+
+    /** The embedding's backward of one block: its rows of dx added into wte's rows of its ids and wpe's rows 0 … L − 1. */
+    private void scatter(int[] ids, float[] dx, int from) {
+        int E = config.hidden();
+        for (int i = 0; i < ids.length; i++) {
+            int o = from + i * E, w = wteOffset + ids[i] * E, q = wpeOffset + i * E;
+            for (int j = 0; j < E; j++) {
+                pending[w + j] += dx[o + j];
+                pending[q + j] += dx[o + j];
+            }
+        }
+    }
+
+    /**
+     * The group's masks: {@code [n][r][kind]} for layer n of block r ({@link DropoutMask#ATTENTION_PROBS},
+     * {@link DropoutMask#ATTENTION_OUTPUT}, {@link DropoutMask#FEED_FORWARD_OUTPUT}), and
+     * {@code [layers][r][0]} the embeddings'.
+     */
+    private DropoutMask[][][] masks(TokenBlock[] group) {
+        DropoutMask[][][] m = new DropoutMask[blocks.length + 1][group.length][];
+        for (int r = 0; r < group.length; r++) {
+            long key = group[r].key();
+            for (int n = 0; n < blocks.length; n++) {
+                m[n][r] = new DropoutMask[3];
+                for (int kind = 0; kind < 3; kind++) {
+                    m[n][r][kind] = DropoutMask.of(seed, step, key, DropoutMask.site(n, kind), p);
+                }
+            }
+            m[blocks.length][r] = new DropoutMask[] {DropoutMask.of(seed, step, key, DropoutMask.EMBEDDINGS, p)};
+        }
+        return m;
+    }
+
+    private void ensure(int M) {
+        int E = config.hidden(), F = config.inner();
+        for (GptTrainingRecord.Layer r : records) {
+            r.ensure(M, E, F);
+        }
+        finalNorm.ensure(M, E);
+        scratch.ensure(M, E, F);
+    }
+}
