@@ -49,6 +49,14 @@ final class DjlAdamW {
         }
     }
 
+    /** optimizer.zero_grad(): every parameter's gradient set to 0 in place (call once a backward has made them). */
+    void zeroGradients() {
+        for (NDArray p : params) {
+            NDArray g = p.getGradient();
+            g.subi(g);
+        }
+    }
+
     /**
      * clip_grad_norm_: every gradient scaled by maxNorm / (‖g‖ + 1e-6) when that is below 1 (the
      * norm over every gradient together); nothing when {@code maxNorm} ≤ 0. Returns the norm, or

@@ -91,10 +91,7 @@ final class DjlFineTuner implements TorchRuntime.FineTuner {
         try (NDManager batch = manager.newSubManager();
              GradientCollector collector = Engine.getInstance().newGradientCollector()) {
             if (gradientsExist) {
-                for (NDArray p : params.values()) {
-                    NDArray g = p.getGradient();
-                    g.subi(g);
-                }
+                optimizer.zeroGradients();
             }
             NDArray loss = loss(batch, ids, labelValues, training);
             collector.backward(loss);

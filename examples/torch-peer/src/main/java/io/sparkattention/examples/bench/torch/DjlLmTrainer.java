@@ -71,10 +71,7 @@ final class DjlLmTrainer implements TorchLmTrainer {
         try (NDManager batch = manager.newSubManager();
              GradientCollector collector = Engine.getInstance().newGradientCollector()) {
             if (gradientsExist) {
-                for (NDArray p : params.values()) {
-                    NDArray g = p.getGradient();
-                    g.subi(g);
-                }
+                optimizer.zeroGradients();
             }
             NDArray loss = loss(batch, rows);
             collector.backward(loss);
