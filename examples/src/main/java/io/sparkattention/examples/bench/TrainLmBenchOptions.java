@@ -69,7 +69,8 @@ final class TrainLmBenchOptions {
         Path dir = corpus != null ? Paths.get(corpus)
             : Paths.get(System.getProperty("spark.attention.home", "."), "examples", "data", "austen");
         if (!Files.isDirectory(dir)) {
-            throw new BadInputException((corpus == null ? "bundled corpus " : "--corpus ") + dir + ": no such directory");
+            throw new BadInputException((corpus == null ? "bundled corpus " : "--corpus ") + dir
+                + ": no such directory");
         }
         TrainLmBenchmark.Shape shape = gpt2 ? TrainLmBenchmark.Shape.gpt2() : TrainLmBenchmark.Shape.bytes();
         int[][] blocks;

@@ -81,7 +81,8 @@ final class TrainLmBenchmark {
         double flops = stepFlops(shape);
         List<BenchResult> lines = new ArrayList<>();
         if (ours) {
-            lines.add(line("train_lm", shape, tokens, threads, oursMs, oursLoss, flops, io.sparkattention.kernel.Blas.name())
+            lines.add(line("train_lm", shape, tokens, threads, oursMs, oursLoss, flops,
+                    io.sparkattention.kernel.Blas.name())
                 .with("trainer", "in-process: gpt.GptTrainingNetwork's evaluator on the threads + nn.Optimizer "
                     + "(not the Spark Estimator)"));
         }

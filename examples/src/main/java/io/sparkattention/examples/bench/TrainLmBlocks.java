@@ -3,15 +3,16 @@ package io.sparkattention.examples.bench;
 import java.nio.file.Path;
 
 /**
- * The train-lm benchmark's step: consecutive blocks of the corpus's ids from its start — its
- * UTF-8 bytes for the byte model, GPT-2's tokenizer over its passages (each followed by the
- * end-of-text id, as Hugging Face's {@code run_clm} joins texts) for GPT-2's.
+ * The train-lm benchmark's step: consecutive blocks of ids — the corpus's UTF-8 bytes from its
+ * start for the byte model; for GPT-2's, GPT-2's tokenizer over {@value #PASSAGES} passages evenly
+ * spaced through the books, each followed by the end-of-text id as Hugging Face's {@code run_clm}
+ * joins texts.
  */
 final class TrainLmBlocks {
 
     /** GPT-2's end-of-text id. */
     static final int END_OF_TEXT = 50256;
-    /** Passages tokenized at a time until the blocks are full. */
+    /** Passages tokenized for GPT-2's blocks (passages giving fewer ids than the blocks need are refused). */
     private static final int PASSAGES = 200;
 
     private TrainLmBlocks() {
@@ -41,7 +42,8 @@ final class TrainLmBlocks {
             }
         }
         if (at < count) {
-            throw new IllegalArgumentException(PASSAGES + " passages give " + at + " of GPT-2's ids, fewer than " + count);
+            throw new IllegalArgumentException(PASSAGES + " passages give " + at + " of GPT-2's ids, fewer than "
+                + count);
         }
         return ids;
     }

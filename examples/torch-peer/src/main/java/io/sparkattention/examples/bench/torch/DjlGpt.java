@@ -65,7 +65,7 @@ final class DjlGpt implements AutoCloseable {
         return name.startsWith("h.") && name.endsWith(".weight") && value.getShape().dimension() == 2;
     }
 
-    /** Every parameter by its Hugging Face name, in the given tensors' order; Conv1D weights transposed ({@link #conv1d}). */
+    /** Every parameter by its Hugging Face name, in the given order; Conv1D weights transposed ({@link #conv1d}). */
     Map<String, NDArray> parameters() {
         return params;
     }

@@ -89,7 +89,8 @@ final class DjlLmTrainer implements TorchLmTrainer {
         long tokens = 0;
         for (int r = 0; r < rows.length; r++) {
             if (rows[r].length < 2) {
-                throw new IllegalArgumentException("row " + r + " has " + rows[r].length + " ids: a training row needs 2");
+                throw new IllegalArgumentException("row " + r + " has " + rows[r].length
+                    + " ids: a training row needs 2");
             }
             longest = Math.max(longest, rows[r].length);
             tokens += rows[r].length - 1;

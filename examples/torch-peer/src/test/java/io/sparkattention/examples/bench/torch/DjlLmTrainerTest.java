@@ -64,7 +64,8 @@ class DjlLmTrainerTest {
 
     private static TorchLmTrainer.Spec spec() {
         return new TorchLmTrainer.Spec(settings.get("solver").asText(), settings.get("step_size").asDouble(),
-            settings.get("weight_decay").asDouble(), settings.get("warmup_steps").asInt(), settings.get("steps").asInt(),
+            settings.get("weight_decay").asDouble(), settings.get("warmup_steps").asInt(),
+            settings.get("steps").asInt(),
             settings.get("max_grad_norm").asDouble());
     }
 
