@@ -5,7 +5,6 @@ import io.sparkattention.kernel.AttentionSpec;
 import io.sparkattention.kernel.FlashAttention;
 import io.sparkattention.kernel.LinearKernel;
 
-import java.io.Serializable;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
@@ -26,9 +25,10 @@ import java.util.SplittableRandom;
  * {@code classifier.weight} [K, E], {@code classifier.bias} [K].
  *
  * <p>Immutable and serializable (it travels to executors); {@link #bind} gives the per-thread
- * object that computes losses, gradients and logits.
+ * object that computes losses, gradients and logits. As a {@link TrainableNetwork} its rows are
+ * {@link LabelledSequence}s, flushed one at a time ({@link #rowsPerRun()}) and never dropped out.
  */
-public final class AttentionClassifierNetwork implements Serializable {
+public final class AttentionClassifierNetwork implements TrainableNetwork<LabelledSequence> {
 
     private static final long serialVersionUID = 1L;
 
@@ -127,11 +127,13 @@ public final class AttentionClassifierNetwork implements Serializable {
     }
 
     /** Length of the flat parameter vector: 4E² + 4E + K·E + K. */
+    @Override
     public int parameterCount() {
         return parameterCount;
     }
 
     /** The tensors of the flat vector, in state_dict order. */
+    @Override
     public List<ParameterTensor> parameters() {
         return parameters;
     }
@@ -200,6 +202,25 @@ public final class AttentionClassifierNetwork implements Serializable {
      */
     public ClassifierEvaluator bind(float[] theta) {
         return bind(theta, LinearKernel.get());
+    }
+
+    /**
+     * 1: each row's float32 gradient goes into the float64 sums on its own, so that a row's
+     * contribution is the same however rows are spread over partitions (see
+     * {@link ClassifierEvaluator}: float32 sums over runs of rows moved trained parameters by 6e-5).
+     */
+    @Override
+    public int rowsPerRun() {
+        return 1;
+    }
+
+    /**
+     * {@link #bind(float[])}: the network has no dropout, so the training and the evaluation
+     * bindings are the same and ignore seed and step.
+     */
+    @Override
+    public ClassifierEvaluator bind(float[] theta, boolean training, long seed, long step) {
+        return bind(theta);
     }
 
     /** {@link #bind(float[])} on a given projection kernel (side-by-side tests and benchmarks). */

@@ -2,6 +2,8 @@ package io.sparkattention.nn;
 
 import io.sparkattention.kernel.LinearKernel;
 
+import java.util.Arrays;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -12,7 +14,8 @@ import java.util.Objects;
  * so a partition's rows make little garbage. Not thread-safe: one per thread.
  *
  * <p>Gradients: the products add a row's gradient into one float32 vector, which
- * {@link #accumulate} then adds into the caller's float64 sums and clears (about a tenth of a
+ * {@link #accumulate} (or {@link #flushInto}, after {@link #add}; the network asks the training
+ * engine for runs of one row) then adds into the caller's float64 sums and clears (about a tenth of a
  * row's time at E = 768). Each row's float32 gradient is thus the same however rows are spread
  * over partitions: summing rows in float32 before the float64 sums was measured 1.1× as fast, but
  * made the trained parameters depend on the partitioning by 6e-5 (Adam scales the rounding noise
@@ -27,7 +30,7 @@ import java.util.Objects;
  *              attention weights' gradients from da
  * </pre>
  */
-public final class ClassifierEvaluator {
+public final class ClassifierEvaluator implements TrainingEvaluator<LabelledSequence> {
 
     private final AttentionClassifierNetwork net;
     private final float[] theta;
@@ -38,8 +41,10 @@ public final class ClassifierEvaluator {
     private final float[] logits;
     private final float[] dLogits;
     private final float[] dPooled;
-    /** The row's gradient, added to by the products, zero between rows. */
+    /** The pending rows' gradient, added to by the products, zero after a flush. */
     private final float[] rowGrad;
+    /** Rows added since the last flush. */
+    private int pendingRows;
     private float[] h = new float[0];
     private float[] dh = new float[0];
 
@@ -73,6 +78,71 @@ public final class ClassifierEvaluator {
      * @throws IllegalArgumentException naming the argument that does not fit
      */
     public double accumulate(float[] x, int length, int label, double weight, double[] grad) {
+        checkGradient(grad);
+        double loss = addRow(x, length, label, weight);
+        if (pendingRows > 0) {
+            for (int i = 0; i < grad.length; i++) {
+                grad[i] += rowGrad[i];
+                rowGrad[i] = 0f;
+            }
+            pendingRows = 0;
+        }
+        return loss;
+    }
+
+    @Override
+    public double weight(LabelledSequence row) {
+        return row.weight();
+    }
+
+    /**
+     * Adds the rows' weighted gradients into the pending float32 sums, in order, and returns
+     * Σ weight·CE (see {@link #accumulate} for one row's).
+     *
+     * @throws IllegalArgumentException naming the row's key and what does not fit
+     */
+    @Override
+    public double add(List<LabelledSequence> rows) {
+        double loss = 0;
+        for (LabelledSequence r : rows) {
+            try {
+                loss += addRow(r.x(), r.length(), r.label(), r.weight());
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("row " + r.key() + ": " + e.getMessage(), e);
+            }
+        }
+        return loss;
+    }
+
+    /** Σ weight·CE of the rows from their logits alone (no backward pass). */
+    @Override
+    public double loss(List<LabelledSequence> rows) {
+        double loss = 0;
+        for (LabelledSequence r : rows) {
+            logits(r.x(), r.length(), logits);
+            loss += r.weight() * Softmax.crossEntropy(logits, r.label());
+        }
+        return loss;
+    }
+
+    @Override
+    public void flushInto(GradientSums sums) {
+        if (pendingRows > 0) {
+            sums.addAndClear(rowGrad, 0, rowGrad.length);
+            pendingRows = 0;
+        }
+    }
+
+    @Override
+    public void discardPending() {
+        if (pendingRows > 0) {
+            Arrays.fill(rowGrad, 0f);
+            pendingRows = 0;
+        }
+    }
+
+    /** One row's weighted gradient added into {@link #rowGrad}; returns weight·CE. */
+    private double addRow(float[] x, int length, int label, double weight) {
         checkRow(x, length);
         if (label < 0 || label >= net.numClasses()) {
             throw new IllegalArgumentException("label " + label + " is not a class in [0, " + net.numClasses() + ")");
@@ -80,17 +150,14 @@ public final class ClassifierEvaluator {
         if (!(weight >= 0) || Double.isInfinite(weight)) {
             throw new IllegalArgumentException("row weight must be finite and >= 0, got " + weight);
         }
-        checkGradient(grad);
         if (weight == 0) {
             return 0;  // the row adds nothing: skip its work
         }
         forward(x, length);
         double loss = Softmax.lossAndGradient(logits, logits.length, label, weight, dLogits);
+        // Counted before the backward writes, so that discardPending clears a row that failed part-way.
+        pendingRows++;
         backward(x, length);
-        for (int i = 0; i < grad.length; i++) {
-            grad[i] += rowGrad[i];
-            rowGrad[i] = 0f;
-        }
         return weight * loss;
     }
 

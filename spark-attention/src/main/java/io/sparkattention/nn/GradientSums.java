@@ -14,7 +14,7 @@ import java.util.List;
  */
 public final class GradientSums implements Serializable {
 
-    private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 2L;
 
     private final Layout layout;
     private final double[] dense;
@@ -65,6 +65,42 @@ public final class GradientSums implements Serializable {
         }
     }
 
+    /**
+     * {@link #addAndClear(float[], int, int)} from a float64 vector (a network that flushes its
+     * pending sums in float64 first).
+     *
+     * @throws IllegalArgumentException when the range overlaps a row-sparse tensor
+     */
+    public void addAndClear(double[] flat, int from, int to) {
+        int d = layout.denseIndex(from, to);
+        for (int i = from; i < to; i++, d++) {
+            dense[d] += flat[i];
+            flat[i] = 0;
+        }
+    }
+
+    /** {@link #addRowAndClear(int, int, float[])} from a float64 vector. */
+    public void addRowAndClear(int s, int row, double[] flat) {
+        int width = layout.sparseWidth[s];
+        int from = layout.sparseOffset[s] + row * width;
+        double[] target = sparse[s].row(row);
+        int base = sparse[s].base(row);
+        for (int j = 0; j < width; j++) {
+            target[base + j] += flat[from + j];
+            flat[from + j] = 0;
+        }
+    }
+
+    /**
+     * Drops the spare capacity of the touched rows' arrays, so that a task result carries the
+     * touched rows and nothing more (call before the sums leave the task).
+     */
+    public void trim() {
+        for (SparseRows rows : sparse) {
+            rows.trim();
+        }
+    }
+
     /** Adds {@code other} into these sums, element by element (rows by id), and returns this. */
     public GradientSums add(GradientSums other) {
         if (other.dense.length != dense.length || other.sparse.length != sparse.length) {
@@ -105,7 +141,7 @@ public final class GradientSums implements Serializable {
         return sparse[s].count;
     }
 
-    /** The values these sums carry: the dense part plus every touched row (8 bytes each on the wire). */
+    /** The values these sums carry: the dense part plus every touched row (8 bytes each on the wire, plus 4 an id). */
     public long values() {
         long n = dense.length;
         for (int s = 0; s < sparse.length; s++) {
@@ -164,6 +200,11 @@ public final class GradientSums implements Serializable {
             this.denseCount = parameterCount - sparseValues;
         }
 
+        /** The flat vector's length: the network's {@link TrainableNetwork#parameterCount()}. */
+        public int parameterCount() {
+            return parameterCount;
+        }
+
         /** The layout of {@code network}'s tensors. */
         public static Layout of(TrainableNetwork<?> network) {
             return new Layout(network.parameters(), network.rowSparseTensors());
@@ -187,30 +228,57 @@ public final class GradientSums implements Serializable {
         }
     }
 
-    /** One table's touched rows: a slot per row id, rows' values in slot order, merged by id. */
+    /**
+     * One table's touched rows: a slot per row id, rows' values in slot order, merged by id. What
+     * travels (Java serialization or Kryo's field serializer alike) is the ids and values of the
+     * touched rows only: the id index is transient and rebuilt on first use.
+     */
     private static final class SparseRows implements Serializable {
 
-        private static final long serialVersionUID = 1L;
+        private static final long serialVersionUID = 2L;
+
+        private static final int INITIAL_SLOTS = 16;
 
         private final int width;
-        /** slotOf[id] = slot + 1, 0 when the row is untouched. */
-        private final int[] slotOf;
-        private int[] ids = new int[16];
+        private final int rows;
+        /** slotOf[id] = slot + 1, 0 when the row is untouched; null until first used after deserialization. */
+        private transient int[] slotOf;
+        private int[] ids = new int[INITIAL_SLOTS];
         private double[] values;
         private int count;
 
         SparseRows(int rows, int width) {
             this.width = width;
-            this.slotOf = new int[rows];
-            this.values = new double[16 * width];
+            this.rows = rows;
+            this.values = new double[INITIAL_SLOTS * width];
+        }
+
+        /** The id index, rebuilt from {@link #ids} when it did not travel. */
+        private int[] slots() {
+            if (slotOf == null) {
+                slotOf = new int[rows];
+                for (int k = 0; k < count; k++) {
+                    slotOf[ids[k]] = k + 1;
+                }
+            }
+            return slotOf;
+        }
+
+        void trim() {
+            if (ids.length > count) {
+                ids = Arrays.copyOf(ids, count);
+                values = Arrays.copyOf(values, count * width);
+            }
         }
 
         /** The values array holding row {@code id}, creating its slot (zeros) when new. */
         double[] row(int id) {
+            int[] slotOf = slots();
             if (slotOf[id] == 0) {
                 if (count == ids.length) {
-                    ids = Arrays.copyOf(ids, 2 * count);
-                    values = Arrays.copyOf(values, 2 * count * width);
+                    int grown = Math.max(INITIAL_SLOTS, 2 * count);
+                    ids = Arrays.copyOf(ids, grown);
+                    values = Arrays.copyOf(values, grown * width);
                 }
                 ids[count] = id;
                 slotOf[id] = ++count;
@@ -220,7 +288,7 @@ public final class GradientSums implements Serializable {
 
         /** Where row {@code id}'s values start in {@link #row}'s array (the row must exist). */
         int base(int id) {
-            return (slotOf[id] - 1) * width;
+            return (slots()[id] - 1) * width;
         }
 
         void add(SparseRows other) {

@@ -39,7 +39,7 @@ class BertClassifierExecutorLossIT {
     private static final int KILL_STEP = 3;
     /** Jobs {@code fit} runs before step 0's: decoding and validating the rows, then laying them out. */
     private static final int JOBS_BEFORE_FIRST_STEP = 2;
-    private static final String STEP_JOB = "BertStepJob.java";
+    private static final String STEP_JOB = "StepJob.java";
     private static final int PARTITIONS = 8;
 
     private final SparkSession spark = ClusterTestSession.get();

@@ -68,6 +68,21 @@ class FineTuneOptimisationTest {
     }
 
     @Test
+    @DisplayName("cosineWarmup is get_cosine_schedule_with_warmup (half a cycle): t/w, then ½(1 + cos(π(t − w)/(T − w)))")
+    void cosineWarmup() {
+        LearningRateSchedule s = LearningRateSchedule.cosineWarmup(2, 8);
+        // Hugging Face's formula evaluated in Python (float64), steps 0 … 9.
+        double[] expected = {0.0, 0.5, 1.0, 0.9330127018922194, 0.75, 0.5, 0.2500000000000001, 0.06698729810778065,
+            0.0, 0.0669872981077807};
+        for (int t = 0; t < expected.length; t++) {
+            assertEquals(expected[t], s.factor(t), 1e-15, "step " + t);
+        }
+        assertEquals(1.0, LearningRateSchedule.cosineWarmup(0, 4).factor(0), "no warmup: the peak at step 0");
+        assertThrows(IllegalArgumentException.class, () -> LearningRateSchedule.cosineWarmup(-1, 3));
+        assertThrows(IllegalArgumentException.class, () -> LearningRateSchedule.cosineWarmup(1, -3));
+    }
+
+    @Test
     @DisplayName("clipByGlobalNorm scales by maxNorm/(total + 1e-6) when that is below 1, and returns the total")
     void clipping() {
         double[] g = {3, 4};

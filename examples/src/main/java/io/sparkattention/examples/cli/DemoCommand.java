@@ -101,7 +101,7 @@ final class DemoCommand implements Callable<Integer> {
         if (holdoutEvery < 2) {
             throw new BadInputException("--holdout-every must be >= 2, got " + holdoutEvery);
         }
-        String corpusDir = corpusDir();
+        String corpusDir = corpusDir(corpus);
         try (Outputs out = output.plan(OutputKind.directory()).localOnly().input("--corpus", corpusDir).check()) {
             AttentionDemo.Settings settings = new AttentionDemo.Settings();
             settings.corpus = corpusDir;
@@ -121,7 +121,8 @@ final class DemoCommand implements Callable<Integer> {
         }
     }
 
-    private String corpusDir() {
+    /** The corpus directory: --corpus, or the bundled Austen novels; refused when missing or empty. */
+    static String corpusDir(String corpus) {
         Path dir;
         if (corpus != null) {
             dir = Paths.get(corpus);

@@ -15,7 +15,8 @@ import picocli.CommandLine.Command;
     subcommands = {DemoCommand.class, ApplyCommand.class, SdpaCommand.class, EmbedCommand.class, BenchCommand.class,
         DescribeCommand.class,
         HeatmapCommand.class, ScalingCommand.class, TrainCommand.class, FineTuneCommand.class, PredictCommand.class,
-        PerplexityCommand.class, GenerateCommand.class})
+        PerplexityCommand.class, GenerateCommand.class, TrainLmCommand.class,
+        DemoLmCommand.class})
 public final class SparkAttentionCli implements Runnable {
 
     @CommandLine.Spec

@@ -7,7 +7,11 @@ import java.io.PrintStream;
  * once the next step's loss is known, so that the last one can also carry the fitted model's
  * training accuracy: {@code {"iteration": N, "loss": l, "training_accuracy": a}}.
  *
- * <p>Called on the driver's thread by the stage's training listener, then once by {@link #finish}.
+ * A step's line can carry more figures ({@link #add}: {@code train-lm}'s {@code val_loss}) until
+ * the next step's loss arrives.
+ *
+ * <p>Called on the driver's thread by the stage's training listener, then once by {@link #finish}
+ * (or {@link #stop}, for a stage without a training accuracy).
  */
 final class StepLines {
 
@@ -23,6 +27,13 @@ final class StepLines {
     void step(int iteration, double loss) {
         flush("}");
         pending = "{\"iteration\": " + iteration + ", \"loss\": " + loss;
+    }
+
+    /** Adds {@code "name": value} to the latest step's line, before it is printed. */
+    void add(String name, double value) {
+        if (pending != null) {
+            pending += ", \"" + name + "\": " + value;
+        }
     }
 
     /** Prints the last step's line with the training accuracy (a share in [0, 1]). */

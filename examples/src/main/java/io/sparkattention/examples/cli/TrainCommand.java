@@ -20,7 +20,7 @@ import java.util.Map;
 
 /**
  * {@code spark-attention train}: fits the attention classifier ({@link AttentionClassifier}) on a
- * JSON lines or Parquet input, prints one JSON line per step with the full-batch loss as the step
+ * JSON lines or Parquet input, prints one JSON line per step with the step's loss as the step
  * completes (through the stage's {@link io.sparkattention.ml.classification.TrainingListener}), and saves the
  * fitted model (and, if asked, its PyTorch state_dict). Every option, the outputs and the initial
  * weights are checked before Spark starts.
@@ -34,8 +34,9 @@ import java.util.Map;
         "Input: one row per sequence, the features column L×E (rows may differ in L) and a numeric label (a class "
             + "index 0, 1, ...).",
         "stdout: one JSON line per step and nothing else, {\"iteration\": i, \"loss\": ...} for i = 0 ... N, each "
-            + "printed when it is known: the full-batch loss (every row, also with --mini-batch-fraction < 1) at "
-            + "the weights before step i, and for the last line the loss after the final step. N = --max-iter, "
+            + "printed when it is known: step i's loss at the weights before it (over every row, or over the step's "
+            + "sample with --mini-batch-fraction < 1), and for the last line the loss over every row after the final "
+            + "step. N = --max-iter, "
             + "so --max-iter + 1 lines, unless --tol stops training earlier (see --tol). The last line also carries "
             + "\"training_accuracy\": the share of the rows the fitted model classifies right (printed once the fit "
             + "is done). A diverged loss prints as "
@@ -112,17 +113,16 @@ final class TrainCommand extends TableCommand {
     double weightDecay;
 
     @Option(names = "--mini-batch-fraction", defaultValue = "1", paramLabel = "F",
-        description = "Fraction of rows each step samples, in (0, 1], drawn from (--seed, step) (default "
-            + "${DEFAULT-VALUE}: every row). Below 1, each printed loss costs one more pass over the rows.")
+        description = "Fraction of rows each step samples, in (0, 1]: a row is in a step's sample by (--seed, step, "
+            + "row) alone (default ${DEFAULT-VALUE}: every row).")
     double miniBatchFraction;
 
     @Option(names = "--tol", defaultValue = "0", paramLabel = "T",
-        description = "Stop early, >= 0: before each step i >= 10, when the full-batch loss l (the weighted mean "
-            + "cross-entropy over every row) improved by less than T, relative, over the last 10 steps — "
+        description = "Stop early, >= 0: before each step i >= 10, when the step loss l (the weighted mean "
+            + "cross-entropy over the step's rows) improved by less than T, relative, over the last 10 steps — "
             + "(l(i-10) - l(i)) / |l(i-10)| < T — step i is not taken and the last line printed is iteration i, the "
-            + "loss at the final weights (i + 1 lines in all). Adam's first, flat steps cannot stop a run. With "
-            + "--mini-batch-fraction < 1 each step then costs one more pass over the rows. Default 0: exactly "
-            + "--max-iter steps.")
+            + "loss over every row at the final weights (i + 1 lines in all). Adam's first, flat steps cannot stop a "
+            + "run. Default 0: exactly --max-iter steps.")
     double tol;
 
     @Option(names = "--num-classes", defaultValue = "0", paramLabel = "K",

@@ -1,15 +1,19 @@
 package io.sparkattention.ml.classification;
 
-import io.sparkattention.exec.FixedOrderAggregate;
 import io.sparkattention.io.ClassifierStateDict;
 import io.sparkattention.io.SafeTensors;
 import io.sparkattention.ml.HadoopSafeTensors;
+import io.sparkattention.ml.Shipped;
 import io.sparkattention.ml.StageUid;
+import io.sparkattention.ml.training.Trainer;
+import io.sparkattention.ml.training.TrainingSettings;
 import io.sparkattention.nn.AttentionClassifierNetwork;
+import io.sparkattention.nn.LabelledSequence;
 import io.sparkattention.nn.Pooling;
 import io.sparkattention.sparkinternal.ParamsMetadata;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.ml.classification.ProbabilisticClassifier;
 import org.apache.spark.ml.linalg.Matrix;
 import org.apache.spark.ml.param.IntParam;
@@ -47,8 +51,8 @@ import java.io.IOException;
  * integer in [0, K), a NaN or infinite feature, a bad weight or key length), {@code numHeads}
  * against E, an empty set, the initial weights' tensors — and fails naming the column, row
  * (1-based, in input order) or tensor before any step and before anything is sized by the
- * labels. Then each step is one Spark job (see {@link ClassifierTrainer}) whose gradient sums go
- * up a fixed-order tree ({@link FixedOrderAggregate}: leaf tasks fold runs of consecutive
+ * labels. Then each step is one Spark job (the training engine's {@link Trainer}) whose gradient sums go
+ * up a fixed-order tree ({@link io.sparkattention.exec.FixedOrderAggregate}: leaf tasks fold runs of consecutive
  * partitions), so a fit's bits depend on the data, its partitioning, the params and the cluster's
  * task slots read when the fit starts ({@code SparkContext.defaultParallelism}: pin it with
  * {@code spark.default.parallelism}), never on the scheduling or a lost executor. The model's
@@ -148,7 +152,7 @@ public final class AttentionClassifier
     }
 
     /**
-     * Reports the full-batch loss at every step of later fits (see {@link TrainingListener}).
+     * Reports each step's loss and the final loss of later fits (see {@link io.sparkattention.ml.training.TrainingListener}).
      * The listener is not a param: it is neither saved nor compared, and it does not change the model.
      *
      * @param value the listener, or null for none
@@ -188,10 +192,14 @@ public final class AttentionClassifier
             float[] theta = initial != null ? initial.parameters(network, embedDim)
                 : network.initialParameters(getSeed());
             // The cluster's slots, read once: they fix every step's layout for the whole fit.
-            int leaves = FixedOrderAggregate.leaves(sc.defaultParallelism());
-            ClassifierTrainer trainer = new ClassifierTrainer(sc, leaves, getSolver(), getMaxIter(), getStepSize(),
-                getWeightDecay(), getMiniBatchFraction(), getTol(), getSeed(), listener);
-            double[] history = trainer.train(data, shape, theta);
+            Broadcast<Shipped<AttentionClassifierNetwork>> shipped = sc.broadcast(Shipped.of(network));
+            double[] history;
+            try {
+                history = new Trainer<LabelledSequence>("AttentionClassifier", sc, TrainingSettings.of(this), listener)
+                    .train(data.keyedRows(), sc.defaultParallelism(), shipped, LabelledSequence::key, theta);
+            } finally {
+                shipped.destroy();
+            }
             AttentionClassificationModel model = copyValues(new AttentionClassificationModel(uid, shape, theta),
                 new ParamMap());
             return model.withTrainingSummary(dataset, history);

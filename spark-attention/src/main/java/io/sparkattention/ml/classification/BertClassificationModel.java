@@ -103,10 +103,15 @@ public final class BertClassificationModel
         this.poolingMode = pooling;
         params = new BertClassifierParamSet(this);
         setDefault(featuresCol(), BertClassifier.DEFAULT_IDS_COL);
-        set(pooling(), pooling == Pooling.FIRST ? "cls" : "mean");
+        set(pooling(), PoolingNames.bertName(pooling));
         if (encoder != null) {
             network();
         }
+    }
+
+    /** The trained network's pooling (what {@code pooling} names, in either spelling). */
+    Pooling poolingMode() {
+        return poolingMode;
     }
 
     /**
@@ -275,7 +280,7 @@ public final class BertClassificationModel
     @Override
     public StructType transformSchema(StructType schema) {
         encoder();
-        if (!getPooling().equals(poolingMode == Pooling.FIRST ? "cls" : "mean")) {
+        if (PoolingNames.parse(getPooling(), BertClassifierParamSet.POOLINGS) != poolingMode) {
             throw new IllegalArgumentException("pooling belongs to the trained network and cannot be changed on the "
                 + "model");
         }

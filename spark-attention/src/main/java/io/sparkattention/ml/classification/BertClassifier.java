@@ -4,12 +4,13 @@ import io.sparkattention.ml.Shipped;
 import io.sparkattention.bert.BertClassifierNetwork;
 import io.sparkattention.bert.BertClassifierSettings;
 import io.sparkattention.bert.BertEncoder;
-import io.sparkattention.exec.FixedOrderAggregate;
 import io.sparkattention.io.SafeTensors;
 import io.sparkattention.ml.feature.BertEncoderModel;
 import io.sparkattention.ml.HadoopSafeTensors;
 import io.sparkattention.ml.StageSchema;
 import io.sparkattention.ml.StageUid;
+import io.sparkattention.ml.training.Trainer;
+import io.sparkattention.ml.training.TrainingSettings;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
@@ -58,7 +59,7 @@ import java.util.SplittableRandom;
  * before any step. Then it lays the rows out in {@code numPartitions} partitions of consecutive
  * rows (the frozen states computed there) and runs one Spark job per step ({@link BertTrainer}):
  * leaf tasks fold runs of consecutive partitions and the gradient sums go up a fixed-order tree
- * ({@link FixedOrderAggregate}), a row's sampling and dropout are keyed by (seed, step, row), so a
+ * ({@link io.sparkattention.exec.FixedOrderAggregate}), a row's sampling and dropout are keyed by (seed, step, row), so a
  * fit's bits depend on the data, the params, numPartitions and the cluster's task slots read when
  * the fit starts ({@code SparkContext.defaultParallelism}: pin it with
  * {@code spark.default.parallelism}) — not on the input's partitioning, the scheduling or a lost
@@ -241,7 +242,7 @@ public final class BertClassifier extends ProbabilisticClassifier<int[], BertCla
                 head = seededHead(k, encoder.config().hidden(), getSeed());
             }
             BertClassifierNetwork network = new BertClassifierNetwork(encoder.weights(), head[0], head[1],
-                new BertClassifierSettings(getTrainableLayers(), BertModelIO.parsePooling(getPooling()),
+                new BertClassifierSettings(getTrainableLayers(), PoolingNames.parse(getPooling(), BertClassifierParamSet.POOLINGS),
                     getDropout()));
             Broadcast<Shipped<BertClassifierNetwork>> shipped = sc.broadcast(Shipped.of(network));
             try {
@@ -250,8 +251,14 @@ public final class BertClassifier extends ProbabilisticClassifier<int[], BertCla
                 int partitions = getNumPartitions() > 0 ? getNumPartitions() : slots;
                 JavaRDD<BertTrainingRow> rows = data.layOut(shipped, partitions);
                 float[] theta = network.initialParameters();
-                double[] history = new BertTrainer(sc, FixedOrderAggregate.leaves(slots), this, listener)
-                    .train(rows, network, shipped, theta);
+                Broadcast<Shipped<BertTrainable>> trainable = sc.broadcast(Shipped.of(new BertTrainable(shipped)));
+                double[] history;
+                try {
+                    history = new Trainer<BertTrainingRow>("BertClassifier", sc, TrainingSettings.of(this), listener)
+                        .train(rows, slots, trainable, r -> r.key, theta);
+                } finally {
+                    trainable.destroy();
+                }
                 BertClassificationModel model = copyValues(new BertClassificationModel(uid,
                     new BertEncoder(network.encoderWeights(theta)), network.classifierWeight(theta),
                     network.classifierBias(theta), network.settings().pooling()), new ParamMap());

@@ -1,47 +1,42 @@
 package io.sparkattention.ml.classification;
 
+import io.sparkattention.ml.training.TrainingParamSet;
+import io.sparkattention.ml.training.TransformerTrainingParams;
 import org.apache.spark.ml.param.IntParam;
 import org.apache.spark.ml.param.Param;
 
 /**
  * The params {@link BertClassifier} and {@link BertClassificationModel} add to MLlib's
- * probabilistic classifier params: the row weight column, the encoder and head to
- * start from, what trains, and the training rows' layout; the optimiser's are
- * {@link BertTrainingParams}. One accessor per param named like it; setters return the stage
- * itself ({@code T}).
+ * probabilistic classifier params: the encoder to start from, what trains, the pooling and the
+ * training rows' layout, beside the training engine's shared params
+ * ({@link TransformerTrainingParams}: the row weight, the solver {@code adamw} or {@code adam},
+ * learning rate, warmup, clipping, dropout, steps, sampling, seed, {@code tol} and the head to
+ * start from). One accessor per param named like it; setters return the stage itself ({@code T}).
  *
  * @param <T> the stage type, returned by the setters
  */
-public interface BertClassifierParams<T extends BertClassifierParams<T>> extends BertTrainingParams<T> {
+public interface BertClassifierParams<T extends BertClassifierParams<T>> extends TransformerTrainingParams<T> {
+
+    /**
+     * The stage's Param objects (internal; not a Param itself, so Spark does not list it).
+     *
+     * @return the param objects, created with the stage
+     */
+    BertClassifierParamSet bertParamSet();
+
+    /**
+     * The shared training params' objects, made with the family's own ({@link BertClassifierParamSet#FAMILY}).
+     *
+     * @return the param objects, created with the stage
+     */
+    @Override
+    default TrainingParamSet trainingParamSet() {
+        return bertParamSet().training;
+    }
 
     @SuppressWarnings("unchecked")
     private T self() {
         return (T) this;
-    }
-
-    /**
-     * Row weight column (numeric, finite, &gt;= 0); empty (default): every row weighs 1.
-     *
-     * @return the param
-     */
-    default Param<String> weightCol() {
-        return bertParamSet().weightCol;
-    }
-
-    /** @return the value of {@link #weightCol()} (or its default) */
-    default String getWeightCol() {
-        return getOrDefault(weightCol());
-    }
-
-    /**
-     * Sets {@link #weightCol()}.
-     *
-     * @param value the new value
-     * @return this stage
-     */
-    default T setWeightCol(String value) {
-        set(weightCol(), value);
-        return self();
     }
 
     /**
@@ -148,33 +143,6 @@ public interface BertClassifierParams<T extends BertClassifierParams<T>> extends
     }
 
     /**
-     * A safetensors file with the head to start from ({@code classifier.weight} [K, E], {@code
-     * classifier.bias} [K]); empty (default): weight ~ N(0, 0.02) from the seed, bias 0, as Hugging
-     * Face initialises it.
-     *
-     * @return the param
-     */
-    default Param<String> initialWeightsPath() {
-        return bertParamSet().initialWeightsPath;
-    }
-
-    /** @return the value of {@link #initialWeightsPath()} (or its default) */
-    default String getInitialWeightsPath() {
-        return getOrDefault(initialWeightsPath());
-    }
-
-    /**
-     * Sets {@link #initialWeightsPath()}.
-     *
-     * @param value the new value
-     * @return this stage
-     */
-    default T setInitialWeightsPath(String value) {
-        set(initialWeightsPath(), value);
-        return self();
-    }
-
-    /**
      * The top N encoder layers train with the head; 0: the head only (a fit costs one forward pass
      * per row plus the head's steps); −1 (default): everything, the embeddings too.
      *
@@ -202,7 +170,7 @@ public interface BertClassifierParams<T extends BertClassifierParams<T>> extends
 
     /**
      * How a row's token states become one vector: {@code mean} (default, over every token) or
-     * {@code cls} (the first token).
+     * {@code cls} (the first token; also read as {@code first}, the attention classifier's name for it).
      *
      * @return the param
      */

@@ -47,7 +47,7 @@ final class BertModelIO {
             Tensor.f32(model.classifierWeight(), k, encoder.config().hidden()));
         tensors.put(BertClassifierNetwork.CLASSIFIER_BIAS, Tensor.f32(model.classifierBias(), k));
         Map<String, String> metadata = new LinkedHashMap<>(BertModelFiles.metadata(encoder.config()));
-        metadata.put(POOLING, model.getPooling());
+        metadata.put(POOLING, PoolingNames.bertName(model.poolingMode()));
         metadata.put("format", BertClassificationModel.EXPORT_FORMAT);
         try {
             HadoopSafeTensors.write(path, tensors, metadata, conf != null ? conf : StageData.hadoopConf());
@@ -73,7 +73,7 @@ final class BertModelIO {
             }
             BertEncoder encoder = BertModelFiles.fromSafeTensors(file, prefix, heads);
             float[][] head = readHead(file, encoder.config().hidden());
-            return new BertClassificationModel(uid, encoder, head[0], head[1], parsePooling(pool));
+            return new BertClassificationModel(uid, encoder, head[0], head[1], PoolingNames.parse(pool, BertClassifierParamSet.POOLINGS));
         } catch (IOException e) {
             throw new IllegalArgumentException(e.getMessage(), e);
         }
@@ -108,17 +108,6 @@ final class BertModelIO {
         float[] weight = java.util.Arrays.copyOf(flat, k * hidden);
         float[] bias = java.util.Arrays.copyOfRange(flat, k * hidden, flat.length);
         return new float[][] {weight, bias};
-    }
-
-    /** {@code mean} or {@code cls} as the network's pooling. */
-    static Pooling parsePooling(String pooling) {
-        if ("mean".equals(pooling)) {
-            return Pooling.MEAN;
-        }
-        if ("cls".equals(pooling)) {
-            return Pooling.FIRST;
-        }
-        throw new IllegalArgumentException("pooling must be mean or cls, got " + pooling);
     }
 
     static MLWriter writer(BertClassificationModel model) {

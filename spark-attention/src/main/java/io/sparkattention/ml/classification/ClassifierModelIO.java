@@ -13,7 +13,6 @@ import org.apache.spark.ml.util.MLWriter;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -52,7 +51,7 @@ final class ClassifierModelIO {
     /** A model from a state_dict file with the given architecture (E and K from the tensors). */
     static AttentionClassificationModel fromSafeTensors(String path, int numHeads, boolean causal, boolean residual,
                                                         String pooling, Configuration conf) {
-        Pooling p = parsePooling(pooling);
+        Pooling p = PoolingNames.parse(pooling, ClassifierParamSet.POOLINGS);
         try {
             SafeTensors file = HadoopSafeTensors.read(path, conf != null ? conf : StageData.hadoopConf());
             int[] ek = ClassifierStateDict.dimensions(file);
@@ -64,14 +63,6 @@ final class ClassifierModelIO {
         } catch (IOException e) {
             throw new IllegalArgumentException(e.getMessage(), e);
         }
-    }
-
-    private static Pooling parsePooling(String pooling) {
-        if (!Arrays.asList(ClassifierParamSet.POOLINGS).contains(pooling)) {
-            throw new IllegalArgumentException("pooling must be one of " + Arrays.toString(ClassifierParamSet.POOLINGS)
-                + ", got " + pooling);
-        }
-        return Pooling.parse(pooling);
     }
 
     static MLWriter writer(AttentionClassificationModel model) {

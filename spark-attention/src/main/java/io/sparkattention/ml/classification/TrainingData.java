@@ -1,5 +1,6 @@
 package io.sparkattention.ml.classification;
 
+import io.sparkattention.nn.LabelledSequence;
 import io.sparkattention.rows.SequenceDecoder;
 import io.sparkattention.sparkinternal.InternalFrames;
 
@@ -12,6 +13,7 @@ import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.storage.StorageLevel;
 
 import java.util.Collections;
+import java.util.Iterator;
 import java.util.List;
 
 import static org.apache.spark.sql.functions.col;
@@ -26,10 +28,40 @@ final class TrainingData implements AutoCloseable {
 
     final JavaRDD<TrainingRow> rows;
     final TrainingProfile profile;
+    /** Each partition's first row's position in the input. */
+    private final long[] offsets;
 
-    private TrainingData(JavaRDD<TrainingRow> rows, TrainingProfile profile) {
+    private TrainingData(JavaRDD<TrainingRow> rows, TrainingProfile profile, long[] offsets) {
         this.rows = rows;
         this.profile = profile;
+        this.offsets = offsets;
+    }
+
+    /**
+     * The rows as the network trains on them, each keyed by its position in the input (from 0),
+     * which the engine samples by: a map over the cache, in the cache's partitioning.
+     */
+    JavaRDD<LabelledSequence> keyedRows() {
+        long[] first = offsets;
+        return rows.mapPartitionsWithIndex((p, it) -> keyed(first[p], it), true);
+    }
+
+    /** A partition's rows as the network's, keyed from {@code first} on. */
+    private static Iterator<LabelledSequence> keyed(long first, Iterator<TrainingRow> rows) {
+        return new Iterator<>() {
+            private long key = first;
+
+            @Override
+            public boolean hasNext() {
+                return rows.hasNext();
+            }
+
+            @Override
+            public LabelledSequence next() {
+                TrainingRow r = rows.next();
+                return new LabelledSequence(r.x, r.length, r.label, r.weight, key++);
+            }
+        };
     }
 
     /**
@@ -58,17 +90,22 @@ final class TrainingData implements AutoCloseable {
             .persist(StorageLevel.MEMORY_AND_DISK());
         rows.setName("AttentionClassifier training rows");
         TrainingProfile profile;
+        long[] offsets;
         try {
             List<TrainingProfile> parts = rows
                 .mapPartitions(it -> Collections.singletonList(TrainingProfile.of(it, featuresCol)).iterator())
                 .collect();
             profile = TrainingProfile.combine(parts, featuresCol);
             check(profile, weightCol);
+            offsets = new long[parts.size()];
+            for (int p = 1; p < offsets.length; p++) {
+                offsets[p] = offsets[p - 1] + parts.get(p - 1).rows;
+            }
         } catch (RuntimeException e) {
             rows.unpersist(false);
             throw e;
         }
-        return new TrainingData(rows, profile);
+        return new TrainingData(rows, profile, offsets);
     }
 
     private static void check(TrainingProfile profile, String weightCol) {

@@ -11,6 +11,8 @@ import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.UnsafeArrayData;
 import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
 
 import java.util.Iterator;
 
@@ -30,6 +32,36 @@ final class GeneratePartition implements Function2<Integer, Iterator<InternalRow
     /** Where a row's ids and sampling key are, and how long its prompt may be. */
     record Layout(int idsIndex, int keyIndex, boolean longKey, String keyColumn, int maxPrompt, String limit,
                   int rowIdIndex, DataType rowIdType) implements java.io.Serializable {
+
+        /** Where {@code lm}'s generation finds a row's ids, key and row id in {@code schema}, and how long a prompt may be. */
+        static Layout of(StructType schema, GptLanguageModel lm) {
+            String keyCol = lm.getRowKeyCol();
+            int keyIndex = keyCol.isEmpty() ? -1 : schema.fieldIndex(keyCol);
+            int id = lm.getRowIdCol().isEmpty() ? -1 : schema.fieldIndex(lm.getRowIdCol());
+            int positions = lm.decoder().config().positions();
+            int room = positions - lm.getMaxNewTokens();
+            return new Layout(schema.fieldIndex(lm.getInputCol()), keyIndex,
+                keyIndex >= 0 && schema.fields()[keyIndex].dataType().equals(DataTypes.LongType), keyCol,
+                lm.getTruncatePrompt() ? Integer.MAX_VALUE : room, "more than the " + room + " the model's " + positions
+                    + " positions leave for a prompt with maxNewTokens " + lm.getMaxNewTokens()
+                    + " (truncatePrompt left-truncates such prompts)",
+                id, id < 0 ? null : schema.fields()[id].dataType());
+        }
+    }
+
+    /** {@code lm}'s generation settings, checked against its model. */
+    static GptGeneration settings(GptLanguageModel lm) {
+        int positions = lm.decoder().config().positions();
+        if (lm.getMaxNewTokens() >= positions) {
+            throw new IllegalArgumentException("maxNewTokens " + lm.getMaxNewTokens() + " leaves no room for a prompt "
+                + "in the model's " + positions + " positions");
+        }
+        if (lm.getEosId() >= lm.decoder().config().vocabSize()) {
+            throw new IllegalArgumentException("eosId " + lm.getEosId() + " is outside the model's vocabulary [0, "
+                + lm.decoder().config().vocabSize() + ")");
+        }
+        return new GptGeneration(lm.getMaxNewTokens(), lm.getTemperature(), lm.getTopK(), lm.getTopP(), lm.getEosId(),
+            lm.getSeed(), lm.getTruncatePrompt());
     }
 
     private final Broadcast<Shipped<GptDecoder>> decoder;

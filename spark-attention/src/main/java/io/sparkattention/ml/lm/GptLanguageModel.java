@@ -2,7 +2,6 @@ package io.sparkattention.ml.lm;
 
 import io.sparkattention.gpt.GptConfig;
 import io.sparkattention.gpt.GptDecoder;
-import io.sparkattention.gpt.GptGeneration;
 import io.sparkattention.ml.ContextBroadcast;
 import io.sparkattention.ml.Shipped;
 import io.sparkattention.ml.StageData;
@@ -74,6 +73,8 @@ public final class GptLanguageModel extends Model<GptLanguageModel> implements M
     private final GptDecoder decoder;
     /** The tokenizer.json's bytes, or null: what {@code generated_text} is decoded with. */
     private final byte[] tokenizer;
+    /** What the fit that made this model did, or null (a model read from files). */
+    private GptLanguageModelSummary summary;
     private StageParamSet stageParams;
     private ScoringParamSet scoringParams;
     private GenerationParamSet generationParams;
@@ -172,6 +173,28 @@ public final class GptLanguageModel extends Model<GptLanguageModel> implements M
         return decoder;
     }
 
+    /** @return whether the model comes from a fit in this JVM and so has its {@link #summary()} */
+    public boolean hasSummary() {
+        return summary != null;
+    }
+
+    /**
+     * @return the training summary of the {@link GptLanguageModeler} fit that made this model
+     * @throws IllegalStateException for a model read from files
+     */
+    public GptLanguageModelSummary summary() {
+        if (summary == null) {
+            throw new IllegalStateException("GptLanguageModel " + uid + " has no training summary: it was read, not fit");
+        }
+        return summary;
+    }
+
+    /** Attaches the fit's summary (by {@link GptLanguageModeler}). */
+    GptLanguageModel withSummary(GptLanguageModelSummary fitted) {
+        this.summary = fitted;
+        return this;
+    }
+
     /** @return whether the model has a tokenizer, so that {@link #generate} can write text */
     public boolean hasTokenizer() {
         return tokenizer != null;
@@ -194,7 +217,7 @@ public final class GptLanguageModel extends Model<GptLanguageModel> implements M
     public StructType generateSchema(StructType schema) {
         decoder();
         LanguageModelSchema.checkIds(schema, getInputCol());
-        settings();
+        GeneratePartition.settings(this);
         return LanguageModelSchema.generated(schema, this, writesText());
     }
 
@@ -230,12 +253,12 @@ public final class GptLanguageModel extends Model<GptLanguageModel> implements M
         Dataset<Row> df = input(dataset);
         StructType schema = df.schema();
         JavaRDD<InternalRow> rows = InternalFrames.rows(df).toJavaRDD();
-        GeneratePartition.Layout layout = layout(schema);
+        GeneratePartition.Layout layout = GeneratePartition.Layout.of(schema, this);
         long[] starts = layout.keyIndex() >= 0 ? null : InputRows.partitionStarts(rows);
         TextDecoder text = writesText() ? new TextDecoder(shippedTokenizer().get(df.sparkSession().sparkContext()),
             NativeTokenizers.contentHash(tokenizer)) : null;
-        GeneratePartition generate = new GeneratePartition(shipped(df), text, ids(schema), batches(), settings(),
-            layout, starts);
+        GeneratePartition generate = new GeneratePartition(shipped(df), text, ids(schema), batches(),
+            GeneratePartition.settings(this), layout, starts);
         return InternalFrames.frame(df, rows.mapPartitionsWithIndex(generate, true).rdd(), out);
     }
 
@@ -254,26 +277,11 @@ public final class GptLanguageModel extends Model<GptLanguageModel> implements M
         Dataset<Row> df = input(dataset);
         schema = df.schema();
         DecoderIds ids = ids(schema);
-        GeneratePartition.Layout layout = layout(schema);
+        GeneratePartition.Layout layout = GeneratePartition.Layout.of(schema, this);
         int idsAt = layout.idsIndex();
         InputRows.Reader read = prompts ? GeneratePartition.reader(layout, ids)
             : row -> ids.read(row.isNullAt(idsAt) ? null : row.getArray(idsAt), 0, Integer.MAX_VALUE, "");
         return InputRows.check(InternalFrames.rows(df).toJavaRDD(), read, layout.rowIdIndex(), layout.rowIdType());
-    }
-
-    /** Where generation finds a row's ids, key and row id in {@code schema}, and how long a prompt may be. */
-    private GeneratePartition.Layout layout(StructType schema) {
-        String keyCol = getRowKeyCol();
-        int keyIndex = keyCol.isEmpty() ? -1 : schema.fieldIndex(keyCol);
-        int id = getRowIdCol().isEmpty() ? -1 : schema.fieldIndex(getRowIdCol());
-        int positions = decoder().config().positions();
-        int room = positions - getMaxNewTokens();
-        return new GeneratePartition.Layout(schema.fieldIndex(getInputCol()), keyIndex,
-            keyIndex >= 0 && schema.fields()[keyIndex].dataType().equals(DataTypes.LongType), keyCol,
-            getTruncatePrompt() ? Integer.MAX_VALUE : room, "more than the " + room + " the model's " + positions
-                + " positions leave for a prompt with maxNewTokens " + getMaxNewTokens()
-                + " (truncatePrompt left-truncates such prompts)",
-            id, id < 0 ? null : schema.fields()[id].dataType());
     }
 
     /** Whether {@link #generate} writes text: a tokenizer and a text column. */
@@ -311,21 +319,6 @@ public final class GptLanguageModel extends Model<GptLanguageModel> implements M
         return stride == ScoringParamSet.HALF_WINDOW ? (positions + 1) / 2 : stride;
     }
 
-    /** The generation settings, checked against the model. */
-    GptGeneration settings() {
-        int positions = decoder().config().positions();
-        if (getMaxNewTokens() >= positions) {
-            throw new IllegalArgumentException("maxNewTokens " + getMaxNewTokens() + " leaves no room for a prompt in "
-                + "the model's " + positions + " positions");
-        }
-        if (getEosId() >= decoder().config().vocabSize()) {
-            throw new IllegalArgumentException("eosId " + getEosId() + " is outside the model's vocabulary [0, "
-                + decoder().config().vocabSize() + ")");
-        }
-        return new GptGeneration(getMaxNewTokens(), getTemperature(), getTopK(), getTopP(), getEosId(), getSeed(),
-            getTruncatePrompt());
-    }
-
     private Broadcast<Shipped<GptDecoder>> shipped(Dataset<Row> df) {
         return shipped().get(df.sparkSession().sparkContext());
     }
@@ -349,6 +342,7 @@ public final class GptLanguageModel extends Model<GptLanguageModel> implements M
         GptLanguageModel copied = copyValues(new GptLanguageModel(uid, decoder, tokenizer), extra);
         copied.shipped = shipped();
         copied.shippedTokenizer = shippedTokenizer();
+        copied.summary = summary;
         return copied.setParent(parent());
     }
 

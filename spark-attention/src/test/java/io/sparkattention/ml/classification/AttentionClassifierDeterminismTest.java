@@ -1,5 +1,6 @@
 package io.sparkattention.ml.classification;
 
+import io.sparkattention.ml.training.Trainer;
 import io.sparkattention.testing.SparkTestSession;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -91,7 +92,7 @@ class AttentionClassifierDeterminismTest {
         AttentionClassificationModel m = stage().setMaxIter(50).setStepSize(1e-6).setTol(1e-3)
             .fit(ClassifierData.random(spark, 20, 8, 3, 11, 2));
         int steps = m.summary().totalIterations();
-        assertTrue(steps >= ClassifierTrainer.TOL_WINDOW && steps < 50, "stopped after " + steps + " steps");
+        assertTrue(steps >= Trainer.TOL_WINDOW && steps < 50, "stopped after " + steps + " steps");
         assertEquals(steps + 1, m.summary().objectiveHistory().length);
     }
 
@@ -109,19 +110,9 @@ class AttentionClassifierDeterminismTest {
             && Math.abs(h[neighbourStop] - h[neighbourStop - 1]) / h[neighbourStop - 1] >= tol) {
             neighbourStop++;
         }
-        assertTrue(neighbourStop <= ClassifierTrainer.TOL_WINDOW && h[neighbourStop] > 0.95 * ln3,
+        assertTrue(neighbourStop <= Trainer.TOL_WINDOW && h[neighbourStop] > 0.95 * ln3,
             "the case has a flat start: " + Arrays.toString(h));
         assertEquals(80, m.summary().totalIterations());
         assertTrue(h[h.length - 1] < 0.5 * ln3, "trained past the flat start: " + Arrays.toString(h));
-    }
-
-    @Test
-    @DisplayName("sampling seeds differ between steps and partitions")
-    void samplingSeeds() {
-        long s = StepJob.samplingSeed(7, 0, 0);
-        assertEquals(s, StepJob.samplingSeed(7, 0, 0));
-        assertFalse(s == StepJob.samplingSeed(7, 1, 0));
-        assertFalse(s == StepJob.samplingSeed(7, 0, 1));
-        assertFalse(StepJob.samplingSeed(7, 1, 0) == StepJob.samplingSeed(7, 0, 1));
     }
 }

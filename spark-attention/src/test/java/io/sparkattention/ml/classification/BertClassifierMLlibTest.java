@@ -5,6 +5,7 @@ import io.sparkattention.bert.BertEncoder;
 import io.sparkattention.bert.BertWeights;
 import io.sparkattention.ml.feature.BertEncoderModel;
 import io.sparkattention.ml.feature.HuggingFaceTokenizer;
+import io.sparkattention.ml.training.Trainer;
 import io.sparkattention.testing.SparkTestSession;
 import org.apache.spark.ml.Pipeline;
 import org.apache.spark.ml.PipelineModel;
@@ -140,7 +141,7 @@ class BertClassifierMLlibTest {
             losses.add(loss);
         }).fit(tokenized);
         int steps = fitted.summary().totalIterations();
-        assertEquals(BertTrainer.TOL_WINDOW, steps);
+        assertEquals(Trainer.TOL_WINDOW, steps);
         List<Integer> expected = new ArrayList<>();
         for (int i = 0; i <= steps; i++) {
             expected.add(i);

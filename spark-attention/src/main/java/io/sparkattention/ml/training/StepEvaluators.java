@@ -1,7 +1,5 @@
-package io.sparkattention.ml.classification;
+package io.sparkattention.ml.training;
 
-import io.sparkattention.nn.AttentionClassifierNetwork;
-import io.sparkattention.nn.ClassifierEvaluator;
 import org.apache.spark.TaskContext;
 import org.apache.spark.util.TaskCompletionListener;
 
@@ -25,11 +23,6 @@ final class StepEvaluators {
     private static final ThreadLocal<Bound> LAST = new ThreadLocal<>();
 
     private StepEvaluators() {
-    }
-
-    /** This thread's evaluator of {@code network} at {@code parameters}, made on first use. */
-    static ClassifierEvaluator forStep(AttentionClassifierNetwork network, float[] parameters) {
-        return forStep(network, parameters, true, () -> network.bind(parameters));
     }
 
     /**

@@ -1,4 +1,4 @@
-package io.sparkattention.ml.classification;
+package io.sparkattention.ml.training;
 
 import io.sparkattention.bert.BertClassifierEvaluator;
 import io.sparkattention.bert.BertClassifierNetwork;
@@ -30,12 +30,12 @@ class StepEvaluatorsTest {
     @DisplayName("a thread reuses its evaluator for the same parameter array and makes a new one for the next step's")
     void reusedPerStep() {
         float[] step0 = network.initialParameters(1);
-        ClassifierEvaluator first = StepEvaluators.forStep(network, step0);
-        assertSame(first, StepEvaluators.forStep(network, step0));
+        ClassifierEvaluator first = StepEvaluators.forStep(network, step0, true, () -> network.bind(step0));
+        assertSame(first, StepEvaluators.forStep(network, step0, true, () -> network.bind(step0)));
         float[] step1 = step0.clone();
-        ClassifierEvaluator next = StepEvaluators.forStep(network, step1);
+        ClassifierEvaluator next = StepEvaluators.forStep(network, step1, true, () -> network.bind(step1));
         assertNotSame(first, next);
-        assertSame(next, StepEvaluators.forStep(network, step1));
+        assertSame(next, StepEvaluators.forStep(network, step1, true, () -> network.bind(step1)));
     }
 
     @Test
@@ -43,13 +43,14 @@ class StepEvaluatorsTest {
     void reuseChangesNoBit() {
         float[] theta = network.initialParameters(7);
         Random random = new Random(3);
-        ClassifierEvaluator reused = StepEvaluators.forStep(network, theta);
+        ClassifierEvaluator reused = StepEvaluators.forStep(network, theta, true, () -> network.bind(theta));
         for (int length : new int[] {9, 2, 5}) {
             reused.accumulate(rows(random, length), length, 1, 1.0, new double[network.parameterCount()]);
         }
         float[] x = rows(random, 6);
         double[] gotGrad = new double[network.parameterCount()];
-        double gotLoss = StepEvaluators.forStep(network, theta).accumulate(x, 6, 2, 0.5, gotGrad);
+        double gotLoss = StepEvaluators.forStep(network, theta, true, () -> network.bind(theta))
+            .accumulate(x, 6, 2, 0.5, gotGrad);
         double[] wantGrad = new double[network.parameterCount()];
         double wantLoss = network.bind(theta).accumulate(x, 6, 2, 0.5, wantGrad);
         assertEquals(wantLoss, gotLoss, 0.0);

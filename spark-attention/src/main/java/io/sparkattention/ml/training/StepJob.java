@@ -1,0 +1,134 @@
+package io.sparkattention.ml.training;
+
+import io.sparkattention.exec.FixedOrderAggregate;
+import io.sparkattention.ml.Shipped;
+import io.sparkattention.nn.GradientSums;
+import io.sparkattention.nn.TrainableNetwork;
+import io.sparkattention.nn.TrainingEvaluator;
+import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.api.java.function.Function3;
+import org.apache.spark.broadcast.Broadcast;
+
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+
+/**
+ * The Spark jobs of one fit over its training rows, each at one point of the parameters
+ * (broadcast once per step) and summed by {@link FixedOrderAggregate}: each of the T leaf tasks
+ * (T = min(P, the fit's {@code leaves})) folds the rows of its run of consecutive partitions into
+ * one {@link StepSums}, handing the evaluator (one per task, {@link StepEvaluators}) runs of
+ * {@link TrainableNetwork#rowsPerRun()} sampled rows of a partition and flushing its pending sums
+ * after each run; groups of consecutive leaves add theirs in leaf order, and the driver adds the
+ * groups in group order. So the bits depend on the data, the partitioning and the leaves the fit
+ * fixed when it started; the shuffle carries at most T {@link GradientSums} (the dense tensors
+ * and the embedding rows a leaf touched) whatever the partition count, and the driver holds at
+ * most {@link #maxGroups}. A row is in step t's sample by (seed, t, row key) alone
+ * ({@link Sampling}), and a network keys its dropout the same way, so a re-run task computes the
+ * same bits.
+ *
+ * @param <R> the network's training row
+ */
+final class StepJob<R> {
+
+    /**
+     * The driver's budget for the groups' gradient sums (8 bytes a parameter): it sets the group
+     * count, so a fit's bits depend on it. 256 MiB keeps 14 sums at E = 768 (2.37 million
+     * parameters) and stays under {@code spark.driver.maxResultSize}'s default of 1 GiB.
+     */
+    static final long GROUP_SUMS_BUDGET_BYTES = 256L << 20;
+
+    private final JavaRDD<R> rows;
+    private final int leaves;
+    private final Broadcast<? extends Shipped<? extends TrainableNetwork<R>>> network;
+    private final GradientSums.Layout layout;
+    private final RowKey<R> keys;
+
+    /**
+     * @param rows    the training rows, cached or deterministic (a recomputed partition gives the same rows in order)
+     * @param leaves  the leaf tasks' bound, read once when the fit starts ({@link FixedOrderAggregate#leaves})
+     * @param network the network, shipped once for the whole fit
+     * @param layout  the network's {@link GradientSums.Layout}
+     * @param keys    the rows' keys
+     */
+    StepJob(JavaRDD<R> rows, int leaves, Broadcast<? extends Shipped<? extends TrainableNetwork<R>>> network,
+            GradientSums.Layout layout, RowKey<R> keys) {
+        this.rows = rows;
+        this.leaves = leaves;
+        this.network = network;
+        this.layout = layout;
+        this.keys = keys;
+    }
+
+    /** Σ weighted loss, Σ weight and the gradient sums over step {@code step}'s sample, dropout on (training binding). */
+    StepSums gradient(Broadcast<float[]> parameters, double fraction, long seed, long step) {
+        Broadcast<? extends Shipped<? extends TrainableNetwork<R>>> shipped = network;
+        RowKey<R> key = keys;
+        GradientSums.Layout sumsLayout = layout;
+        Function3<StepSums, Integer, Iterator<R>, StepSums> fold = (sums, partition, it) -> {
+            TrainableNetwork<R> n = shipped.value().get();
+            float[] theta = parameters.value();
+            TrainingEvaluator<R> bound = StepEvaluators.forStep(n, theta, true, () -> n.bind(theta, true, seed, step));
+            // What a failed earlier attempt on this thread left pending is not this partition's.
+            bound.discardPending();
+            List<R> run = new ArrayList<>(n.rowsPerRun());
+            while (it.hasNext()) {
+                R r = it.next();
+                if (!Sampling.sampled(seed, step, key.of(r), fraction)) {
+                    continue;
+                }
+                run.add(r);
+                if (run.size() == n.rowsPerRun()) {
+                    sums.loss += bound.add(run);
+                    count(bound, run, sums);
+                    bound.flushInto(sums.grad);
+                }
+            }
+            if (!run.isEmpty()) {
+                sums.loss += bound.add(run);
+                count(bound, run, sums);
+                bound.flushInto(sums.grad);
+            }
+            sums.grad.trim();
+            sums.largestTaskValues = Math.max(sums.largestTaskValues, sums.grad.values());
+            return sums;
+        };
+        return FixedOrderAggregate.aggregate(rows, leaves, maxGroups(layout.parameterCount()),
+            () -> new StepSums(new GradientSums(sumsLayout)), fold, StepSums::add);
+    }
+
+    /** Σ weighted loss and Σ weight over every row at the parameters, in evaluation mode (no dropout, no backward). */
+    StepSums loss(Broadcast<float[]> parameters) {
+        Broadcast<? extends Shipped<? extends TrainableNetwork<R>>> shipped = network;
+        Function3<StepSums, Integer, Iterator<R>, StepSums> fold = (sums, partition, it) -> {
+            TrainableNetwork<R> n = shipped.value().get();
+            float[] theta = parameters.value();
+            TrainingEvaluator<R> bound = StepEvaluators.forStep(n, theta, false, () -> n.bind(theta, false, 0, 0));
+            List<R> run = new ArrayList<>(n.rowsPerRun());
+            while (it.hasNext()) {
+                run.add(it.next());
+                if (run.size() == n.rowsPerRun() || !it.hasNext()) {
+                    sums.loss += bound.loss(run);
+                    count(bound, run, sums);
+                }
+            }
+            return sums;
+        };
+        return FixedOrderAggregate.aggregate(rows, leaves, Integer.MAX_VALUE, () -> new StepSums(null), fold,
+            StepSums::add);
+    }
+
+    /** Adds the run's weights and rows to the sums, in row order, and empties the run. */
+    private static <R> void count(TrainingEvaluator<R> bound, List<R> run, StepSums sums) {
+        for (R r : run) {
+            sums.weight += bound.weight(r);
+        }
+        sums.rows += run.size();
+        run.clear();
+    }
+
+    /** The groups whose gradient sums ({@code parameters} doubles each, at the most) fit {@link #GROUP_SUMS_BUDGET_BYTES}. */
+    static int maxGroups(int parameters) {
+        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, GROUP_SUMS_BUDGET_BYTES / (8L * Math.max(1, parameters))));
+    }
+}
