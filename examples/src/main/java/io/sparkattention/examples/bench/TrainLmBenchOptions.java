@@ -1,6 +1,8 @@
 package io.sparkattention.examples.bench;
 
 import io.sparkattention.examples.common.BadInputException;
+import io.sparkattention.examples.common.SparkSessions;
+import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParseResult;
 
@@ -25,11 +27,13 @@ final class TrainLmBenchOptions {
     @Option(names = "--train-lm", description = {"Time training a GPT-2-style causal language model (pre-LN blocks, "
         + "gelu_new, tied head; seeded random weights as GPT-2 initialises them) on the same blocks of the Austen "
         + "corpus in every step: 6 layers, 384 wide, 6 heads, block 256, the 256 byte ids, 16 blocks a step (or "
-        + "--train-lm-gpt2). Ours: gpt.GptTrainingNetwork's evaluator on --threads threads and nn.Optimizer in this "
-        + "JVM (AdamW at 6e-4 with weight decay 0.1 on the 2-D tensors, Hugging Face's linear schedule, gradient norm "
-        + "clipped at 1, dropout 0; mode \"train_lm\"; not through Spark). With --peer torch, PyTorch 2.7.1 "
+        + "--train-lm-gpt2). Ours: the library's Estimator (GptLanguageModeler continuing from those weights, one block "
+        + "a row, every block every step) on Spark's local[--threads] master (AdamW at 6e-4 with weight decay 0.1 on "
+        + "the 2-D tensors, Hugging Face's linear schedule, gradient norm clipped at 1, dropout 0; mode \"train_lm\"; "
+        + "a step: the driver's update, the broadcast and the step's job). With --peer torch, PyTorch 2.7.1 "
         + "(libtorch through DJL, --threads intra-op threads; mode \"torch_train_lm\") takes the same steps on the "
-        + "same weights and blocks, round-robin with ours, and our line gets throughput_vs_torch. 2 untimed steps "
+        + "same weights and blocks, one between each two of ours from the fit's listener while Spark is idle, and "
+        + "our line gets throughput_vs_torch. 2 untimed steps "
         + "each, then --repeat timed ones. Lines: tokens_per_s (a step's ids over the median step), median_step_ms, "
         + "gflops, loss_first, loss_last."})
     boolean trainLm;
@@ -84,8 +88,9 @@ final class TrainLmBenchOptions {
         }
         // PyTorch first: its BLAS calls bind to its own MKL before anything loads the system's BLAS
         TorchRuntime runtime = torch ? TorchPeers.runtime(bench.threads) : null;
-        for (BenchResult line : TrainLmBenchmark.run(shape, blocks, runtime, !bench.peerOnly, bench.threads,
-            bench.repeat)) {
+        SparkSession spark = bench.peerOnly ? null
+            : SparkSessions.start("spark-attention bench --train-lm", "local[" + bench.threads + "]");
+        for (BenchResult line : TrainLmBenchmark.run(spark, shape, blocks, runtime, bench.threads, bench.repeat)) {
             System.out.println(line.toJson());
         }
         System.out.flush();

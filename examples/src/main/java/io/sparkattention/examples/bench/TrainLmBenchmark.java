@@ -2,7 +2,8 @@ package io.sparkattention.examples.bench;
 
 import io.sparkattention.gpt.GptConfig;
 import io.sparkattention.gpt.GptWeights;
-import io.sparkattention.gpt.TokenBlock;
+
+import org.apache.spark.sql.SparkSession;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -11,9 +12,10 @@ import java.util.List;
 /**
  * Times training a causal language model ({@code bench --train-lm}): a GPT-2 of the chosen shape
  * from seeded random weights ({@link RandomGpt}) trained on the same blocks of Austen in every
- * step — ours ({@link InProcessLmTrainer}) and, with {@code --peer torch}, PyTorch 2.7.1
- * ({@link TorchLmTrainer}) doing the same steps (forward, backward, clipping, AdamW at the same
- * schedule) on the same weights and blocks, round-robin: step s of ours, then step s of PyTorch.
+ * step — ours through the Estimator ({@link EstimatorLmRun}) and, with {@code --peer torch},
+ * PyTorch 2.7.1 ({@link TorchLmTrainer}) doing the same steps (forward, backward, clipping, AdamW at
+ * the same schedule) on the same weights and blocks, round-robin: step s of ours, then step s of
+ * PyTorch.
  * The first {@link #WARMUP_STEPS} steps of each are untimed. Dropout is 0, so both follow the
  * same trajectory: the lines carry each side's first and last loss.
  */
@@ -46,31 +48,29 @@ final class TrainLmBenchmark {
     /**
      * Runs {@code repeat} timed steps of each contender.
      *
+     * @param spark  the session our fit runs on, or null for the peer alone ({@code --peer-only})
      * @param ids    the step's blocks, {@code shape.blocks()} rows of {@code shape.blockSize()} ids
      * @param torch  PyTorch's runtime, or null to time ours alone
-     * @param ours   whether our side runs (false: the peer alone, {@code --peer-only})
      * @return our line (mode {@code train_lm}), then PyTorch's ({@code torch_train_lm})
      */
-    static List<BenchResult> run(Shape shape, int[][] ids, TorchRuntime torch, boolean ours, int threads, int repeat) {
+    static List<BenchResult> run(SparkSession spark, Shape shape, int[][] ids, TorchRuntime torch, int threads,
+                                 int repeat) {
         GptWeights start = RandomGpt.weights(shape.config());
         int steps = WARMUP_STEPS + repeat;
         TorchLmTrainer.Spec spec = new TorchLmTrainer.Spec("adamw", STEP_SIZE, WEIGHT_DECAY, SCHEDULE_WARMUP,
             steps + 1, MAX_GRAD_NORM);
-        List<TokenBlock> blocks = new ArrayList<>();
-        for (int b = 0; b < ids.length; b++) {
-            blocks.add(new TokenBlock(ids[b], 1.0, b));
-        }
-        double[] oursMs = new double[steps], torchMs = new double[steps];
-        double[] oursLoss = new double[steps], torchLoss = new double[steps];
-        try (InProcessLmTrainer mine = ours ? new InProcessLmTrainer(start, spec, threads) : null;
-             TorchLmTrainer theirs = torch == null ? null : torch.lmTrainer(RandomGpt.torch(start), spec)) {
-            for (int s = 0; s < steps; s++) {
-                if (mine != null) {
-                    long t0 = System.nanoTime();
-                    oursLoss[s] = mine.step(blocks);
-                    oursMs[s] = (System.nanoTime() - t0) / 1e6;
-                }
-                if (theirs != null) {
+        boolean ours = spark != null;
+        double[] oursMs, oursLoss, torchMs = new double[steps], torchLoss = new double[steps];
+        try (TorchLmTrainer theirs = torch == null ? null : torch.lmTrainer(RandomGpt.torch(start), spec)) {
+            if (ours) {
+                EstimatorLmRun.Steps run = EstimatorLmRun.run(spark, start, ids, spec, theirs, steps);
+                oursMs = run.oursMs();
+                oursLoss = run.oursLoss();
+                torchMs = run.torchMs();
+                torchLoss = run.torchLoss();
+            } else {
+                oursMs = oursLoss = null;
+                for (int s = 0; s < steps; s++) {
                     long t0 = System.nanoTime();
                     torchLoss[s] = theirs.step(ids);
                     torchMs[s] = (System.nanoTime() - t0) / 1e6;
@@ -83,8 +83,8 @@ final class TrainLmBenchmark {
         if (ours) {
             lines.add(line("train_lm", shape, tokens, threads, oursMs, oursLoss, flops,
                     io.sparkattention.kernel.Blas.name())
-                .with("trainer", "in-process: gpt.GptTrainingNetwork's evaluator on the threads + nn.Optimizer "
-                    + "(not the Spark Estimator)"));
+                .with("trainer", "ml.lm.GptLanguageModeler (the Estimator) on " + spark.sparkContext().master())
+                .with("partitions", spark.sparkContext().defaultParallelism()));
         }
         if (torch != null) {
             BenchResult peer = line("torch_train_lm", shape, tokens, torch.threads(), torchMs, torchLoss, flops,
