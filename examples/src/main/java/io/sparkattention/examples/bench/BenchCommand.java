@@ -28,6 +28,8 @@ import java.util.concurrent.Callable;
             + "\"torch_fine_tune\").",
         "With --lm, a GPT-2-small-shaped decoder scoring Austen passages and generating greedily (modes \"lm_score\", "
             + "\"lm_generate\", \"torch_lm_score\", \"torch_lm_generate\", \"lm_head\", \"fma\").",
+        "With --train-lm, a GPT trained on blocks of Austen in this JVM (modes \"train_lm\", \"torch_train_lm\").",
+        "--peer-only times the peers alone in the JVM, to check their round-robin figures against.",
         "With --layer, a whole multi-head layer (--embed-dim, --num-heads, --rows) beside the kernel, or through Spark "
             + "with --spark (modes \"layer\", \"spark_layer\", \"ort_layer\").",
         "Several contenders (--peer) run round-robin, repetition by repetition, on the same data.",
@@ -93,6 +95,10 @@ public final class BenchCommand implements Callable<Integer> {
     @picocli.CommandLine.Mixin
     LmBenchOptions lmOptions = new LmBenchOptions();
 
+    /** {@code --train-lm}: a GPT trained in this JVM, against PyTorch. */
+    @picocli.CommandLine.Mixin
+    TrainLmBenchOptions trainLmOptions = new TrainLmBenchOptions();
+
     @Spec
     CommandSpec spec;
 
@@ -116,6 +122,13 @@ public final class BenchCommand implements Callable<Integer> {
             + "the launcher on first use).")
     List<String> peers = new ArrayList<>();
 
+    @Option(names = "--peer-only",
+        description = "With --encoder, --fine-tune or --train-lm: time only the --peer contenders, alone in this JVM (no encoder "
+            + "or fit of ours, no Spark session), to check their round-robin figures against; the FMA loop still runs "
+            + "beside them when the JVM sees the Vector API, so fraction_of_fma compares runs of a shared machine. "
+            + "The peer's lines carry \"peer_only\": true.")
+    boolean peerOnly;
+
     @Option(names = "--gemm", hidden = true, arity = "0..1", fallbackValue = GemmBenchmark.SHAPES,
         paramLabel = "MxNxK,...",
         description = "Time the projections y = x·W^T + b instead (default shapes " + GemmBenchmark.SHAPES + "): "
@@ -138,6 +151,20 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        if (peerOnly && !(encoderOptions.encoder || fineTuneOptions.fineTune || trainLmOptions.trainLm)) {
+            throw new BadInputException("--peer-only needs --encoder, --fine-tune or --train-lm");
+        }
+        if (peerOnly && peers.isEmpty()) {
+            throw new BadInputException("--peer-only needs --peer");
+        }
+        if (trainLmOptions.trainLm) {
+            if (lmOptions.lm || encoderOptions.encoder || fineTuneOptions.fineTune) {
+                throw new BadInputException("--train-lm, --lm, --encoder and --fine-tune are separate modes: give one "
+                    + "of them");
+            }
+            return trainLmOptions.run(this, spec.commandLine().getParseResult());
+        }
+        trainLmOptions.rejectWithoutTrainLm(spec.commandLine().getParseResult());
         if (lmOptions.lm) {
             if (encoderOptions.encoder || fineTuneOptions.fineTune) {
                 throw new BadInputException("--lm, --encoder and --fine-tune are separate modes: give one of them");

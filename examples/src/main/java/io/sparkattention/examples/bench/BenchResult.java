@@ -334,6 +334,12 @@ public final class BenchResult {
         return this;
     }
 
+    /** Adds every field of {@code fields}, in its order (a peer's settings). */
+    public BenchResult withAll(java.util.Map<String, ?> fields) {
+        fields.forEach(this::with);
+        return this;
+    }
+
     /** The median of the timed repetitions, in milliseconds. */
     public double medianMs() {
         return node.get("median_ms").asDouble();

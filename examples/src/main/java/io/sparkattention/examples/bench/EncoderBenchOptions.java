@@ -100,6 +100,9 @@ final class EncoderBenchOptions {
         boolean ort = peer(bench.peers, "ort"), torch = peer(bench.peers, "torch");
         SparkBenchOptions sparkOptions = bench.sparkOptions;
         if (sparkOptions.spark) {
+            if (bench.peerOnly) {
+                throw new BadInputException("--peer-only times the peers in this JVM, not with --spark");
+            }
             checkSpark(parsed, sparkOptions, ort || torch);
         } else if (sparkOptions.partitions != null || sparkOptions.compareKernel || sparkOptions.master != null) {
             throw new BadInputException("--partitions, --compare-kernel and --master need --spark");
@@ -126,8 +129,8 @@ final class EncoderBenchOptions {
             return runSpark(bench, encoder, inputs);
         }
         for (EncoderTexts input : inputs) {
-            for (BenchResult result : EncoderBenchmark.run(input, encoder, ort, torchRuntime, bench.threads,
-                bench.repeat)) {
+            for (BenchResult result : EncoderBenchmark.run(input, encoder, !bench.peerOnly, ort, torchRuntime,
+                bench.threads, bench.repeat)) {
                 System.out.println(result.toJson());
             }
             System.out.flush();

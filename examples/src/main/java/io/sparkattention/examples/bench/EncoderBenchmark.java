@@ -35,22 +35,24 @@ public final class EncoderBenchmark {
     /**
      * Times the contenders on {@code texts}.
      *
-     * @param encoder the raw encoder, or null to time ONNX Runtime alone
+     * @param encoder the raw encoder (PyTorch's weights), or null to time ONNX Runtime alone
+     * @param raw     whether the raw encoder runs (false: the peers alone, {@code peer_only} on their lines)
      * @param ort     whether ONNX Runtime runs (both batchings)
      * @param torch   PyTorch's runtime, or null when it does not run
      * @return the raw encoder's line, then ONNX Runtime's sorted32 and inorder8, then PyTorch's, then the
      *         FMA loop's
      */
-    public static List<BenchResult> run(EncoderTexts texts, BertEncoder encoder, boolean ort, TorchRuntime torch,
-                                        int threads, int repeat) {
+    public static List<BenchResult> run(EncoderTexts texts, BertEncoder encoder, boolean raw, boolean ort,
+                                        TorchRuntime torch, int threads, int repeat) {
         List<Trial> trials = new ArrayList<>();
         List<SentenceEmbeddings> outputs = new ArrayList<>();
         OrtEncoder session = null;
         try {
-            if (encoder != null) {
-                RawEncoderTrial raw = new RawEncoderTrial(encoder, texts, threads);
-                trials.add(raw);
-                outputs.add(raw.embeddings());
+            boolean ours = encoder != null && raw;
+            if (ours) {
+                RawEncoderTrial trial = new RawEncoderTrial(encoder, texts, threads);
+                trials.add(trial);
+                outputs.add(trial.embeddings());
             }
             if (ort) {
                 session = new OrtEncoder(threads);
@@ -82,12 +84,14 @@ public final class EncoderBenchmark {
             for (int i = 1; i < contenders; i++) {
                 results.get(i).with("max_abs_diff_vs_first", outputs.get(0).maxAbsDiff(outputs.get(i)));
             }
-            if (encoder != null && ort) {
-                BenchResult raw = results.get(0);
-                raw.with("throughput_vs_ort", SparkLayerBenchmark.ratio(results.get(1), raw));
-                raw.with("throughput_vs_ort_inorder8", SparkLayerBenchmark.ratio(results.get(2), raw));
+            if (ours && ort) {
+                BenchResult line = results.get(0);
+                line.with("throughput_vs_ort", SparkLayerBenchmark.ratio(results.get(1), line));
+                line.with("throughput_vs_ort_inorder8", SparkLayerBenchmark.ratio(results.get(2), line));
             }
-            if (torch != null) {
+            if (!ours) {
+                results.subList(0, contenders).forEach(line -> line.with("peer_only", true));
+            } else if (torch != null) {
                 results.get(0).with("throughput_vs_torch", SparkLayerBenchmark.ratio(results.get(torchLine), results.get(0)));
             }
             return results;

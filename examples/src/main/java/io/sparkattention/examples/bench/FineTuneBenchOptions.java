@@ -109,6 +109,18 @@ final class FineTuneBenchOptions {
         if (torch) {
             TorchPeers.checkBuilt();
         }
+        if (bench.peerOnly) {
+            if (partitions != null || bench.sparkOptions.master != null) {
+                throw new BadInputException("--partitions and --master set our fit's Spark session: not with --peer-only");
+            }
+            TorchRuntime alone = TorchPeers.runtime(parsed.hasMatchedOption("--threads") ? bench.threads
+                : Runtime.getRuntime().availableProcessors());
+            for (BenchResult line : TorchFineTuneAlone.run(alone, bundledEncoder(), batch, bench.repeat)) {
+                System.out.println(line.toJson());
+            }
+            System.out.flush();
+            return 0;
+        }
         SparkBenchOptions.pollExecutorMetrics();
         String master = bench.sparkOptions.master != null ? bench.sparkOptions.master : DEFAULT_MASTER;
         SparkSession session = SparkSessions.start("spark-attention bench --fine-tune", master);

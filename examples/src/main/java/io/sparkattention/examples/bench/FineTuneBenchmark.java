@@ -103,17 +103,12 @@ public final class FineTuneBenchmark {
      */
     public List<BenchResult> run(TorchRuntime torch) {
         int k = batch.classes(), hidden = encoder.config().hidden();
-        float[] headWeight = new float[k * hidden];
-        Random random = new Random(SEED);
-        for (int i = 0; i < headWeight.length; i++) {
-            headWeight[i] = (float) (random.nextGaussian() * HEAD_INIT_STD);
-        }
+        float[] headWeight = headWeight(k, hidden);
         float[] headBias = new float[k];
         int steps = WARMUP_STEPS + repeat;
         Path head = writeHead(headWeight, headBias, k, hidden);
-        TorchRuntime.FineTuner tuner = torch == null ? null : torch.fineTuner(TorchPeers.tensors(encoder),
-            new TorchRuntime.FineTuneSpec(headWeight, headBias, k, "cls".equals(POOLING), STEP_SIZE, WEIGHT_DECAY,
-                BETA1, BETA2, EPSILON, DROPOUT, MAX_GRAD_NORM));
+        TorchRuntime.FineTuner tuner = torch == null ? null
+            : torch.fineTuner(TorchPeers.tensors(encoder), torchSpec(headWeight, k));
         try {
             Trial loop = ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent()
                 ? FmaPeak.beside(stepFlops(), spark.sparkContext().defaultParallelism()) : null;
@@ -167,7 +162,8 @@ public final class FineTuneBenchmark {
                     .with("warmup_step_ms", Arrays.copyOf(clock.torchMs, WARMUP_STEPS))
                     .with("loss_initial_eval", torchInitialLoss)
                     .with("loss_first", clock.torchLoss[0])
-                    .with("loss_last", clock.torchLoss[steps - 1]);
+                    .with("loss_last", clock.torchLoss[steps - 1])
+                    .withAll(torch.settings());
                 line.with("throughput_vs_torch", Math.round(peer.medianStepMs() / line.medianStepMs() * 1000) / 1000.0);
                 lines.add(peer);
             }
@@ -194,8 +190,28 @@ public final class FineTuneBenchmark {
         }
     }
 
+    /** The head's initial weights, K×E: normal(0, {@link #HEAD_INIT_STD}) from {@link #SEED}; its biases are 0. */
+    static float[] headWeight(int k, int hidden) {
+        float[] weight = new float[k * hidden];
+        Random random = new Random(SEED);
+        for (int i = 0; i < weight.length; i++) {
+            weight[i] = (float) (random.nextGaussian() * HEAD_INIT_STD);
+        }
+        return weight;
+    }
+
+    /** PyTorch's side of the fit: this head (zero biases), AdamW, dropout and clipping as ours. */
+    static TorchRuntime.FineTuneSpec torchSpec(float[] headWeight, int k) {
+        return new TorchRuntime.FineTuneSpec(headWeight, new float[k], k, "cls".equals(POOLING), STEP_SIZE,
+            WEIGHT_DECAY, BETA1, BETA2, EPSILON, DROPOUT, MAX_GRAD_NORM);
+    }
+
     /** A step's work, {@link #STEP_WORK_OVER_FORWARD} times the batch's forward ({@link BenchResult#encoderFlops}). */
     double stepFlops() {
+        return stepFlops(encoder, batch);
+    }
+
+    static double stepFlops(BertEncoder encoder, FineTuneBatch batch) {
         return STEP_WORK_OVER_FORWARD * BenchResult.encoderFlops(batch.ids(), encoder.config().layers(),
             encoder.config().hidden(), encoder.config().intermediate());
     }
@@ -280,6 +296,10 @@ public final class FineTuneBenchmark {
 
     /** The share of PyTorch's padded positions that are padding. */
     private double paddingShare() {
+        return paddingShare(batch);
+    }
+
+    static double paddingShare(FineTuneBatch batch) {
         int longest = Arrays.stream(batch.ids()).mapToInt(r -> r.length).max().orElse(0);
         return 1 - (double) batch.tokens() / ((long) longest * batch.rows());
     }

@@ -83,7 +83,8 @@ final class TorchEncoderTrial implements Trial {
             .with("batching", batching.label())
             .with("batch_size", batching.batchSize())
             .with("padding_share", Math.round(paddingShare * 10000) / 10000.0)
-            .with("checksum", checksum);
+            .with("checksum", checksum)
+            .withAll(runtime.settings());
     }
 
     @Override

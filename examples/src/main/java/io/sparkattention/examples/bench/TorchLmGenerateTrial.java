@@ -53,7 +53,8 @@ final class TorchLmGenerateTrial implements Trial {
     @Override
     public BenchResult result(double[] wallMs, double[] cpuMs) {
         return LmLines.generation("torch_lm_generate", batch, prompts, newTokens, runtime.threads(), wallMs, cpuMs,
-            LmWork.generation(config, prompts.length, prompts[0].length, newTokens), runtime.version(), generated);
+            LmWork.generation(config, prompts.length, prompts[0].length, newTokens), runtime.version(), generated)
+            .withAll(runtime.settings());
     }
 
     @Override

@@ -76,7 +76,8 @@ final class TorchLmScoreTrial implements Trial {
                 LmWork.scoring(config, texts.ids()), runtime.version(), logProbs)
             .with("batching", batching.label())
             .with("batch_size", batching.batchSize())
-            .with("padding_share", Math.round(paddingShare * 10000) / 10000.0);
+            .with("padding_share", Math.round(paddingShare * 10000) / 10000.0)
+            .withAll(runtime.settings());
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.sparkattention.examples.bench;
 
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
@@ -17,6 +18,22 @@ public interface TorchRuntime {
     /** libtorch's intra-op threads. */
     int threads();
 
+    /**
+     * The environment variables that change how libtorch's kernels run, printed beside its figures
+     * when set: OpenMP's thread count and waiting policy (libgomp spins for a while after each
+     * parallel region before it sleeps), MKL's thread count and instruction-set choice.
+     */
+    List<String> ENVIRONMENT = List.of("OMP_NUM_THREADS", "OMP_WAIT_POLICY", "GOMP_SPINCOUNT",
+        "MKL_NUM_THREADS", "MKL_ENABLE_INSTRUCTIONS", "MKL_DEBUG_CPU_TYPE", "KMP_BLOCKTIME");
+
+    /**
+     * How the peer runs, for its output lines: {@code torch_intra_op_threads},
+     * {@code torch_inter_op_threads}, {@code torch_blas} (whose products libtorch's BLAS calls run:
+     * {@code mkl}, or {@code openblas-first} when the system's OpenBLAS was loaded before the peer
+     * and may have taken them) and every variable of {@link #ENVIRONMENT} that is set.
+     */
+    Map<String, Object> settings();
+
     /** A BERT encoder on libtorch with these weights (copied into libtorch's memory). */
     Encoder encoder(BertTensors weights);
 
@@ -28,6 +45,12 @@ public interface TorchRuntime {
 
     /** A GPT-2 language model on libtorch with these weights (copied into libtorch's memory). */
     TorchLm lm(TorchLm.Weights weights);
+
+    /**
+     * A GPT-2 language model training on libtorch from these weights (the head tied to
+     * {@code wte.weight}), every parameter trainable.
+     */
+    TorchLmTrainer lmTrainer(TorchLm.Weights weights, TorchLmTrainer.Spec spec);
 
     /**
      * A BERT encoder's parameters under Hugging Face's {@code BertModel} names, PyTorch's layout.

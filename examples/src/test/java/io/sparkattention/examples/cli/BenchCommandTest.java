@@ -151,6 +151,33 @@ class BenchCommandTest {
     }
 
     @Test
+    @DisplayName("--peer-only and --train-lm refuse what they cannot run, exit code 2 and one line")
+    void peerOnlyAndTrainLmBadOptions() {
+        CommandLineRun kernel = CommandLineRun.of("bench", "--peer-only", "--peer", "fma", "--seq-len", "64");
+        assertEquals(2, kernel.exitCode, kernel.err);
+        assertEquals(List.of("spark-attention bench: --peer-only needs --encoder, --fine-tune or --train-lm"),
+            kernel.errorLines());
+        CommandLineRun alone = CommandLineRun.of("bench", "--encoder", "--peer-only");
+        assertEquals(2, alone.exitCode, alone.err);
+        assertEquals(List.of("spark-attention bench: --peer-only needs --peer"), alone.errorLines());
+        CommandLineRun ort = CommandLineRun.of("bench", "--train-lm", "--peer", "ort");
+        assertEquals(2, ort.exitCode, ort.err);
+        assertEquals(List.of("spark-attention bench: --peer: unknown peer \"ort\" for --train-lm, expected torch"),
+            ort.errorLines());
+        CommandLineRun both = CommandLineRun.of("bench", "--train-lm", "--lm");
+        assertEquals(2, both.exitCode, both.err);
+        assertEquals(List.of("spark-attention bench: --train-lm, --lm, --encoder and --fine-tune are separate modes: "
+            + "give one of them"), both.errorLines());
+        CommandLineRun gpt2 = CommandLineRun.of("bench", "--train-lm-gpt2", "--seq-len", "64");
+        assertEquals(2, gpt2.exitCode, gpt2.err);
+        assertEquals(List.of("spark-attention bench: --train-lm-gpt2 needs --train-lm"), gpt2.errorLines());
+        CommandLineRun rows = CommandLineRun.of("bench", "--train-lm", "--rows-per-step", "4");
+        assertEquals(2, rows.exitCode, rows.err);
+        assertEquals(List.of("spark-attention bench: --rows-per-step is not an option of --train-lm"),
+            rows.errorLines());
+    }
+
+    @Test
     @DisplayName("--compare-kernel: each stage line is followed by the kernel's on the same R·BH heads, with their ratio")
     void sparkBesideTheKernel() throws Exception {
         List<JsonNode> lines = sparkLines("2", "--repeat", "3", "--compare-kernel");

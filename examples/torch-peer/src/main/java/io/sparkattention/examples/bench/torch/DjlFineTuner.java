@@ -10,34 +10,26 @@ import ai.djl.nn.core.Linear;
 import ai.djl.training.GradientCollector;
 import io.sparkattention.examples.bench.TorchRuntime;
 
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 
 /**
  * The fine-tuning benchmark's PyTorch contender: {@link DjlBert} plus a linear head, every
  * parameter trainable, one step as a Hugging Face training loop runs it: forward in training mode,
  * mean cross-entropy, backward through DJL's {@link GradientCollector} (libtorch's autograd),
- * {@code clip_grad_norm_}, then {@code torch.optim.AdamW}'s update written out per tensor (the
- * single-tensor form PyTorch uses on CPU) with Hugging Face's decay groups: no weight decay for
- * biases and LayerNorm weights.
+ * {@code clip_grad_norm_}, then {@code torch.optim.AdamW}'s update ({@link DjlAdamW}) with Hugging
+ * Face's decay groups: no weight decay for biases and LayerNorm weights.
  */
 final class DjlFineTuner implements TorchRuntime.FineTuner {
-
-    /** clip_grad_norm_'s guard against a zero norm. */
-    private static final double CLIP_EPS = 1e-6;
 
     private final NDManager manager;
     private final DjlBert bert;
     private final TorchRuntime.FineTuneSpec spec;
     private final DataType dataType;
-    /** Every trainable parameter (the encoder's, then the head's), with AdamW's two moments. */
+    /** Every trainable parameter (the encoder's, then the head's). */
     private final Map<String, NDArray> params = new LinkedHashMap<>();
-    private final List<NDArray[]> moments = new ArrayList<>();
-    private final List<Boolean> decays = new ArrayList<>();
+    private final DjlAdamW optimizer;
     private final NDArray headWeight, headBias;
-    private long steps;
     private boolean gradientsExist;
 
     DjlFineTuner(Engine engine, TorchRuntime.BertTensors weights, TorchRuntime.FineTuneSpec spec, DataType dataType) {
@@ -55,12 +47,10 @@ final class DjlFineTuner implements TorchRuntime.FineTuner {
         params.putAll(bert.parameters());
         params.put("classifier.weight", headWeight);
         params.put("classifier.bias", headBias);
-        for (Map.Entry<String, NDArray> p : params.entrySet()) {
-            p.getValue().setRequiresGradient(true);
-            moments.add(new NDArray[] {manager.zeros(p.getValue().getShape(), dataType),
-                manager.zeros(p.getValue().getShape(), dataType)});
-            decays.add(!(p.getKey().endsWith(".bias") || p.getKey().contains("LayerNorm")));
-        }
+        params.values().forEach(p -> p.setRequiresGradient(true));
+        // Hugging Face's groups: no decay for biases and LayerNorm weights
+        optimizer = new DjlAdamW(params, (name, p) -> !(name.endsWith(".bias") || name.contains("LayerNorm")),
+            spec.weightDecay(), spec.beta1(), spec.beta2(), spec.epsilon(), manager);
     }
 
     @Override
@@ -68,9 +58,8 @@ final class DjlFineTuner implements TorchRuntime.FineTuner {
         try (NDScope scope = new NDScope()) {
             scope.suppressNotUsedWarning();
             double loss = backward(ids, labels, true);
-            steps++;
-            clip();
-            update();
+            optimizer.clip(spec.maxGradNorm());
+            optimizer.step(spec.stepSize());
             return loss;
         }
     }
@@ -102,10 +91,7 @@ final class DjlFineTuner implements TorchRuntime.FineTuner {
         try (NDManager batch = manager.newSubManager();
              GradientCollector collector = Engine.getInstance().newGradientCollector()) {
             if (gradientsExist) {
-                for (NDArray p : params.values()) {
-                    NDArray g = p.getGradient();
-                    g.subi(g);
-                }
+                optimizer.zeroGradients();
             }
             NDArray loss = loss(batch, ids, labelValues, training);
             collector.backward(loss);
@@ -129,42 +115,6 @@ final class DjlFineTuner implements TorchRuntime.FineTuner {
         NDArray logits = Linear.linear(DjlBert.drop(pooled, spec.dropout(), training), headWeight, headBias).get(0);
         NDArray oneHot = batch.create(labels).oneHot(spec.numClasses(), dataType);
         return logits.logSoftmax(-1).mul(oneHot).sum(new int[] {1}).mean().neg();
-    }
-
-    /** clip_grad_norm_: every gradient scaled by maxNorm / (‖g‖ + 1e-6) when that is below 1. */
-    private void clip() {
-        if (spec.maxGradNorm() <= 0) {
-            return;
-        }
-        double squares = 0;
-        for (NDArray p : params.values()) {
-            squares += p.getGradient().toType(DataType.FLOAT64, false).square().sum().getDouble();
-        }
-        double coefficient = spec.maxGradNorm() / (Math.sqrt(squares) + CLIP_EPS);
-        if (coefficient < 1) {
-            for (NDArray p : params.values()) {
-                p.getGradient().muli(coefficient);
-            }
-        }
-    }
-
-    /** torch.optim.AdamW's step, per tensor. */
-    private void update() {
-        double lr = spec.stepSize(), b1 = spec.beta1(), b2 = spec.beta2();
-        double correction1 = 1 - Math.pow(b1, steps), correction2 = 1 - Math.pow(b2, steps);
-        int i = 0;
-        for (NDArray p : params.values()) {
-            NDArray g = p.getGradient();
-            NDArray m = moments.get(i)[0], v = moments.get(i)[1];
-            if (decays.get(i) && spec.weightDecay() != 0) {
-                p.muli(1 - lr * spec.weightDecay());
-            }
-            m.muli(b1).addi(g.mul(1 - b1));
-            v.muli(b2).addi(g.square().muli(1 - b2));
-            NDArray denominator = v.sqrt().divi(Math.sqrt(correction2)).addi(spec.epsilon());
-            p.subi(m.div(denominator).muli(lr / correction1));
-            i++;
-        }
     }
 
     @Override

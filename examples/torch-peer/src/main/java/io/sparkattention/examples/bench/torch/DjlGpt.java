@@ -11,7 +11,7 @@ import ai.djl.nn.core.Linear;
 import ai.djl.nn.norm.LayerNorm;
 import io.sparkattention.examples.bench.TorchLm;
 
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -29,7 +29,7 @@ import java.util.Map;
 final class DjlGpt implements AutoCloseable {
 
     private final NDManager manager;
-    private final Map<String, NDArray> params = new HashMap<>();
+    private final Map<String, NDArray> params = new LinkedHashMap<>();
     private final int layers, hidden, heads;
     private final float eps;
     private final boolean gelu;
@@ -51,14 +51,23 @@ final class DjlGpt implements AutoCloseable {
         this.layers = n;
         for (Map.Entry<String, float[]> e : weights.tensors().entrySet()) {
             NDArray p = manager.create(e.getValue(), new Shape(weights.shapes().get(e.getKey())));
-            boolean conv1d = e.getKey().startsWith("h.") && e.getKey().endsWith(".weight") && p.getShape().dimension() == 2;
-            params.put(e.getKey(), conv1d ? p.transpose().duplicate() : p);
+            params.put(e.getKey(), conv1d(e.getKey(), p) ? p.transpose().duplicate() : p);
         }
         this.hidden = (int) params.get("ln_f.weight").getShape().get(0);
         if (layers == 0 || hidden % heads != 0) {
             throw new IllegalArgumentException("not a GPT-2 of " + heads + " heads: " + layers + " layers, n_embd " + hidden);
         }
         this.head = params.getOrDefault("lm_head.weight", params.get("wte.weight"));
+    }
+
+    /** Whether a tensor is a Conv1D weight (a block's 2-D weight), kept transposed here. */
+    static boolean conv1d(String name, NDArray value) {
+        return name.startsWith("h.") && name.endsWith(".weight") && value.getShape().dimension() == 2;
+    }
+
+    /** Every parameter by its Hugging Face name, in the given order; Conv1D weights transposed ({@link #conv1d}). */
+    Map<String, NDArray> parameters() {
+        return params;
     }
 
     /** The keys and values of earlier positions, per layer [B, H, S, D]; empty at a row's start. */

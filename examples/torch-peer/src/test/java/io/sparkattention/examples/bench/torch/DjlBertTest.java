@@ -106,6 +106,9 @@ class DjlBertTest {
         }
     }
 
+    /** Below this a float64 gradient of the tiny encoder is the rounding noise of an exact 0. */
+    private static final double ROUNDING_NOISE = 1e-10;
+
     @Test
     void adamWStepClipsAndSkipsDecayForBiasesAndLayerNorms() {
         TorchRuntime.FineTuneSpec spec = spec(3, true, 0.0);
@@ -140,7 +143,11 @@ class DjlBertTest {
                     double decayed = decays ? p0[i] * (1 - spec.stepSize() * spec.weightDecay()) : p0[i];
                     double expected = decayed - spec.stepSize() / (1 - spec.beta1())
                         * m / (Math.sqrt(v) / Math.sqrt(1 - spec.beta2()) + spec.epsilon());
-                    assertEquals(expected, p1[i], 1e-12, name + "[" + i + "]");
+                    // a gradient that is 0 but for rounding (the padding's embedding row: its keys are
+                    // masked, its states not pooled) differs between two runs of MKL's products, and
+                    // Adam's g / (|g| + eps) turns that noise into a move of up to lr
+                    double tolerance = Math.abs(g[i]) < ROUNDING_NOISE ? spec.stepSize() : 1e-12;
+                    assertEquals(expected, p1[i], tolerance, name + "[" + i + "]");
                 }
             }
         }
