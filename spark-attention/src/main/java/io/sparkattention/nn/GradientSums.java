@@ -117,7 +117,20 @@ public final class GradientSums implements Serializable {
 
     /** The sums as one flat vector of the network's {@link TrainableNetwork#parameterCount()} values (untouched rows 0). */
     public double[] toFlat() {
-        double[] flat = new double[layout.parameterCount];
+        return toFlat(new double[layout.parameterCount]);
+    }
+
+    /**
+     * {@link #toFlat()} into {@code flat}, every value overwritten (a buffer reused from step to step).
+     *
+     * @return flat
+     * @throws IllegalArgumentException when flat is not the network's parameter count long
+     */
+    public double[] toFlat(double[] flat) {
+        if (flat.length != layout.parameterCount) {
+            throw new IllegalArgumentException("flat vector has " + flat.length + " values, expected "
+                + layout.parameterCount);
+        }
         int d = 0;
         int s = 0;
         int i = 0;
@@ -128,8 +141,10 @@ public final class GradientSums implements Serializable {
             d += n;
             i = next;
             if (s < layout.sparseTensors.length) {
+                int end = i + layout.sparseRows[s] * layout.sparseWidth[s];
+                Arrays.fill(flat, i, end, 0.0);
                 sparse[s].copyInto(flat, layout.sparseOffset[s]);
-                i += layout.sparseRows[s] * layout.sparseWidth[s];
+                i = end;
                 s++;
             }
         }

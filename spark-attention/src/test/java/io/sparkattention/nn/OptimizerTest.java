@@ -85,6 +85,35 @@ class OptimizerTest {
     }
 
     @Test
+    @DisplayName("AdamW over a vector of many chunks and decay groups gives, value for value, the formula's bits "
+        + "(the chunks run in parallel)")
+    void chunkedUpdateIsTheFormula() {
+        int n = 3 * Adam.CHUNK + 123;
+        // Groups that cut across chunk boundaries: decayed, a bias (not decayed), decayed.
+        java.util.List<ParameterTensor> layout = java.util.List.of(ParameterTensor.of("a.weight", 0, Adam.CHUNK + 7),
+            ParameterTensor.of("a.bias", Adam.CHUNK + 7, Adam.CHUNK), ParameterTensor.of("b.weight", 2 * Adam.CHUNK + 7,
+                n - 2 * Adam.CHUNK - 7));
+        java.util.Random random = new java.util.Random(12);
+        float[] theta = new float[n];
+        double[] g = new double[n];
+        for (int i = 0; i < n; i++) {
+            theta[i] = random.nextFloat() - 0.5f;
+            g[i] = random.nextGaussian();
+        }
+        float[] want = theta.clone();
+        double lr = 1e-3, decay = 0.01, factor = 0.5;
+        Optimizer.adamW(lr, decay, layout).step(theta, g, factor);
+        double rate = lr * factor, stepSize = rate / (1 - 0.9), correction2 = Math.sqrt(1 - 0.999);
+        for (int i = 0; i < n; i++) {
+            double m = (1 - 0.9) * g[i], v = (1 - 0.999) * g[i] * g[i];
+            boolean decayed = i < Adam.CHUNK + 7 || i >= 2 * Adam.CHUNK + 7;
+            double p = decayed ? want[i] * (1 - rate * decay) : want[i];
+            want[i] = (float) (p - stepSize * m / (Math.sqrt(v) / correction2 + 1e-8));
+        }
+        assertArrayEquals(want, theta, 0f);
+    }
+
+    @Test
     @DisplayName("bad hyper-parameters and mismatched vectors are rejected, naming the problem")
     void rejectsBadArguments() {
         assertMessage("stepSize", () -> Optimizer.gradientDescent(0));

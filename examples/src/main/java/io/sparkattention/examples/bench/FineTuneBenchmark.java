@@ -6,6 +6,7 @@ import io.sparkattention.io.Tensor;
 import io.sparkattention.kernel.Blas;
 import io.sparkattention.ml.classification.BertClassificationModel;
 import io.sparkattention.ml.classification.BertClassifier;
+import io.sparkattention.ml.training.StepTimes;
 import org.apache.spark.SparkContext;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -42,7 +43,9 @@ import java.util.Random;
  * <p>The roof: when the JVM sees the Vector API, the FMA loop ({@link FmaPeak#beside}) runs one
  * repetition in each call too, on the local master's cores, and every line carries {@code gflops}
  * (a step's work, {@link #stepFlops}, over its median step) and {@code fraction_of_fma} (that over
- * the loop's GFLOP/s); the loop's own line (mode "fma") comes last.
+ * the loop's GFLOP/s); the loop's own line (mode "fma") comes last. Our line's {@code step_split}
+ * ({@link StepSplit}) says where the timed steps' wall time went: executor compute, GC, the task
+ * results' transfer, the driver's update, the broadcast, idle slots.
  */
 public final class FineTuneBenchmark {
 
@@ -114,7 +117,9 @@ public final class FineTuneBenchmark {
         try {
             Trial loop = ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent()
                 ? FmaPeak.beside(stepFlops(), spark.sparkContext().defaultParallelism()) : null;
-            Clock clock = new Clock(tuner, loop, batch, steps);
+            StepSplit split = new StepSplit(spark.sparkContext().defaultParallelism(), WARMUP_STEPS, steps - 1);
+            spark.sparkContext().addSparkListener(split);
+            Clock clock = new Clock(tuner, loop, batch, steps, split);
             double torchInitialLoss = tuner == null ? Double.NaN : tuner.loss(batch.ids(), batch.labels());
             BertClassifier classifier = new BertClassifier().setFeaturesCol("input_ids").setLabelCol("label")
                 .setNumClasses(k).setTrainableLayers(-1).setPooling(POOLING).setSolver("adamw")
@@ -122,7 +127,12 @@ public final class FineTuneBenchmark {
                 .setDropout(DROPOUT).setMaxIter(steps + 1).setMiniBatchFraction(1.0).setTol(0.0).setSeed(SEED)
                 .setNumPartitions(partitions).setInitialWeightsPath(head.toString()).setTrainingListener(clock);
             SparkContext sc = spark.sparkContext();
-            BertClassificationModel model = classifier.fit(input());
+            BertClassificationModel model;
+            try {
+                model = classifier.fit(input());
+            } finally {
+                spark.sparkContext().removeSparkListener(split);
+            }
             double[] history = model.summary().objectiveHistory();
             if (clock.calls != steps + 2 || !Double.isFinite(history[history.length - 1])) {
                 throw new IllegalStateException("the fit reported " + clock.calls + " losses (expected " + (steps + 2)
@@ -140,6 +150,7 @@ public final class FineTuneBenchmark {
                 .with("dropout", DROPOUT)
                 .with("warmup_steps", WARMUP_STEPS)
                 .with("warmup_step_ms", Arrays.copyOf(clock.oursMs, WARMUP_STEPS))
+                .with("step_split", split.split(Arrays.stream(ours).sum()))
                 .with("loss_first", history[0])
                 .with("loss_last", history[history.length - 2])
                 .with("partitions", partitions)
@@ -198,11 +209,13 @@ public final class FineTuneBenchmark {
         private final Trial loop;
         private final FineTuneBatch batch;
         private final double[] oursMs, torchMs, torchLoss, loopMs;
+        private final StepSplit split;
         private long left = -1;
         private int calls;
 
-        Clock(TorchRuntime.FineTuner tuner, Trial loop, FineTuneBatch batch, int steps) {
+        Clock(TorchRuntime.FineTuner tuner, Trial loop, FineTuneBatch batch, int steps, StepSplit split) {
             this.tuner = tuner;
+            this.split = split;
             this.loop = loop;
             this.batch = batch;
             this.oursMs = new double[steps];
@@ -230,6 +243,11 @@ public final class FineTuneBenchmark {
             }
             calls++;
             left = System.nanoTime();
+        }
+
+        @Override
+        public void onStepTimes(StepTimes times) {
+            split.step(times);
         }
     }
 

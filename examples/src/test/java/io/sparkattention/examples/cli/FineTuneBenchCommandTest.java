@@ -73,6 +73,20 @@ class FineTuneBenchCommandTest {
         assertTrue(Double.isFinite(line.get("loss_first").asDouble()) && Double.isFinite(line.get("loss_last").asDouble()),
             line.toString());
         assertFalse(line.has("throughput_vs_torch"), "no peer, no ratio: " + line);
+        JsonNode split = line.get("step_split");
+        double shares = 0;
+        for (String part : List.of("executor_compute", "executor_gc", "result_transfer", "driver_update", "broadcast",
+            "idle_in_job")) {
+            shares += split.get(part).asDouble();
+        }
+        assertEquals(1.0, shares, 0.01, "the step's slot time, split: " + split);
+        assertTrue(split.get("executor_compute").asDouble() > 0 && split.get("driver_update").asDouble() > 0,
+            split.toString());
+        assertEquals(1 - split.get("executor_compute").asDouble(), split.get("non_compute").asDouble(), 0.0015);
+        // The word embedding (30,522 × 384) travels as the rows the passages touched: under 11.8M of 22.7M values.
+        long values = split.get("largest_task_result_values").asLong();
+        assertTrue(values > 10_000_000 && values < 11_800_000, split.toString());
+        assertTrue(split.get("task_results_mb_per_step").asDouble() < 8.0 * 11.8, split.toString());
     }
 
     @Test

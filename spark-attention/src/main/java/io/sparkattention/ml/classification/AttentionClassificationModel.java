@@ -3,7 +3,6 @@ package io.sparkattention.ml.classification;
 import io.sparkattention.exec.RowFunctions;
 import io.sparkattention.ml.ContextBroadcast;
 import io.sparkattention.ml.MultiHeadAttentionModel;
-import io.sparkattention.ml.StageSchema;
 import io.sparkattention.ml.StageUid;
 import io.sparkattention.nn.MultiHeadAttentionWeights;
 import io.sparkattention.nn.Softmax;
@@ -31,7 +30,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 
@@ -167,9 +165,9 @@ public final class AttentionClassificationModel
 
     /** Attaches the training summary: the figures on the training set and the objective history. */
     AttentionClassificationModel withTrainingSummary(Dataset<?> training, double[] objectiveHistory) {
-        AttentionClassificationModel predicting = predicting();
-        summary = new AttentionClassifierSummary(predicting.transform(training), predicting.getPredictionCol(),
-            getLabelCol(), weightColIn(training), objectiveHistory);
+        summary = LabelledPredictions.summarize(this, training, getWeightCol(),
+            (predictions, predictionCol, labelCol, weightCol) -> new AttentionClassifierSummary(predictions,
+                predictionCol, labelCol, weightCol, objectiveHistory));
         return this;
     }
 
@@ -202,20 +200,7 @@ public final class AttentionClassificationModel
      * @return the summary; its figures are computed on first use
      */
     public AttentionClassificationSummary evaluate(Dataset<?> dataset) {
-        StageSchema.field(dataset.schema(), getLabelCol(), "labelCol");
-        AttentionClassificationModel predicting = predicting();
-        return new AttentionClassificationSummary(predicting.transform(dataset), predicting.getPredictionCol(),
-            getLabelCol(), weightColIn(dataset));
-    }
-
-    /** This model, or a copy with a prediction column when its own is empty (as MLlib's summaries do). */
-    private AttentionClassificationModel predicting() {
-        return getPredictionCol().isEmpty() ? copy(new ParamMap()).setPredictionCol("prediction_" + uid) : this;
-    }
-
-    private String weightColIn(Dataset<?> dataset) {
-        String weight = getWeightCol();
-        return !weight.isEmpty() && Arrays.asList(dataset.columns()).contains(weight) ? weight : "";
+        return LabelledPredictions.summarize(this, dataset, getWeightCol(), AttentionClassificationSummary::new);
     }
 
     /**

@@ -152,7 +152,8 @@ public final class AttentionClassifier
     }
 
     /**
-     * Reports each step's loss and the final loss of later fits (see {@link io.sparkattention.ml.training.TrainingListener}).
+     * Reports each step's loss and the final loss of later fits (see
+     * {@link io.sparkattention.ml.training.TrainingListener}).
      * The listener is not a param: it is neither saved nor compared, and it does not change the model.
      *
      * @param value the listener, or null for none

@@ -11,7 +11,8 @@ import org.apache.spark.ml.param.Param;
  * probabilistic classifier params: the key length column and the network's shape
  * ({@code numHeads}, {@code causal}, {@code residual}, {@code pooling}), beside the training
  * engine's shared params ({@link TrainingParams}: the row weight, the solver {@code adam} or
- * {@code gd}, the steps, sampling, {@code tol}, seed and the reference module's state_dict to start from). One accessor per param named like it; setters return the stage itself ({@code T}).
+ * {@code gd}, the steps, sampling, {@code tol}, seed and the reference module's state_dict to start
+ * from). One accessor per param named like it; setters return the stage itself ({@code T}).
  *
  * @param <T> the stage type, returned by the setters
  */

@@ -16,7 +16,7 @@ import java.util.Arrays;
  * at the weights before step i. The last entry is the loss over every row at the final weights,
  * after maxIter steps or when {@code tol} stopped training. So the history has
  * {@code totalIterations + 1} entries ({@code maxIter + 1} without early stopping). A
- * {@link TrainingListener} hears the full-batch loss at every step, whatever the fraction.
+ * {@link TrainingListener} hears each entry as it is known.
  */
 public class AttentionClassifierSummary extends AttentionClassificationSummary {
 

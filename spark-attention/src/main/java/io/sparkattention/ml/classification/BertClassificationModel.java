@@ -7,10 +7,10 @@ import io.sparkattention.bert.BertClassifierSettings;
 import io.sparkattention.bert.BertEncoder;
 import io.sparkattention.ml.ContextBroadcast;
 import io.sparkattention.ml.feature.BertEncoderModel;
-import io.sparkattention.ml.StageSchema;
 import io.sparkattention.ml.StageUid;
 import io.sparkattention.nn.Pooling;
 import io.sparkattention.nn.Softmax;
+import io.sparkattention.ml.training.TokenIds;
 import org.apache.spark.SparkContext;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.ml.classification.ProbabilisticClassificationModel;
@@ -31,7 +31,6 @@ import org.apache.spark.sql.types.ArrayType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 
-import java.util.Arrays;
 import java.util.Objects;
 
 import static org.apache.spark.sql.functions.col;
@@ -218,9 +217,9 @@ public final class BertClassificationModel
 
     /** Attaches the training summary: the figures on the training set and the objective history. */
     BertClassificationModel withTrainingSummary(Dataset<?> training, double[] objectiveHistory) {
-        BertClassificationModel predicting = predicting();
-        summary = new BertClassifierSummary(predicting.transform(training), predicting.getPredictionCol(),
-            getLabelCol(), weightColIn(training), objectiveHistory);
+        summary = LabelledPredictions.summarize(this, training, getWeightCol(),
+            (predictions, predictionCol, labelCol, weightCol) -> new BertClassifierSummary(predictions,
+                predictionCol, labelCol, weightCol, objectiveHistory));
         return this;
     }
 
@@ -251,19 +250,7 @@ public final class BertClassificationModel
      * @return the summary; its figures are computed on first use
      */
     public AttentionClassificationSummary evaluate(Dataset<?> dataset) {
-        StageSchema.field(dataset.schema(), getLabelCol(), "labelCol");
-        BertClassificationModel predicting = predicting();
-        return new AttentionClassificationSummary(predicting.transform(dataset), predicting.getPredictionCol(),
-            getLabelCol(), weightColIn(dataset));
-    }
-
-    private BertClassificationModel predicting() {
-        return getPredictionCol().isEmpty() ? copy(new ParamMap()).setPredictionCol("prediction_" + uid) : this;
-    }
-
-    private String weightColIn(Dataset<?> dataset) {
-        String weight = getWeightCol();
-        return !weight.isEmpty() && Arrays.asList(dataset.columns()).contains(weight) ? weight : "";
+        return LabelledPredictions.summarize(this, dataset, getWeightCol(), AttentionClassificationSummary::new);
     }
 
     /**

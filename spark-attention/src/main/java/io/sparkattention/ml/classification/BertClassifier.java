@@ -59,7 +59,8 @@ import java.util.SplittableRandom;
  * before any step. Then it lays the rows out in {@code numPartitions} partitions of consecutive
  * rows (the frozen states computed there) and runs one Spark job per step ({@link BertTrainer}):
  * leaf tasks fold runs of consecutive partitions and the gradient sums go up a fixed-order tree
- * ({@link io.sparkattention.exec.FixedOrderAggregate}), a row's sampling and dropout are keyed by (seed, step, row), so a
+ * ({@link io.sparkattention.exec.FixedOrderAggregate}), a row's sampling and dropout are keyed by
+ * (seed, step, row), so a
  * fit's bits depend on the data, the params, numPartitions and the cluster's task slots read when
  * the fit starts ({@code SparkContext.defaultParallelism}: pin it with
  * {@code spark.default.parallelism}) — not on the input's partitioning, the scheduling or a lost
@@ -242,7 +243,8 @@ public final class BertClassifier extends ProbabilisticClassifier<int[], BertCla
                 head = seededHead(k, encoder.config().hidden(), getSeed());
             }
             BertClassifierNetwork network = new BertClassifierNetwork(encoder.weights(), head[0], head[1],
-                new BertClassifierSettings(getTrainableLayers(), PoolingNames.parse(getPooling(), BertClassifierParamSet.POOLINGS),
+                new BertClassifierSettings(getTrainableLayers(),
+                    PoolingNames.parse(getPooling(), BertClassifierParamSet.POOLINGS),
                     getDropout()));
             Broadcast<Shipped<BertClassifierNetwork>> shipped = sc.broadcast(Shipped.of(network));
             try {

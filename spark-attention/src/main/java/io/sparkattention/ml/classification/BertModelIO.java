@@ -73,7 +73,8 @@ final class BertModelIO {
             }
             BertEncoder encoder = BertModelFiles.fromSafeTensors(file, prefix, heads);
             float[][] head = readHead(file, encoder.config().hidden());
-            return new BertClassificationModel(uid, encoder, head[0], head[1], PoolingNames.parse(pool, BertClassifierParamSet.POOLINGS));
+            return new BertClassificationModel(uid, encoder, head[0], head[1],
+                PoolingNames.parse(pool, BertClassifierParamSet.POOLINGS));
         } catch (IOException e) {
             throw new IllegalArgumentException(e.getMessage(), e);
         }

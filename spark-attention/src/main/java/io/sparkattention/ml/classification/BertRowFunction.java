@@ -4,6 +4,7 @@ import io.sparkattention.ml.Shipped;
 import io.sparkattention.bert.BertClassifierEvaluator;
 import io.sparkattention.bert.BertClassifierNetwork;
 import io.sparkattention.exec.RowFunction;
+import io.sparkattention.ml.training.TokenIds;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.ml.linalg.VectorUDT;
 import org.apache.spark.ml.linalg.Vectors;
@@ -38,7 +39,8 @@ final class BertRowFunction implements RowFunction {
             return null;
         }
         BertClassifierNetwork n = network.value().get();
-        int[] ids = TokenIds.checked((ArrayData) inputs[0], longIds, idsCol, n.config());
+        int[] ids = TokenIds.checked((ArrayData) inputs[0], longIds, idsCol, n.config().vocabSize(),
+            n.config().maxPositions());
         if (bound == null) {
             bound = n.bind(n.initialParameters());
             logits = new float[n.numClasses()];

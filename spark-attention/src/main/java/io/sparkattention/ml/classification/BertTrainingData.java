@@ -5,6 +5,7 @@ import io.sparkattention.bert.BertClassifierNetwork;
 import io.sparkattention.bert.BertConfig;
 import io.sparkattention.ml.feature.EncoderBatches;
 import io.sparkattention.sparkinternal.InternalFrames;
+import io.sparkattention.ml.training.TokenIds;
 import org.apache.spark.Partitioner;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.broadcast.Broadcast;

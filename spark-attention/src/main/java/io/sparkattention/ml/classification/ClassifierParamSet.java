@@ -12,9 +12,9 @@ import java.io.Serializable;
 /**
  * The Param objects of {@link AttentionClassifier} and {@link AttentionClassificationModel}
  * beyond MLlib's own classifier params (features, label, prediction, rawPrediction, probability,
- * thresholds) and the engine's shared ones ({@link #training}), created for one owner after its uid is set and exposed through
- * {@link AttentionClassifierParams}: one definition and one set of defaults for the Estimator and
- * its Model, as MLlib's Scala stages share a params trait.
+ * thresholds) and the engine's shared ones ({@link #training}), created for one owner after its uid
+ * is set and exposed through {@link AttentionClassifierParams}: one definition and one set of
+ * defaults for the Estimator and its Model, as MLlib's Scala stages share a params trait.
  */
 public final class ClassifierParamSet implements Serializable {
 

@@ -60,7 +60,7 @@ final class StepJob<R> {
         this.keys = keys;
     }
 
-    /** Σ weighted loss, Σ weight and the gradient sums over step {@code step}'s sample, dropout on (training binding). */
+    /** Σ weighted loss, Σ weight and the gradient sums over step {@code step}'s sample, dropout on. */
     StepSums gradient(Broadcast<float[]> parameters, double fraction, long seed, long step) {
         Broadcast<? extends Shipped<? extends TrainableNetwork<R>>> shipped = network;
         RowKey<R> key = keys;
@@ -97,7 +97,7 @@ final class StepJob<R> {
             () -> new StepSums(new GradientSums(sumsLayout)), fold, StepSums::add);
     }
 
-    /** Σ weighted loss and Σ weight over every row at the parameters, in evaluation mode (no dropout, no backward). */
+    /** Σ weighted loss and Σ weight over every row at the parameters, in evaluation mode (no dropout). */
     StepSums loss(Broadcast<float[]> parameters) {
         Broadcast<? extends Shipped<? extends TrainableNetwork<R>>> shipped = network;
         Function3<StepSums, Integer, Iterator<R>, StepSums> fold = (sums, partition, it) -> {
@@ -127,7 +127,7 @@ final class StepJob<R> {
         run.clear();
     }
 
-    /** The groups whose gradient sums ({@code parameters} doubles each, at the most) fit {@link #GROUP_SUMS_BUDGET_BYTES}. */
+    /** The groups whose gradient sums ({@code parameters} doubles each at the most) fit the budget. */
     static int maxGroups(int parameters) {
         return (int) Math.max(1, Math.min(Integer.MAX_VALUE, GROUP_SUMS_BUDGET_BYTES / (8L * Math.max(1, parameters))));
     }

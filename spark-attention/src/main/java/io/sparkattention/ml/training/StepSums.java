@@ -40,9 +40,9 @@ final class StepSums implements Serializable {
         return loss / weight;
     }
 
-    /** The weighted mean gradient Σ gradient / Σ weight, as a flat vector. */
-    double[] meanGrad() {
-        double[] mean = grad.toFlat();
+    /** The weighted mean gradient Σ gradient / Σ weight as a flat vector, into {@code mean} (all written). */
+    double[] meanGrad(double[] mean) {
+        grad.toFlat(mean);
         for (int i = 0; i < mean.length; i++) {
             mean[i] /= weight;
         }

@@ -19,4 +19,14 @@ public interface TrainingListener {
      * @param loss      the weighted mean loss (Σ weighted losses / Σ weights) described above
      */
     void onLoss(int iteration, double loss);
+
+    /**
+     * Where step {@code times.step()}'s wall time went on the driver, once its update is applied
+     * (after {@link #onLoss} heard its loss). Nothing by default: a profile's hook
+     * ({@code bench --fine-tune}'s step split).
+     *
+     * @param times the step's broadcast, job and update times
+     */
+    default void onStepTimes(StepTimes times) {
+    }
 }

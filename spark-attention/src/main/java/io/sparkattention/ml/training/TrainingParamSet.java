@@ -23,7 +23,7 @@ public final class TrainingParamSet implements Serializable {
 
     private static final long serialVersionUID = 1L;
 
-    /** Hugging Face's {@code Trainer} defaults where a family has a schedule: no warmup, norm clipped at 1, dropout 0.1. */
+    /** Hugging Face's {@code Trainer} defaults for a family with a schedule: no warmup, clipping at 1, dropout 0.1. */
     static final int DEFAULT_WARMUP_STEPS = 0;
     static final double DEFAULT_MAX_GRAD_NORM = 1.0;
     static final double DEFAULT_DROPOUT = 0.1;
@@ -33,7 +33,8 @@ public final class TrainingParamSet implements Serializable {
     /**
      * What a family makes of the shared params.
      *
-     * @param solvers           the accepted {@code solver} values, the default first ({@link TrainingSettings#optimizer})
+     * @param solvers           the accepted {@code solver} values, the default first
+     *                          ({@link TrainingSettings#optimizer})
      * @param solverDoc         {@code solver}'s documentation
      * @param weightDecayDoc    {@code weightDecay}'s documentation (which solvers decay)
      * @param stepSize          {@code stepSize}'s default

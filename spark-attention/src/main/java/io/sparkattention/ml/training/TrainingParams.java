@@ -54,7 +54,8 @@ public interface TrainingParams<T extends TrainingParams<T>> extends Params {
     }
 
     /**
-     * The optimiser, among the family's solvers (see {@link TrainingSettings#optimizer}); the default is the family's first.
+     * The optimiser, among the family's solvers (see {@link TrainingSettings#optimizer}); the
+     * default is the family's first.
      *
      * @return the param
      */

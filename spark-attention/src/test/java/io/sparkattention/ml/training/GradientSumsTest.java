@@ -23,7 +23,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** {@link GradientSums} as the engine ships them: dense tensors plus an embedding table's touched rows, the bits of dense float64 sums. */
+/**
+ * {@link GradientSums} as the engine ships them: dense tensors plus an embedding table's touched
+ * rows, with the bits of dense float64 sums.
+ */
 class GradientSumsTest {
 
     /** A bias [3], an embedding table [ROWS, WIDTH] and a weight [2, 4]: the table in the middle. */
@@ -80,6 +83,10 @@ class GradientSumsTest {
         }
         double[] merged = new GradientSums(LAYOUT).add(tasks[0]).add(tasks[1]).toFlat();
         assertArrayEquals(dense, merged, 0.0);
+        double[] reused = new double[COUNT];
+        java.util.Arrays.fill(reused, Double.NaN);
+        assertArrayEquals(dense, new GradientSums(LAYOUT).add(tasks[0]).add(tasks[1]).toFlat(reused), 0.0,
+            "a reused buffer is overwritten, untouched rows with 0");
     }
 
     @Test

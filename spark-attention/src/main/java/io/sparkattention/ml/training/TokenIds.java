@@ -1,21 +1,21 @@
-package io.sparkattention.ml.classification;
+package io.sparkattention.ml.training;
 
-import io.sparkattention.bert.BertConfig;
 import io.sparkattention.rows.RowDataException;
 import org.apache.spark.sql.catalyst.util.ArrayData;
 
 /**
- * A row's token ids as a {@link BertClassifier} reads them: {@code array<int>} or
- * {@code array<bigint>} ([CLS] … [SEP] in place, as {@code HuggingFaceTokenizer} writes them),
- * checked against the encoder: at least one id, at most its positions, each in its vocabulary.
+ * The one check of a row's token ids, for every family that trains on them: {@code array<int>} or
+ * {@code array<bigint>} (as {@code HuggingFaceTokenizer} writes them), checked against the model:
+ * at least one id, at most its positions, each in its vocabulary; a problem names the column and
+ * the position of a bad id.
  */
-final class TokenIds {
+public final class TokenIds {
 
     private TokenIds() {
     }
 
     /** The ids of a Catalyst array; a null element or a long id beyond int's range reads as -1 (refused by {@link #problem}). */
-    static int[] read(ArrayData array, boolean longIds) {
+    public static int[] read(ArrayData array, boolean longIds) {
         int n = array.numElements();
         int[] ids = new int[n];
         for (int i = 0; i < n; i++) {
@@ -32,13 +32,13 @@ final class TokenIds {
     }
 
     /**
-     * The ids of a row to predict: {@link #read}, then {@link #problem} against the encoder.
+     * The ids of a row to predict: {@link #read}, then {@link #problem} against the model.
      *
-     * @throws RowDataException naming the column when the ids do not fit the encoder
+     * @throws RowDataException naming the column when the ids do not fit the model
      */
-    static int[] checked(ArrayData array, boolean longIds, String column, BertConfig config) {
+    public static int[] checked(ArrayData array, boolean longIds, String column, int vocabSize, int maxPositions) {
         int[] ids = read(array, longIds);
-        String problem = problem(ids, column, config.vocabSize(), config.maxPositions());
+        String problem = problem(ids, column, vocabSize, maxPositions);
         if (problem != null) {
             throw new RowDataException(problem);
         }
@@ -51,7 +51,7 @@ final class TokenIds {
      * @param vocabSize    ids must be in [0, vocabSize)
      * @param maxPositions a row holds at most this many ids
      */
-    static String problem(int[] ids, String column, int vocabSize, int maxPositions) {
+    public static String problem(int[] ids, String column, int vocabSize, int maxPositions) {
         if (ids.length == 0) {
             return "column " + column + " is empty; a row needs at least one token";
         }
