@@ -34,17 +34,18 @@ final class GptBlock {
     private static final EncoderMath NORM = EncoderMath.get();
     private static final DecoderMath MATH = DecoderMath.INSTANCE;
 
-    private final int width;
-    private final int inner;
-    private final float eps;
+    // The prepared weights, read by the training block ({@link GptTrainingBlock}) too.
+    final int width;
+    final int inner;
+    final float eps;
+    final float[] norm1Weight;
+    final float[] norm1Bias;
+    final float[] norm2Weight;
+    final float[] norm2Bias;
+    final MultiHeadAttentionLayer attention;
+    final LinearWeight feedForward;
+    final LinearWeight feedForwardProjection;
     private final boolean exactGelu;
-    private final float[] norm1Weight;
-    private final float[] norm1Bias;
-    private final float[] norm2Weight;
-    private final float[] norm2Bias;
-    private final MultiHeadAttentionLayer attention;
-    private final LinearWeight feedForward;
-    private final LinearWeight feedForwardProjection;
 
     GptBlock(GptConfig c, GptWeights.Layer w, FlashAttention kernel, LinearKernel linear) {
         int E = c.hidden(), F = c.inner();
@@ -118,13 +119,27 @@ final class GptBlock {
     private void feedForward(float[] x, int M, GptScratch s) {
         normalize(x, s.normed, M, norm2Weight, norm2Bias);
         feedForward.apply(s.normed, M, s.hidden);
-        if (exactGelu) {
-            NORM.gelu(s.hidden, M * inner);
-        } else {
-            MATH.geluNew(s.hidden, M * inner);
-        }
+        activate(s.hidden, M * inner);
         feedForwardProjection.apply(s.hidden, M, s.projected);
         add(x, s.projected, M * width);
+    }
+
+    /** {@code u[i] = act(u[i])} for i &lt; n: gelu_new, or the exact gelu. */
+    void activate(float[] u, int n) {
+        if (exactGelu) {
+            NORM.gelu(u, n);
+        } else {
+            MATH.geluNew(u, n);
+        }
+    }
+
+    /** The activation's backward, {@code d[i] = dy[i]·act'(pre[i])} for i &lt; n (d may be dy). */
+    void activationBackward(float[] pre, float[] dy, float[] d, int n) {
+        if (exactGelu) {
+            NORM.geluGradient(pre, dy, d, n);
+        } else {
+            MATH.geluNewBackward(pre, dy, d, n);
+        }
     }
 
     /** {@code out = LN(x)} row by row (x kept for the residual). */
@@ -134,7 +149,7 @@ final class GptBlock {
     }
 
     /** The residual: {@code x[i] += y[i]} for i &lt; n, in float32 as PyTorch adds two tensors. */
-    private static void add(float[] x, float[] y, int n) {
+    static void add(float[] x, float[] y, int n) {
         for (int i = 0; i < n; i++) {
             x[i] += y[i];
         }

@@ -1,7 +1,5 @@
 package io.sparkattention.gpt;
 
-import io.sparkattention.kernel.LinearKernel;
-import io.sparkattention.kernel.LinearWeight;
 import io.sparkattention.kernel.WeightGradient;
 
 /**
@@ -19,7 +17,7 @@ import io.sparkattention.kernel.WeightGradient;
  * </pre>
  * Each row's nll is the decoder's ({@link GptScorer}: same head product, same log-sum-exp), so
  * the evaluation loss of a block is minus the sum of {@link GptDecoder#tokenLogProbs}. Not
- * thread-safe: one per evaluator (it owns the chunk buffers).
+ * thread-safe: one per evaluator (it owns the chunk buffers; the weights are shared).
  */
 final class GptLmHead {
 
@@ -30,11 +28,8 @@ final class GptLmHead {
 
     private final int width;
     private final int vocab;
-    private final float[] tokenEmbedding;
-    private final LinearKernel linear;
-    private final LinearWeight head;
-    /** wte prepared for dz·wte, on the first backward. */
-    private LinearWeight headInput;
+    /** The shared weights: the head's products. */
+    private final GptTrainingWeights prepared;
     private final float[] rows;
     private final float[] logits;
     private final float[] dRows;
@@ -42,23 +37,16 @@ final class GptLmHead {
     private final int[] blockOf;
     private final int[] target;
 
-    GptLmHead(GptConfig c, float[] tokenEmbedding, LinearKernel linear) {
-        this.width = c.hidden();
-        this.vocab = c.vocabSize();
-        this.tokenEmbedding = tokenEmbedding;
-        this.linear = linear;
-        this.head = LinearWeight.of(linear, tokenEmbedding, vocab, width, null);
+    GptLmHead(GptTrainingWeights prepared) {
+        this.width = prepared.config.hidden();
+        this.vocab = prepared.config.vocabSize();
+        this.prepared = prepared;
         this.rows = new float[HEAD_ROWS * width];
         this.dRows = new float[HEAD_ROWS * width];
         this.logits = new float[HEAD_ROWS * vocab];
         this.rowOf = new int[HEAD_ROWS];
         this.blockOf = new int[HEAD_ROWS];
         this.target = new int[HEAD_ROWS];
-    }
-
-    /** Whether the projections compute each row independently of the others, bit for bit. */
-    boolean rowsIndependent() {
-        return head.rowsIndependent();
     }
 
     /**
@@ -74,9 +62,6 @@ final class GptLmHead {
         int E = width;
         if (dh != null) {
             java.util.Arrays.fill(dh, 0, starts[count] * E, 0f);
-            if (headInput == null) {
-                headInput = LinearWeight.transposeOf(linear, tokenEmbedding, vocab, width);
-            }
         }
         int k = 0;
         for (int r = 0; r < count; r++) {
@@ -100,7 +85,7 @@ final class GptLmHead {
             return;
         }
         int V = vocab, E = width;
-        head.apply(rows, k, logits);
+        prepared.head.apply(rows, k, logits);
         for (int i = 0; i < k; i++) {
             double lse = MATH.logSumExp(logits, i * V, V);
             nll[blockOf[i]] += lse - logits[i * V + target[i]];
@@ -112,7 +97,7 @@ final class GptLmHead {
             return;
         }
         wg.accumulate(k, E, V, logits, rows, grad, wteOffset);
-        headInput.apply(logits, k, dRows);
+        prepared.headInput().apply(logits, k, dRows);
         for (int i = 0; i < k; i++) {
             System.arraycopy(dRows, i * E, dh, rowOf[i] * E, E);
         }

@@ -8,7 +8,6 @@ import io.sparkattention.kernel.LinearWeight;
 import io.sparkattention.kernel.ProbabilityDropout;
 import io.sparkattention.kernel.WeightGradient;
 import io.sparkattention.nn.GradientSlots;
-import io.sparkattention.nn.MultiHeadAttentionLayer;
 
 /**
  * One {@link GptBlock} in training, over blocks stacked in M rows (block r: rows
@@ -33,20 +32,9 @@ import io.sparkattention.nn.MultiHeadAttentionLayer;
 final class GptTrainingBlock {
 
     private static final EncoderMath NORM = EncoderMath.get();
-    private static final DecoderMath MATH = DecoderMath.INSTANCE;
 
-    private final int index;
-    private final int width;
-    private final int inner;
-    private final float eps;
-    private final boolean exactGelu;
-    private final float[] norm1Weight;
-    private final float[] norm1Bias;
-    private final float[] norm2Weight;
-    private final float[] norm2Bias;
-    private final MultiHeadAttentionLayer attention;
-    private final LinearWeight feedForward;
-    private final LinearWeight feedForwardProjection;
+    /** The inference block's prepared weights: LayerNorms, attention, the forward projections. */
+    private final GptBlock block;
     /** The Conv1D weights as they lie: applying them gives an input's gradient. */
     private final LinearWeight feedForwardInput;
     private final LinearWeight feedForwardProjectionInput;
@@ -61,23 +49,9 @@ final class GptTrainingBlock {
                    int feedForwardProjectionBias) {
     }
 
-    GptTrainingBlock(GptConfig c, GptWeights.Layer w, int index, Offsets at, FlashAttention kernel,
-                     LinearKernel linear) {
+    GptTrainingBlock(GptConfig c, GptWeights.Layer w, Offsets at, FlashAttention kernel, LinearKernel linear) {
         int E = c.hidden(), F = c.inner();
-        this.index = index;
-        this.width = E;
-        this.inner = F;
-        this.eps = c.layerNormEps();
-        this.exactGelu = c.activation().equals(GptConfig.GELU);
-        this.norm1Weight = w.norm1Weight();
-        this.norm1Bias = w.norm1Bias();
-        this.norm2Weight = w.norm2Weight();
-        this.norm2Bias = w.norm2Bias();
-        this.attention = GptBlock.attentionLayer(c, w, kernel, linear);
-        this.feedForward = LinearWeight.of(linear, GptBlock.transpose(w.feedForwardWeight(), E, F), F, E,
-            w.feedForwardBias());
-        this.feedForwardProjection = LinearWeight.of(linear, GptBlock.transpose(w.feedForwardProjectionWeight(), F, E),
-            E, F, w.feedForwardProjectionBias());
+        this.block = new GptBlock(c, w, kernel, linear);
         this.feedForwardInput = LinearWeight.of(linear, w.feedForwardWeight(), E, F, null);
         this.feedForwardProjectionInput = LinearWeight.of(linear, w.feedForwardProjectionWeight(), F, E, null);
         this.slots = GradientSlots.packed(E, E, 0, 3 * E * E, 3 * E * E + 3 * E, 4 * E * E + 3 * E);
@@ -89,11 +63,6 @@ final class GptTrainingBlock {
         return 4 * E * E + 4 * E;
     }
 
-    /** The block's place in the stack (its dropout sites). */
-    int index() {
-        return index;
-    }
-
     /**
      * The training (or evaluation, without masks) forward: x (M×E) replaced by the block's output.
      *
@@ -101,18 +70,21 @@ final class GptTrainingBlock {
      */
     void forward(float[] x, int[] starts, int count, GptTrainingRecord.Layer rec, GptTrainingRecord.Scratch s,
                  DropoutMask[][] masks) {
-        int E = width, M = starts[count];
+        GptBlock b = block;
+        int E = b.width, M = starts[count];
         System.arraycopy(x, 0, rec.normed1, 0, M * E);
-        NORM.layerNormKeeping(rec.normed1, null, M, E, norm1Weight, norm1Bias, eps, rec.norm1.xhat, rec.norm1.rstd);
-        attention.selfForward(rec.normed1, starts, count, rec.attention, s.projected, null,
+        NORM.layerNormKeeping(rec.normed1, null, M, E, b.norm1Weight, b.norm1Bias, b.eps, rec.norm1.xhat,
+            rec.norm1.rstd);
+        b.attention.selfForward(rec.normed1, starts, count, rec.attention, s.projected, null,
             probabilities(masks, starts, count));
         residual(x, s.projected, starts, count, masks, DropoutMask.ATTENTION_OUTPUT);
         System.arraycopy(x, 0, rec.normed2, 0, M * E);
-        NORM.layerNormKeeping(rec.normed2, null, M, E, norm2Weight, norm2Bias, eps, rec.norm2.xhat, rec.norm2.rstd);
-        feedForward.apply(rec.normed2, M, rec.pre);
-        System.arraycopy(rec.pre, 0, s.act, 0, M * inner);
-        activate(s.act, M * inner);
-        feedForwardProjection.apply(s.act, M, s.projected);
+        NORM.layerNormKeeping(rec.normed2, null, M, E, b.norm2Weight, b.norm2Bias, b.eps, rec.norm2.xhat,
+            rec.norm2.rstd);
+        b.feedForward.apply(rec.normed2, M, rec.pre);
+        System.arraycopy(rec.pre, 0, s.act, 0, M * b.inner);
+        b.activate(s.act, M * b.inner);
+        b.feedForwardProjection.apply(s.act, M, s.projected);
         residual(x, s.projected, starts, count, masks, DropoutMask.FEED_FORWARD_OUTPUT);
     }
 
@@ -123,31 +95,28 @@ final class GptTrainingBlock {
      */
     void backward(float[] g, int[] starts, int count, GptTrainingRecord.Layer rec, GptTrainingRecord.Scratch s,
                   DropoutMask[][] masks, float[] grad) {
-        int E = width, F = inner, M = starts[count];
+        GptBlock b = block;
+        int E = b.width, F = b.inner, M = starts[count];
         WeightGradient wg = s.weightGradient;
         float[] dy = masked(g, s.projected, starts, count, masks, DropoutMask.FEED_FORWARD_OUTPUT);
         System.arraycopy(rec.pre, 0, s.act, 0, M * F);
-        activate(s.act, M * F);
+        b.activate(s.act, M * F);
         wg.accumulate(M, E, F, s.act, dy, grad, at.feedForwardProjectionWeight());
         addBiasGradient(dy, M, E, grad, at.feedForwardProjectionBias());
         feedForwardProjectionInput.apply(dy, M, s.dAct);
-        if (exactGelu) {
-            NORM.geluGradient(rec.pre, s.dAct, s.dAct, M * F);
-        } else {
-            MATH.geluNewBackward(rec.pre, s.dAct, s.dAct, M * F);
-        }
+        b.activationBackward(rec.pre, s.dAct, s.dAct, M * F);
         wg.accumulate(M, F, E, rec.normed2, s.dAct, grad, at.feedForwardWeight());
         addBiasGradient(s.dAct, M, F, grad, at.feedForwardBias());
         feedForwardInput.apply(s.dAct, M, s.dNormed);
-        NORM.layerNormGradient(s.dNormed, rec.norm2.xhat, rec.norm2.rstd, M, E, norm2Weight, s.dNormed, grad,
+        NORM.layerNormGradient(s.dNormed, rec.norm2.xhat, rec.norm2.rstd, M, E, b.norm2Weight, s.dNormed, grad,
             at.norm2Weight(), at.norm2Bias(), rec.norm2.sums);
-        add(g, s.dNormed, M * E);
+        GptBlock.add(g, s.dNormed, M * E);
         dy = masked(g, s.projected, starts, count, masks, DropoutMask.ATTENTION_OUTPUT);
-        attention.selfBackward(rec.normed1, starts, count, rec.attention, dy, s.dNormed, rec.attentionGradient, slots,
-            probabilities(masks, starts, count));
-        NORM.layerNormGradient(s.dNormed, rec.norm1.xhat, rec.norm1.rstd, M, E, norm1Weight, s.dNormed, grad,
+        b.attention.selfBackward(rec.normed1, starts, count, rec.attention, dy, s.dNormed, rec.attentionGradient,
+            slots, probabilities(masks, starts, count));
+        NORM.layerNormGradient(s.dNormed, rec.norm1.xhat, rec.norm1.rstd, M, E, b.norm1Weight, s.dNormed, grad,
             at.norm1Weight(), at.norm1Bias(), rec.norm1.sums);
-        add(g, s.dNormed, M * E);
+        GptBlock.add(g, s.dNormed, M * E);
     }
 
     /**
@@ -156,7 +125,7 @@ final class GptTrainingBlock {
      * clears them.
      */
     void foldAttentionGradient(GptTrainingRecord.Layer rec, float[] grad) {
-        int E = width;
+        int E = block.width;
         float[] a = rec.attentionGradient;
         foldTransposed(a, 0, 3 * E, E, grad, at.attentionWeight());
         foldTransposed(a, slots.outWeight(), E, E, grad, at.attentionProjectionWeight());
@@ -178,23 +147,15 @@ final class GptTrainingBlock {
         }
     }
 
-    private void activate(float[] u, int n) {
-        if (exactGelu) {
-            NORM.gelu(u, n);
-        } else {
-            MATH.geluNew(u, n);
-        }
-    }
-
     /** {@code x += M∘y}, block by block (each block's mask of {@code kind}, its elements from 0). */
     private void residual(float[] x, float[] y, int[] starts, int count, DropoutMask[][] masks, int kind) {
-        int E = width;
+        int E = block.width;
         if (masks != null) {
             for (int r = 0; r < count; r++) {
                 masks[r][kind].apply(y, starts[r] * E, (starts[r + 1] - starts[r]) * E, 0);
             }
         }
-        add(x, y, starts[count] * E);
+        GptBlock.add(x, y, starts[count] * E);
     }
 
     /** g∘M of kind {@code kind} in {@code into}, or g itself without masks. */
@@ -202,7 +163,7 @@ final class GptTrainingBlock {
         if (masks == null) {
             return g;
         }
-        int E = width;
+        int E = block.width;
         System.arraycopy(g, 0, into, 0, starts[count] * E);
         for (int r = 0; r < count; r++) {
             masks[r][kind].apply(into, starts[r] * E, (starts[r + 1] - starts[r]) * E, 0);
@@ -233,13 +194,6 @@ final class GptTrainingBlock {
         }
         for (int c = 0; c < n; c++) {
             g[off + c] += (float) sums[c];
-        }
-    }
-
-    /** {@code x[i] += y[i]} for i &lt; n, in float32. */
-    static void add(float[] x, float[] y, int n) {
-        for (int i = 0; i < n; i++) {
-            x[i] += y[i];
         }
     }
 }

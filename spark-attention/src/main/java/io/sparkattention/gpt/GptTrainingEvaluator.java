@@ -2,8 +2,7 @@ package io.sparkattention.gpt;
 
 import io.sparkattention.bert.DropoutMask;
 import io.sparkattention.bert.EncoderMath;
-import io.sparkattention.kernel.FlashAttention;
-import io.sparkattention.kernel.LinearKernel;
+import io.sparkattention.kernel.WeightGradient;
 import io.sparkattention.nn.GradientSums;
 import io.sparkattention.nn.TrainingEvaluator;
 
@@ -41,55 +40,40 @@ final class GptTrainingEvaluator implements TrainingEvaluator<TokenBlock> {
     private final long step;
     private final double p;
     private final boolean stack;
-    private final float[] tokenEmbedding;
-    private final float[] positionEmbedding;
-    private final float[] finalNormWeight;
-    private final float[] finalNormBias;
-    private final int wteOffset;
-    private final int wpeOffset;
-    private final int finalNormWeightOffset;
-    private final int finalNormBiasOffset;
+    /** The network's prepared weights at this vector, shared with the other evaluators bound to it. */
+    private final GptTrainingWeights prepared;
     private final GptTrainingBlock[] blocks;
     private final GptLmHead head;
     private final GptTrainingRecord.Layer[] records;
     private final GptTrainingRecord.Norm finalNorm = new GptTrainingRecord.Norm();
-    private final GptTrainingRecord.Scratch scratch = new GptTrainingRecord.Scratch();
+    private final GptTrainingRecord.Scratch scratch;
     private final float[] pending;
     /** Blocks added since the last flush, and the most positions one of them used (wpe's touched rows). */
     private int pendingBlocks;
     private int pendingPositions;
 
-    GptTrainingEvaluator(GptTrainingNetwork net, float[] theta, boolean training, long seed, long step) {
+    GptTrainingEvaluator(GptTrainingNetwork net, GptTrainingWeights weights, boolean training, long seed, long step) {
         this.config = net.config();
         this.training = training;
         this.seed = seed;
         this.step = step;
         this.p = net.dropout();
-        GptWeights w = net.weights(theta);
-        LinearKernel linear = LinearKernel.get();
-        FlashAttention kernel = GptBlock.causalKernel();
-        this.tokenEmbedding = w.tensor(GptWeights.TOKEN_EMBEDDING);
-        this.positionEmbedding = w.tensor(GptWeights.POSITION_EMBEDDING);
-        this.finalNormWeight = w.tensor(GptWeights.FINAL_NORM_WEIGHT);
-        this.finalNormBias = w.tensor(GptWeights.FINAL_NORM_BIAS);
-        this.wteOffset = net.parameter(GptWeights.TOKEN_EMBEDDING).offset();
-        this.wpeOffset = net.parameter(GptWeights.POSITION_EMBEDDING).offset();
-        this.finalNormWeightOffset = net.parameter(GptWeights.FINAL_NORM_WEIGHT).offset();
-        this.finalNormBiasOffset = net.parameter(GptWeights.FINAL_NORM_BIAS).offset();
-        this.blocks = new GptTrainingBlock[config.layers()];
+        this.prepared = weights;
+        this.blocks = weights.blocks;
         this.records = new GptTrainingRecord.Layer[blocks.length];
         for (int n = 0; n < blocks.length; n++) {
-            blocks[n] = new GptTrainingBlock(config, w.layer(n), n, net.layerOffsets(n), kernel, linear);
             records[n] = new GptTrainingRecord.Layer(GptTrainingBlock.attentionGradientSize(config.hidden()));
         }
-        this.head = new GptLmHead(config, tokenEmbedding, linear);
-        this.stack = head.rowsIndependent();
+        this.head = new GptLmHead(weights);
+        this.stack = weights.rowsIndependent();
         this.pending = new float[net.parameterCount()];
+        this.scratch = new GptTrainingRecord.Scratch(new WeightGradient(weights.linear));
     }
 
+    /** @throws IllegalArgumentException naming the block when its length or weight is out of range */
     @Override
     public double weight(TokenBlock block) {
-        Objects.requireNonNull(block, "block");
+        checkShape(block);
         return block.weight() * block.predictedTokens();
     }
 
@@ -115,8 +99,8 @@ final class GptTrainingEvaluator implements TrainingEvaluator<TokenBlock> {
             blocks[n].foldAttentionGradient(records[n], pending);
         }
         int E = config.hidden();
-        int wpeEnd = wpeOffset + config.positions() * E;
-        sums.addAndClear(pending, 0, wpeOffset);
+        int wpeEnd = prepared.wpeOffset + config.positions() * E;
+        sums.addAndClear(pending, 0, prepared.wpeOffset);
         for (int row = 0; row < pendingPositions; row++) {
             sums.addRowAndClear(0, row, pending);
         }
@@ -140,24 +124,30 @@ final class GptTrainingEvaluator implements TrainingEvaluator<TokenBlock> {
     /** Every block checked before any runs, so that a bad block leaves nothing half-added. */
     private void checkRun(List<TokenBlock> run) {
         Objects.requireNonNull(run, "blocks");
-        int V = config.vocabSize(), P = config.positions();
+        int V = config.vocabSize();
         for (TokenBlock b : run) {
-            Objects.requireNonNull(b, "block");
-            int[] ids = Objects.requireNonNull(b.ids(), "ids of block " + b.key());
-            if (ids.length < 1 || ids.length > P) {
-                throw new IllegalArgumentException("block " + b.key() + " has " + ids.length + " tokens, expected 1 to "
-                    + P + " (the model's positions)");
-            }
+            checkShape(b);
+            int[] ids = b.ids();
             for (int i = 0; i < ids.length; i++) {
                 if (ids[i] < 0 || ids[i] >= V) {
                     throw new IllegalArgumentException("block " + b.key() + ": token id " + ids[i] + " at position " + i
                         + " is outside [0, " + V + ")");
                 }
             }
-            if (!(b.weight() >= 0) || Double.isInfinite(b.weight())) {
-                throw new IllegalArgumentException("block " + b.key() + ": weight must be finite and >= 0, got "
-                    + b.weight());
-            }
+        }
+    }
+
+    /** The block's length in [1, positions] and its weight finite and ≥ 0. */
+    private void checkShape(TokenBlock b) {
+        Objects.requireNonNull(b, "block");
+        int[] ids = Objects.requireNonNull(b.ids(), "ids of block " + b.key());
+        if (ids.length < 1 || ids.length > config.positions()) {
+            throw new IllegalArgumentException("block " + b.key() + " has " + ids.length + " tokens, expected 1 to "
+                + config.positions() + " (the model's positions)");
+        }
+        if (!(b.weight() >= 0) || Double.isInfinite(b.weight())) {
+            throw new IllegalArgumentException("block " + b.key() + ": weight must be finite and >= 0, got "
+                + b.weight());
         }
     }
 
@@ -172,14 +162,21 @@ final class GptTrainingEvaluator implements TrainingEvaluator<TokenBlock> {
                 tokens += live[end].ids().length;
                 end++;
             }
-            total += pass(Arrays.copyOfRange(live, g, end), tokens, backward);
+            double[] nll = pass(Arrays.copyOfRange(live, g, end), tokens, backward);
+            for (int r = 0; r < nll.length; r++) {
+                total += live[g + r].weight() * nll[r];  // block by block: the sum's bits do not depend on the passes
+            }
             g = end;
         }
         return total;
     }
 
-    /** One stacked pass of {@code group} (M tokens in all): forward, and the backward when asked. */
-    private double pass(TokenBlock[] group, int M, boolean backward) {
+    /**
+     * One stacked pass of {@code group} (M tokens in all): forward, and the backward when asked.
+     *
+     * @return each block's summed −log-likelihood
+     */
+    private double[] pass(TokenBlock[] group, int M, boolean backward) {
         int count = group.length, E = config.hidden();
         int[] starts = new int[count + 1];
         int[][] ids = new int[count][];
@@ -193,7 +190,7 @@ final class GptTrainingEvaluator implements TrainingEvaluator<TokenBlock> {
         DropoutMask[][][] masks = backward && training && p > 0 ? masks(group) : null;
         float[] x = scratch.x;
         for (int r = 0; r < count; r++) {
-            GptStack.embed(tokenEmbedding, positionEmbedding, E, ids[r], 0, ids[r].length, 0, x, starts[r]);
+            GptStack.embed(prepared.tokenEmbedding, prepared.positionEmbedding, E, ids[r], 0, ids[r].length, 0, x, starts[r]);
             if (masks != null) {
                 masks[blocks.length][r][0].apply(x, starts[r] * E, ids[r].length * E, 0);
             }
@@ -201,7 +198,7 @@ final class GptTrainingEvaluator implements TrainingEvaluator<TokenBlock> {
         for (int n = 0; n < blocks.length; n++) {
             blocks[n].forward(x, starts, count, records[n], scratch, masks == null ? null : masks[n]);
         }
-        NORM.layerNormKeeping(x, null, M, E, finalNormWeight, finalNormBias, config.layerNormEps(), finalNorm.xhat,
+        NORM.layerNormKeeping(x, null, M, E, prepared.finalNormWeight, prepared.finalNormBias, config.layerNormEps(), finalNorm.xhat,
             finalNorm.rstd);
         double[] nll = new double[count];
         if (backward) {
@@ -210,11 +207,11 @@ final class GptTrainingEvaluator implements TrainingEvaluator<TokenBlock> {
                 pendingPositions = Math.max(pendingPositions, row.length);
             }
         }
-        head.run(x, ids, weights, starts, count, nll, backward ? scratch.dNormed : null, pending, wteOffset,
+        head.run(x, ids, weights, starts, count, nll, backward ? scratch.dNormed : null, pending, prepared.wteOffset,
             scratch.weightGradient);
         if (backward) {
-            NORM.layerNormGradient(scratch.dNormed, finalNorm.xhat, finalNorm.rstd, M, E, finalNormWeight, x, pending,
-                finalNormWeightOffset, finalNormBiasOffset, finalNorm.sums);
+            NORM.layerNormGradient(scratch.dNormed, finalNorm.xhat, finalNorm.rstd, M, E, prepared.finalNormWeight, x, pending,
+                prepared.finalNormWeightOffset, prepared.finalNormBiasOffset, finalNorm.sums);
             for (int n = blocks.length - 1; n >= 0; n--) {
                 blocks[n].backward(x, starts, count, records[n], scratch, masks == null ? null : masks[n], pending);
             }
@@ -225,20 +222,16 @@ final class GptTrainingEvaluator implements TrainingEvaluator<TokenBlock> {
                 scatter(ids[r], x, starts[r] * E);
             }
         }
-        double total = 0;
-        for (int r = 0; r < count; r++) {
-            total += weights[r] * nll[r];
-        }
-        return total;
+        return nll;
     }
 
     /** The embedding's backward of one block: its rows of dx added into wte's rows of its ids and wpe's rows 0 … L − 1. */
     private void scatter(int[] ids, float[] dx, int from) {
         int E = config.hidden();
         for (int i = 0; i < ids.length; i++) {
-            int o = from + i * E, w = wteOffset + ids[i] * E, q = wpeOffset + i * E;
+            int o = from + i * E, t = prepared.wteOffset + ids[i] * E, q = prepared.wpeOffset + i * E;
             for (int j = 0; j < E; j++) {
-                pending[w + j] += dx[o + j];
+                pending[t + j] += dx[o + j];
                 pending[q + j] += dx[o + j];
             }
         }

@@ -1,5 +1,6 @@
 package io.sparkattention.gpt;
 
+import io.sparkattention.kernel.LinearKernel;
 import io.sparkattention.nn.ParameterTensor;
 import io.sparkattention.nn.TrainableNetwork;
 import io.sparkattention.nn.TrainingEvaluator;
@@ -38,9 +39,13 @@ public final class GptTrainingNetwork implements TrainableNetwork<TokenBlock> {
 
     private final GptConfig config;
     private final double dropout;
+    /** The projection kernel's name, or null for the JVM's ({@link LinearKernel#get()}). */
+    private final String linearKernel;
     private final List<ParameterTensor> parameters;
     private final Map<String, ParameterTensor> byName;
     private final int parameterCount;
+    /** The weights last prepared ({@link #prepared}); not serialized. */
+    private transient GptTrainingWeights prepared;
 
     /**
      * @param config  the architecture; its head must be tied (GPT-2's)
@@ -49,7 +54,22 @@ public final class GptTrainingNetwork implements TrainableNetwork<TokenBlock> {
      *                                  parameters do not fit one array
      */
     public GptTrainingNetwork(GptConfig config, double dropout) {
+        this(config, dropout, null);
+    }
+
+    /**
+     * A network whose projections run on a named kernel ({@link LinearKernel#named}: {@code vector},
+     * {@code blas}), for side-by-side tests and benchmarks, as {@link GptDecoder#GptDecoder(GptWeights, String)};
+     * null for the JVM's. On a kernel whose rows are not independent each block runs a pass alone.
+     *
+     * @throws IllegalArgumentException as {@link #GptTrainingNetwork(GptConfig, double)}, or for an unknown kernel
+     */
+    public GptTrainingNetwork(GptConfig config, double dropout, String linearKernel) {
         this.config = Objects.requireNonNull(config, "config");
+        if (linearKernel != null) {
+            LinearKernel.named(linearKernel);
+        }
+        this.linearKernel = linearKernel;
         if (!config.tiedHead()) {
             throw new IllegalArgumentException("training needs the LM head tied to wte (tie_word_embeddings true), got "
                 + config);
@@ -121,10 +141,29 @@ public final class GptTrainingNetwork implements TrainableNetwork<TokenBlock> {
         return t;
     }
 
+    /**
+     * {@inheritDoc} The weights are prepared once per vector of values in this JVM and shared by
+     * every evaluator bound to it (the threads and tasks of a step); each evaluator has its own
+     * records and pending sums.
+     */
     @Override
     public TrainingEvaluator<TokenBlock> bind(float[] theta, boolean training, long seed, long step) {
         checkTheta(theta);
-        return new GptTrainingEvaluator(this, theta, training, seed, step);
+        return new GptTrainingEvaluator(this, prepared(theta), training, seed, step);
+    }
+
+    /**
+     * The weights of {@code theta} prepared for this JVM's kernels: the last ones prepared when
+     * they hold the same values (compared bit for bit, so a vector updated in place is prepared
+     * anew), else new ones, which replace them.
+     */
+    synchronized GptTrainingWeights prepared(float[] theta) {
+        GptTrainingWeights p = prepared;
+        if (p == null || !p.holds(this, theta)) {
+            p = new GptTrainingWeights(this, theta);
+            prepared = p;
+        }
+        return p;
     }
 
     /**
@@ -162,6 +201,11 @@ public final class GptTrainingNetwork implements TrainableNetwork<TokenBlock> {
     /** GPT-2's seeded initialisation ({@link GptInit}) as this network's flat vector. */
     public float[] initialParameters(long seed) {
         return flatten(GptInit.weights(config, seed));
+    }
+
+    /** The projection kernel of this JVM's evaluators. */
+    LinearKernel linearKernel() {
+        return linearKernel == null ? LinearKernel.get() : LinearKernel.named(linearKernel);
     }
 
     /** The flat offsets of layer n's twelve tensors. */

@@ -8,10 +8,10 @@ import io.sparkattention.nn.SelfAttentionRecord;
  * backward's shared scratch; arrays grown to the most tokens seen and reused. Nothing is L×L: the
  * attention keeps its fused projection, context and log-sum-exp (the kernel regenerates the
  * probabilities tile by tile in its backward, and a dropout mask from its key), so a block's
- * memory grows linearly with its length. Per layer {@code (13E + F + H + 2)·M} floats (the
- * attention layer's record, 9E + H of it, holds its backward's scratch too); shared by the
- * layers {@code (3E + 2F)·M}, and the head's {@value GptLmHead#HEAD_ROWS}×V logits. Not
- * thread-safe: one per evaluator.
+ * memory grows linearly with its length. Per layer {@code (12E + F + H + 2)·M} floats (the
+ * attention layer's record, 8E + H of it, holds its backward's scratch too) and its attention
+ * gradient (4E² + 4E); shared by the layers {@code (3E + 2F)·M}, and the head's
+ * {@value GptLmHead#HEAD_ROWS}×V logits. Not thread-safe: one per evaluator.
  */
 final class GptTrainingRecord {
 
@@ -82,8 +82,13 @@ final class GptTrainingRecord {
         /** M×F: the activations (forward, and recomputed in the backward) and their gradient. */
         float[] act = new float[0];
         float[] dAct = new float[0];
-        final WeightGradient weightGradient = new WeightGradient();
+        /** The weight-gradient products, on the projections' kernel. */
+        final WeightGradient weightGradient;
         private int capacity;
+
+        Scratch(WeightGradient weightGradient) {
+            this.weightGradient = weightGradient;
+        }
 
         void ensure(int M, int E, int F) {
             if (M > capacity) {

@@ -3,6 +3,7 @@ package io.sparkattention.gpt;
 import io.sparkattention.nn.GradientSums;
 import io.sparkattention.nn.ParameterTensor;
 import io.sparkattention.nn.TrainingEvaluator;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -22,7 +23,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * projections, the causal attention on the direct and the tiled path, GPT-2's dropout sites — through
  * {@link GptTrainingNetwork}'s evaluator, against central finite differences of a float64
  * reference ({@link Float64Gpt#loss}) with the same dropout masks, on seeded random decoders of
- * odd sizes, several weighted blocks a run.
+ * odd sizes, several weighted blocks a run; and at GPT-2's 50,257-token vocabulary, whose head runs
+ * {@value GptLmHead#HEAD_ROWS} rows a chunk.
  */
 class GptTrainingGradientTest {
 
@@ -54,6 +56,36 @@ class GptTrainingGradientTest {
             blocks.add(new TokenBlock(ids, weights[b], 100 + 7L * b));
         }
         return blocks;
+    }
+
+    @Test
+    void gpt2sVocabularyRunsTheHeadAChunkAtATimeWithTheFloat64Gradient() {
+        int V = 50_257, E = 8, L = 300;  // 299 predicting rows: chunks of 128, 128 and 43
+        GptConfig c = new GptConfig(1, E, 2, L, V, 16, 1e-5f, GptConfig.GELU_NEW, true);
+        GptTrainingNetwork net = new GptTrainingNetwork(c, 0);
+        float[] theta = net.flatten(Float64Gpt.random(c, 12));
+        List<TokenBlock> blocks = randomBlocks(new int[] {L}, new double[] {1.5}, V, 13);
+        TrainingEvaluator<TokenBlock> ev = net.bind(theta, true, 0, 0);
+        double loss = ev.add(blocks);
+        GradientSums sums = new GradientSums(GradientSums.Layout.of(net));
+        ev.flushInto(sums);
+        double[] grad = sums.toFlat();
+        Map<String, double[]> p = Float64Gpt.doubles(net.weights(theta));
+        assertEquals(Float64Gpt.loss(c, p, blocks, 0, 0, 0), loss, 2e-5 * loss, "loss");
+        double[] wte = p.get(GptWeights.TOKEN_EMBEDDING);
+        int[] ids = blocks.get(0).ids();
+        // a row no block uses (the head's product alone), a used row (plus the scatter-add), the last row
+        for (int row : new int[] {ids[0] == 7 ? 8 : 7, ids[200], V - 1}) {
+            int i = row * E + 3;
+            double keep = wte[i], h = 1e-5 * Math.max(1, Math.abs(keep));
+            wte[i] = keep + h;
+            double up = Float64Gpt.loss(c, p, blocks, 0, 0, 0);
+            wte[i] = keep - h;
+            double down = Float64Gpt.loss(c, p, blocks, 0, 0, 0);
+            wte[i] = keep;
+            double fd = (up - down) / (2 * h);
+            assertEquals(fd, grad[i], 2e-3 * Math.abs(fd) + 1e-6, "wte row " + row);
+        }
     }
 
     @ParameterizedTest(name = "{0}")

@@ -13,6 +13,8 @@ import java.util.Map;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -69,6 +71,39 @@ class GptTrainingNetworkTest {
         assertTrue(e.getMessage().contains("3 values, expected " + net.parameterCount()), e.getMessage());
         e = assertThrows(IllegalArgumentException.class, () -> net.bind(new float[3], true, 0, 0));
         assertTrue(e.getMessage().contains("3 values"), e.getMessage());
+    }
+
+    @Test
+    void aSerializedNetworkBindsToTheSameLosses() throws Exception {
+        GptTrainingNetwork net = new GptTrainingNetwork(CONFIG, 0.2);
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        try (java.io.ObjectOutputStream out = new java.io.ObjectOutputStream(bytes)) {
+            out.writeObject(net);
+        }
+        GptTrainingNetwork copy;
+        try (java.io.ObjectInputStream in = new java.io.ObjectInputStream(
+            new java.io.ByteArrayInputStream(bytes.toByteArray()))) {
+            copy = (GptTrainingNetwork) in.readObject();
+        }
+        float[] theta = net.initialParameters(4);
+        assertEquals(net.bind(theta, true, 2, 5).add(blocks()), copy.bind(theta, true, 2, 5).add(blocks()), 0.0);
+        assertEquals(net.parameters().stream().map(ParameterTensor::decayed).toList(),
+            copy.parameters().stream().map(ParameterTensor::decayed).toList());
+    }
+
+    @Test
+    void bindsOfTheSameValuesShareTheirPreparedWeightsAndAChangedVectorIsPreparedAnew() {
+        GptTrainingNetwork net = new GptTrainingNetwork(CONFIG, 0);
+        float[] theta = net.initialParameters(9);
+        GptTrainingWeights first = net.prepared(theta);
+        assertSame(first, net.prepared(theta.clone()), "the same values: the same prepared weights");
+        double before = net.bind(theta, false, 0, 0).loss(blocks());
+        theta[net.parameter("h.1.mlp.c_fc.weight").offset() + 3] += 0.5f;  // in place, as an optimiser steps
+        assertNotSame(first, net.prepared(theta));
+        double after = net.bind(theta, false, 0, 0).loss(blocks());
+        assertNotEquals(before, after);
+        assertEquals(new GptTrainingNetwork(CONFIG, 0).bind(theta, false, 0, 0).loss(blocks()), after, 0.0,
+            "the loss of the values bound, not of the ones prepared before");
     }
 
     @Test
@@ -132,6 +167,23 @@ class GptTrainingNetworkTest {
     }
 
     @Test
+    void aRunLongerThanOnePassSumsItsBlocksInOrder() {
+        GptConfig c = new GptConfig(1, 16, 2, 1000, 29, 32, 1e-5f, GptConfig.GELU_NEW, true);
+        GptTrainingNetwork net = new GptTrainingNetwork(c, 0.1);
+        float[] theta = net.initialParameters(2);
+        List<TokenBlock> run = GptTrainingGradientTest.randomBlocks(new int[] {1000, 700, 900, 3}, new double[] {1, 2,
+            0.5, 1}, c.vocabSize(), 5);
+        assertTrue(1000 + 700 + 900 > GptTrainingEvaluator.STACK_TOKENS, "more than one pass");
+        TrainingEvaluator<TokenBlock> each = net.bind(theta, true, 1, 1);
+        double sum = 0;
+        for (TokenBlock b : run) {
+            sum += each.add(List.of(b));
+        }
+        assertEquals(sum, net.bind(theta, true, 1, 1).add(run), 0.0);
+        assertEquals(net.bind(theta, false, 0, 0).loss(run), net.bind(theta, true, 1, 1).loss(run), 0.0);
+    }
+
+    @Test
     void dropoutIsKeyedBySeedStepAndBlockOnly() {
         GptTrainingNetwork net = new GptTrainingNetwork(CONFIG, 0.3);
         float[] theta = net.flatten(Float64Gpt.random(CONFIG, 7));
@@ -173,6 +225,8 @@ class GptTrainingNetworkTest {
         e = assertThrows(IllegalArgumentException.class,
             () -> ev.add(List.of(new TokenBlock(new int[] {1, 2}, Double.NaN, 80))));
         assertTrue(e.getMessage().contains("block 80: weight must be finite and >= 0"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> ev.weight(new TokenBlock(new int[0], 1, 83)));
+        assertTrue(e.getMessage().startsWith("block 83 has 0 tokens"), e.getMessage());
         GradientSums sums = new GradientSums(GradientSums.Layout.of(net));
         ev.flushInto(sums);
         assertTrue(Arrays.stream(sums.toFlat()).allMatch(g -> g == 0), "a refused run adds nothing");

@@ -3,17 +3,14 @@ package io.sparkattention.gpt;
 import io.sparkattention.nn.GradientSums;
 import io.sparkattention.nn.TrainingEvaluator;
 
-import java.lang.management.ManagementFactory;
-import java.lang.management.MemoryPoolMXBean;
-import java.lang.management.MemoryType;
 import java.util.List;
 import java.util.Random;
 
 /**
  * One training step's loss and gradient (dropout on) of a single block of L tokens on a GPT of
  * {@code layers} × {@code width} with {@code heads} heads and a byte vocabulary, run in a child JVM
- * by {@link GptLongBlockMemoryTest} under a chosen heap. Prints the loss per token and the peak
- * heap the pools saw.
+ * by {@link GptLongBlockMemoryTest} under a chosen heap. Prints the loss per token, the gradient's
+ * norm and the heap in use after a full collection with the step's evaluator still held.
  *
  * <p>Arguments: layers width heads L.
  */
@@ -36,19 +33,15 @@ public final class LongBlockStep {
         TokenBlock block = new TokenBlock(ids, 1, 0);
         TrainingEvaluator<TokenBlock> ev = net.bind(theta, true, 3, 0);
         double loss = ev.add(List.of(block)) / ev.weight(block);
+        System.gc();  // what the step holds: the evaluator's records and pending sums, the prepared weights
+        Runtime rt = Runtime.getRuntime();
+        long live = rt.totalMemory() - rt.freeMemory();
         GradientSums sums = new GradientSums(GradientSums.Layout.of(net));
         ev.flushInto(sums);
         double sq = 0;
         for (double g : sums.toFlat()) {
             sq += g * g;
         }
-        long peak = 0;
-        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
-            if (pool.getType() == MemoryType.HEAP) {
-                peak += pool.getPeakUsage().getUsed();
-            }
-        }
-        System.out.println("loss_per_token=" + loss + " grad_norm=" + Math.sqrt(sq) + " peak_heap_mib="
-            + (peak >> 20));
+        System.out.println("loss_per_token=" + loss + " grad_norm=" + Math.sqrt(sq) + " live_heap_mib=" + (live >> 20));
     }
 }
