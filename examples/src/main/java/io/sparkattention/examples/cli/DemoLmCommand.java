@@ -66,7 +66,7 @@ final class DemoLmCommand implements Callable<Integer> {
     @Option(names = "--block-size", paramLabel = "B", description = "Bytes per block (default: 128).")
     int blockSize = defaults.blockSize;
 
-    @Option(names = "--max-iter", paramLabel = "T", description = "AdamW steps (default: 600).")
+    @Option(names = "--max-iter", paramLabel = "T", description = "AdamW steps (default: 800).")
     int maxIter = defaults.maxIter;
 
     @Option(names = "--rows-per-step", paramLabel = "R", description = "Blocks a step samples on average (default: 16).")

@@ -67,7 +67,7 @@ public final class LanguageModelDemo {
         public int width = 128;
         public int heads = 4;
         public int blockSize = 128;
-        public int maxIter = 600;
+        public int maxIter = 800;
         public int rowsPerStep = 16;
         public double stepSize = 3e-3;
         public int warmupSteps = 30;
