@@ -73,14 +73,14 @@ final class GptTrainingBlock {
         GptBlock b = block;
         int E = b.width, M = starts[count];
         System.arraycopy(x, 0, rec.normed1, 0, M * E);
-        NORM.layerNormKeeping(rec.normed1, null, M, E, b.norm1Weight, b.norm1Bias, b.eps, rec.norm1.xhat,
-            rec.norm1.rstd);
+        NORM.layerNormKeeping(rec.normed1, null, M, E, b.norm1Weight, b.norm1Bias, b.eps, rec.norm1.xhat(),
+            rec.norm1.rstd());
         b.attention.selfForward(rec.normed1, starts, count, rec.attention, s.projected, null,
             probabilities(masks, starts, count));
         residual(x, s.projected, starts, count, masks, DropoutMask.ATTENTION_OUTPUT);
         System.arraycopy(x, 0, rec.normed2, 0, M * E);
-        NORM.layerNormKeeping(rec.normed2, null, M, E, b.norm2Weight, b.norm2Bias, b.eps, rec.norm2.xhat,
-            rec.norm2.rstd);
+        NORM.layerNormKeeping(rec.normed2, null, M, E, b.norm2Weight, b.norm2Bias, b.eps, rec.norm2.xhat(),
+            rec.norm2.rstd());
         b.feedForward.apply(rec.normed2, M, rec.pre);
         System.arraycopy(rec.pre, 0, s.act, 0, M * b.inner);
         b.activate(s.act, M * b.inner);
@@ -108,14 +108,14 @@ final class GptTrainingBlock {
         wg.accumulate(M, F, E, rec.normed2, s.dAct, grad, at.feedForwardWeight());
         addBiasGradient(s.dAct, M, F, grad, at.feedForwardBias());
         feedForwardInput.apply(s.dAct, M, s.dNormed);
-        NORM.layerNormGradient(s.dNormed, rec.norm2.xhat, rec.norm2.rstd, M, E, b.norm2Weight, s.dNormed, grad,
-            at.norm2Weight(), at.norm2Bias(), rec.norm2.sums);
+        NORM.layerNormGradient(s.dNormed, rec.norm2.xhat(), rec.norm2.rstd(), M, E, b.norm2Weight, s.dNormed, grad,
+            at.norm2Weight(), at.norm2Bias(), rec.norm2.sums());
         GptBlock.add(g, s.dNormed, M * E);
         dy = masked(g, s.projected, starts, count, masks, DropoutMask.ATTENTION_OUTPUT);
         b.attention.selfBackward(rec.normed1, starts, count, rec.attention, dy, s.dNormed, rec.attentionGradient,
             slots, probabilities(masks, starts, count));
-        NORM.layerNormGradient(s.dNormed, rec.norm1.xhat, rec.norm1.rstd, M, E, b.norm1Weight, s.dNormed, grad,
-            at.norm1Weight(), at.norm1Bias(), rec.norm1.sums);
+        NORM.layerNormGradient(s.dNormed, rec.norm1.xhat(), rec.norm1.rstd(), M, E, b.norm1Weight, s.dNormed, grad,
+            at.norm1Weight(), at.norm1Bias(), rec.norm1.sums());
         GptBlock.add(g, s.dNormed, M * E);
     }
 

@@ -1,5 +1,6 @@
 package io.sparkattention.gpt;
 
+import io.sparkattention.bert.LayerNormRecord;
 import io.sparkattention.kernel.WeightGradient;
 import io.sparkattention.nn.SelfAttentionRecord;
 
@@ -7,8 +8,9 @@ import io.sparkattention.nn.SelfAttentionRecord;
  * What the decoder's training forward keeps of M stacked tokens for its backward, and the
  * backward's shared scratch; arrays grown to the most tokens seen and reused. Nothing is L×L: the
  * attention keeps its fused projection, context and log-sum-exp (the kernel regenerates the
- * probabilities tile by tile in its backward, and a dropout mask from its key), so a block's
- * memory grows linearly with its length. Per layer {@code (12E + F + H + 2)·M} floats (the
+ * probabilities in its backward, in its scratch: a head's whole P for blocks up to
+ * {@link io.sparkattention.kernel.AttentionPath#CAUSAL_DIRECT_MAX_LENGTH} tokens, tile by tile
+ * beyond; and a dropout mask from its key), so a block's memory grows linearly with its length. Per layer {@code (12E + F + H + 2)·M} floats (the
  * attention layer's record, 8E + H of it, holds its backward's scratch too) and its attention
  * gradient (4E² + 4E); shared by the layers {@code (3E + 2F)·M}, and the head's
  * {@value GptLmHead#HEAD_ROWS}×V logits. Not thread-safe: one per evaluator.
@@ -16,23 +18,6 @@ import io.sparkattention.nn.SelfAttentionRecord;
 final class GptTrainingRecord {
 
     private GptTrainingRecord() {
-    }
-
-    /** A LayerNorm's x̂ (M×E) and 1/σ (M), and its backward's float64 sums of dγ and dβ (2E). */
-    static final class Norm {
-        float[] xhat = new float[0];
-        float[] rstd = new float[0];
-        double[] sums = new double[0];
-
-        void ensure(int M, int E) {
-            if (rstd.length < M) {
-                xhat = new float[M * E];
-                rstd = new float[M];
-            }
-            if (sums.length < 2 * E) {
-                sums = new double[2 * E];
-            }
-        }
     }
 
     /**
@@ -43,8 +28,8 @@ final class GptTrainingRecord {
      */
     static final class Layer {
         final SelfAttentionRecord attention = new SelfAttentionRecord();
-        final Norm norm1 = new Norm();
-        final Norm norm2 = new Norm();
+        final LayerNormRecord norm1 = new LayerNormRecord();
+        final LayerNormRecord norm2 = new LayerNormRecord();
         /** M×E: LN(x; ln_1). */
         float[] normed1 = new float[0];
         /** M×E: LN(x; ln_2). */
