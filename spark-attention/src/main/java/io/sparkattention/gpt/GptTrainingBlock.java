@@ -17,7 +17,7 @@ import io.sparkattention.nn.GradientSlots;
  *   forward:   a = LN(x; ln_1)                                keeps a, x̂₁, rstd₁
  *              x = x + M₁∘attention(a)                        causal, keeps qkv, ctx, lse
  *              m = LN(x; ln_2)                                keeps m, x̂₂, rstd₂
- *              u = m·W_fc + b_fc;  x = x + M₂∘(act(u)·W_mproj + b_mproj)     keeps u (M×F)
+ *              u = m·W_fc + b_fc;  x = x + M₂∘(act(u)·W_mproj + b_mproj)     keeps u and act(u) (M×F)
  *   backward:  g the gradient of the output (the residual stream's), updated in place to the input's:
  *              dy = g∘M₂;  dW_mproj += act(u)ᵀ·dy,  db += Σ dy;  du = (dy·W_mprojᵀ)∘act'(u)
  *              dW_fc += mᵀ·du,  db_fc += Σ du;  g += LN₂'(du·W_fcᵀ)
@@ -82,9 +82,9 @@ final class GptTrainingBlock {
         NORM.layerNormKeeping(rec.normed2, null, M, E, b.norm2Weight, b.norm2Bias, b.eps, rec.norm2.xhat(),
             rec.norm2.rstd());
         b.feedForward.apply(rec.normed2, M, rec.pre);
-        System.arraycopy(rec.pre, 0, s.act, 0, M * b.inner);
-        b.activate(s.act, M * b.inner);
-        b.feedForwardProjection.apply(s.act, M, s.projected);
+        System.arraycopy(rec.pre, 0, rec.act, 0, M * b.inner);
+        b.activate(rec.act, M * b.inner);
+        b.feedForwardProjection.apply(rec.act, M, s.projected);
         residual(x, s.projected, starts, count, masks, DropoutMask.FEED_FORWARD_OUTPUT);
     }
 
@@ -99,9 +99,7 @@ final class GptTrainingBlock {
         int E = b.width, F = b.inner, M = starts[count];
         WeightGradient wg = s.weightGradient;
         float[] dy = masked(g, s.projected, starts, count, masks, DropoutMask.FEED_FORWARD_OUTPUT);
-        System.arraycopy(rec.pre, 0, s.act, 0, M * F);
-        b.activate(s.act, M * F);
-        wg.accumulate(M, E, F, s.act, dy, grad, at.feedForwardProjectionWeight());
+        wg.accumulate(M, E, F, rec.act, dy, grad, at.feedForwardProjectionWeight());
         addBiasGradient(dy, M, E, grad, at.feedForwardProjectionBias());
         feedForwardProjectionInput.apply(dy, M, s.dAct);
         b.activationBackward(rec.pre, s.dAct, s.dAct, M * F);

@@ -36,6 +36,11 @@ final class GptTrainingWeights {
     private volatile LinearWeight headInput;
 
     GptTrainingWeights(GptTrainingNetwork net, float[] theta) {
+        this(net, theta, trainingKernel(GptBlock.causalKernel()));
+    }
+
+    /** The weights with the blocks' attention on {@code kernel} (causal, bottom-right; side-by-side checks). */
+    GptTrainingWeights(GptTrainingNetwork net, float[] theta, FlashAttention kernel) {
         this.config = net.config();
         this.weights = net.weights(theta);
         this.linear = net.linearKernel();
@@ -47,7 +52,6 @@ final class GptTrainingWeights {
         this.wpeOffset = net.parameter(GptWeights.POSITION_EMBEDDING).offset();
         this.finalNormWeightOffset = net.parameter(GptWeights.FINAL_NORM_WEIGHT).offset();
         this.finalNormBiasOffset = net.parameter(GptWeights.FINAL_NORM_BIAS).offset();
-        FlashAttention kernel = trainingKernel(GptBlock.causalKernel());
         this.blocks = new GptTrainingBlock[config.layers()];
         for (int n = 0; n < blocks.length; n++) {
             blocks[n] = new GptTrainingBlock(config, weights.layer(n), net.layerOffsets(n), kernel, linear);

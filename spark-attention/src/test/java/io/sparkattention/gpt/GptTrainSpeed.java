@@ -24,9 +24,11 @@ import java.util.Random;
  * step, a run of 8 blocks of 256. Per round, back to back in this JVM, the thread's CPU time of:
  * the whole {@code add} + {@code flushInto} through the network's evaluator ("step"), then the
  * pass's phases on the same weights (the blocks' forwards, the head's forward and backward, the
- * blocks' backwards), then the causal attention kernel alone on every block's 6 heads of 64, on the
- * direct and the tiled path, forward and backward. Prints each round and the medians, with the
- * load average (the machine is shared).
+ * blocks' backwards) with the attention on the inference decoder's kernel ("auto": tiled beyond
+ * 128 tokens) and on the training passes' ({@link GptTrainingWeights#trainingKernel}: direct up to
+ * 256), then the causal attention kernel alone on every block's 6 heads of 64, on the direct and
+ * the tiled path, forward and backward. Prints each round and the medians, with the load average
+ * (the machine is shared).
  *
  * <pre>
  *   java --add-modules jdk.incubator.vector -cp … io.sparkattention.gpt.GptTrainSpeed [rounds] [blocks] [dropout]
@@ -35,8 +37,8 @@ import java.util.Random;
 public final class GptTrainSpeed {
 
     private static final ThreadMXBean CPU = ManagementFactory.getThreadMXBean();
-    private static final String[] PHASES = {"step", "forward", "head", "backward", "attn fwd direct",
-        "attn bwd direct", "attn fwd tiled", "attn bwd tiled"};
+    private static final String[] PHASES = {"step", "auto: forward", "head", "backward", "training kernel: forward",
+        "head", "backward", "attn fwd direct", "attn bwd direct", "attn fwd tiled", "attn bwd tiled"};
 
     private GptTrainSpeed() {
     }
@@ -58,7 +60,8 @@ public final class GptTrainSpeed {
             }
             run.add(new TokenBlock(ids, 1.0, r));
         }
-        Pass pass = new Pass(net, theta, run);
+        Pass auto = new Pass(net, theta, run, GptBlock.causalKernel());
+        Pass trained = new Pass(net, theta, run, GptTrainingWeights.trainingKernel(GptBlock.causalKernel()));
         GradientSums sums = new GradientSums(GradientSums.Layout.of(net));
         double[][] ms = new double[PHASES.length][rounds];
         System.out.printf("%d blocks of %d tokens, dropout %s, attention path %s; load %s%n", count, L, dropout,
@@ -70,8 +73,9 @@ public final class GptTrainSpeed {
             ev.add(run);
             ev.flushInto(sums);
             t[0] = since(s);
-            pass.phases(t);
-            pass.attention(t);
+            auto.phases(t, 1);
+            trained.phases(t, 4);
+            trained.attention(t, 7);
             StringBuilder line = new StringBuilder();
             for (int k = 0; k < PHASES.length; k++) {
                 line.append(String.format("  %s %.0f", PHASES[k], t[k]));
@@ -103,8 +107,8 @@ public final class GptTrainSpeed {
         final float[] grad;
         final float[] h;
 
-        Pass(GptTrainingNetwork net, float[] theta, List<TokenBlock> run) {
-            this.w = new GptTrainingWeights(net, theta);
+        Pass(GptTrainingNetwork net, float[] theta, List<TokenBlock> run, FlashAttention kernel) {
+            this.w = new GptTrainingWeights(net, theta, kernel);
             int n = w.blocks.length, count = run.size();
             this.E = net.config().hidden();
             this.records = new GptTrainingRecord.Layer[n];
@@ -128,7 +132,7 @@ public final class GptTrainSpeed {
             this.h = new float[M * E];
         }
 
-        void phases(double[] t) {
+        void phases(double[] t, int at) {
             int count = ids.length;
             float[] x = scratch.x;
             for (int r = 0; r < count; r++) {
@@ -138,20 +142,20 @@ public final class GptTrainSpeed {
             for (int n = 0; n < w.blocks.length; n++) {
                 w.blocks[n].forward(x, starts, count, records[n], scratch, null);
             }
-            t[1] = since(s);
+            t[at] = since(s);
             System.arraycopy(x, 0, h, 0, M * E);
             s = CPU.getCurrentThreadCpuTime();
             head.run(h, ids, weights, starts, count, new double[count], x, grad, w.wteOffset, scratch.weightGradient);
-            t[2] = since(s);
+            t[at + 1] = since(s);
             s = CPU.getCurrentThreadCpuTime();
             for (int n = w.blocks.length - 1; n >= 0; n--) {
                 w.blocks[n].backward(x, starts, count, records[n], scratch, null, grad);
             }
-            t[3] = since(s);
+            t[at + 2] = since(s);
         }
 
         /** Every block's causal attention of seeded q, k, v (M×3E as the fused projection) on both paths. */
-        void attention(double[] t) {
+        void attention(double[] t, int at) {
             int F = 3 * E, H = 6, d = E / H;
             Random rnd = new Random(5);
             float[] qkv = new float[M * F];
@@ -172,7 +176,7 @@ public final class GptTrainSpeed {
                         new MatrixView(qkv, o * F + 2 * E, F), RowMask.NONE, new MatrixView(ctx, o * E, E), lse,
                         H * o, ws);
                 }
-                t[4 + 2 * p] = since(s);
+                t[at + 2 * p] = since(s);
                 s = CPU.getCurrentThreadCpuTime();
                 for (int r = 0; r < ids.length; r++) {
                     int o = starts[r];
@@ -182,7 +186,7 @@ public final class GptTrainSpeed {
                         H * o, new MatrixView(dOut, o * E, E), new MatrixView(dqkv, o * F, F),
                         new MatrixView(dqkv, o * F + E, F), new MatrixView(dqkv, o * F + 2 * E, F), null, ws);
                 }
-                t[5 + 2 * p] = since(s);
+                t[at + 1 + 2 * p] = since(s);
             }
         }
     }
