@@ -199,8 +199,8 @@ final class GptTrainingEvaluator implements TrainingEvaluator<TokenBlock> {
         for (int n = 0; n < blocks.length; n++) {
             blocks[n].forward(x, starts, count, records[n], scratch, masks == null ? null : masks[n]);
         }
-        NORM.layerNormKeeping(x, null, M, E, prepared.finalNormWeight, prepared.finalNormBias, config.layerNormEps(), finalNorm.xhat(),
-            finalNorm.rstd());
+        NORM.layerNormKeeping(x, null, M, E, prepared.finalNormWeight, prepared.finalNormBias, config.layerNormEps(),
+            finalNorm.xhat(), finalNorm.rstd());
         double[] nll = new double[count];
         if (backward) {
             pendingBlocks++;  // before anything is added, so that discardPending clears a pass that failed part-way
@@ -211,8 +211,8 @@ final class GptTrainingEvaluator implements TrainingEvaluator<TokenBlock> {
         head.run(x, ids, weights, starts, count, nll, backward ? scratch.dNormed : null, pending, prepared.wteOffset,
             scratch.weightGradient);
         if (backward) {
-            NORM.layerNormGradient(scratch.dNormed, finalNorm.xhat(), finalNorm.rstd(), M, E, prepared.finalNormWeight, x, pending,
-                prepared.finalNormWeightOffset, prepared.finalNormBiasOffset, finalNorm.sums());
+            NORM.layerNormGradient(scratch.dNormed, finalNorm.xhat(), finalNorm.rstd(), M, E, prepared.finalNormWeight,
+                x, pending, prepared.finalNormWeightOffset, prepared.finalNormBiasOffset, finalNorm.sums());
             for (int n = blocks.length - 1; n >= 0; n--) {
                 blocks[n].backward(x, starts, count, records[n], scratch, masks == null ? null : masks[n], pending);
             }

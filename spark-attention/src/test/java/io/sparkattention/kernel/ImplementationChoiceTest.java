@@ -52,7 +52,7 @@ class ImplementationChoiceTest {
     }
 
     @Test
-    @DisplayName("the attention path: auto (and auto_causal) is direct up to its cut-off in both lengths, tiled beyond; forced paths")
+    @DisplayName("attention paths: auto and auto_causal direct up to their cut-offs, tiled beyond; forced paths")
     void attentionPath() {
         int cut = AttentionPath.DIRECT_MAX_LENGTH;
         assertTrue(AttentionPath.AUTO.direct(cut, cut));
