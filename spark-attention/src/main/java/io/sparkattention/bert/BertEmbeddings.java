@@ -73,11 +73,11 @@ final class BertEmbeddings {
      * Training forward of stacked rows: x (M×E) written, x̂ and rstd kept in {@code rec}, each
      * row's dropout ({@link DropoutMask#EMBEDDINGS}) from its own mask.
      */
-    void forward(RowStack rows, float[] x, TrainingRecord.Norm rec) {
+    void forward(RowStack rows, float[] x, LayerNormRecord rec) {
         for (int r = 0; r < rows.count(); r++) {
             sum(rows.ids(r), x, rows.start(r) * width);
         }
-        MATH.layerNorm(x, null, rows.tokens(), width, gamma, beta, eps, rec.xhat, rec.rstd);
+        MATH.layerNorm(x, null, rows.tokens(), width, gamma, beta, eps, rec.xhat(), rec.rstd());
         rows.apply(DropoutMask.EMBEDDINGS, x, width);
     }
 
@@ -87,11 +87,11 @@ final class BertEmbeddings {
      *
      * @param dx M×E, the gradient of the output; overwritten (scratch)
      */
-    void backward(RowStack rows, TrainingRecord.Norm rec, float[] dx, float[] grad) {
+    void backward(RowStack rows, LayerNormRecord rec, float[] dx, float[] grad) {
         int E = width;
         rows.apply(DropoutMask.EMBEDDINGS, dx, E);
-        MATH.layerNormBackward(dx, rec.xhat, rec.rstd, rows.tokens(), E, gamma, dx, grad, gradientOffsets[3],
-            gradientOffsets[4], rec.sums);
+        MATH.layerNormBackward(dx, rec.xhat(), rec.rstd(), rows.tokens(), E, gamma, dx, grad, gradientOffsets[3],
+            gradientOffsets[4], rec.sums());
         int wordOff = gradientOffsets[0], positionOff = gradientOffsets[1], typeOff = gradientOffsets[2];
         for (int r = 0; r < rows.count(); r++) {
             int[] ids = rows.ids(r);

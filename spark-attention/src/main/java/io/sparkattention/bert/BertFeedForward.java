@@ -85,7 +85,7 @@ final class BertFeedForward {
         MATH.gelu(s.act, n);
         output.apply(s.act, M, out);
         rows.apply(DropoutMask.site(index, DropoutMask.FEED_FORWARD_OUTPUT), out, width);
-        MATH.layerNorm(out, x, M, width, gamma, beta, eps, rec.outputNorm.xhat, rec.outputNorm.rstd);
+        MATH.layerNorm(out, x, M, width, gamma, beta, eps, rec.outputNorm.xhat(), rec.outputNorm.rstd());
     }
 
     /**
@@ -99,8 +99,8 @@ final class BertFeedForward {
     void backward(float[] x, RowStack rows, float[] dOut, float[] dx, TrainingRecord.Layer rec,
                   TrainingRecord.Scratch s, int index, float[] grad) {
         int E = width, F = ffn, M = rows.tokens(), n = M * E;
-        MATH.layerNormBackward(dOut, rec.outputNorm.xhat, rec.outputNorm.rstd, M, E, gamma, s.dz, grad, offsets[4],
-            offsets[5], rec.outputNorm.sums);
+        MATH.layerNormBackward(dOut, rec.outputNorm.xhat(), rec.outputNorm.rstd(), M, E, gamma, s.dz, grad, offsets[4],
+            offsets[5], rec.outputNorm.sums());
         System.arraycopy(s.dz, 0, s.dy, 0, n);
         rows.apply(DropoutMask.site(index, DropoutMask.FEED_FORWARD_OUTPUT), s.dy, E);
         System.arraycopy(rec.pre, 0, s.act, 0, M * F);

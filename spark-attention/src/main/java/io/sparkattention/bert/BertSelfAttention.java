@@ -91,7 +91,7 @@ final class BertSelfAttention {
         layer.selfForward(x, rows.starts(), rows.count(), rec.attention, out, null,
             rows.probabilities(DropoutMask.site(index, DropoutMask.ATTENTION_PROBS)));
         rows.apply(DropoutMask.site(index, DropoutMask.ATTENTION_OUTPUT), out, E);
-        MATH.layerNorm(out, x, M, E, gamma, beta, eps, rec.attentionNorm.xhat, rec.attentionNorm.rstd);
+        MATH.layerNorm(out, x, M, E, gamma, beta, eps, rec.attentionNorm.xhat(), rec.attentionNorm.rstd());
     }
 
     /**
@@ -106,8 +106,8 @@ final class BertSelfAttention {
     void backward(float[] x, RowStack rows, float[] dOut, float[] dx, TrainingRecord.Layer rec,
                   TrainingRecord.Scratch s, int index, float[] grad) {
         int E = width, M = rows.tokens(), n = M * E;
-        MATH.layerNormBackward(dOut, rec.attentionNorm.xhat, rec.attentionNorm.rstd, M, E, gamma, s.dz, grad,
-            normWeightOffset, normBiasOffset, rec.attentionNorm.sums);
+        MATH.layerNormBackward(dOut, rec.attentionNorm.xhat(), rec.attentionNorm.rstd(), M, E, gamma, s.dz, grad,
+            normWeightOffset, normBiasOffset, rec.attentionNorm.sums());
         System.arraycopy(s.dz, 0, s.dy, 0, n);
         rows.apply(DropoutMask.site(index, DropoutMask.ATTENTION_OUTPUT), s.dy, E);
         layer.selfBackward(x, rows.starts(), rows.count(), rec.attention, s.dy, dx, grad, slots,

@@ -33,7 +33,7 @@ final class ClassifierPasses {
     private final BertEmbeddings embeddings;
     private final BertLayer[] layers;
     private final TrainingRecord.Layer[] records;
-    private final TrainingRecord.Norm embeddingsRecord = new TrainingRecord.Norm();
+    private final LayerNormRecord embeddingsRecord = new LayerNormRecord();
     private final TrainingRecord.Scratch scratch = new TrainingRecord.Scratch();
     private final float[] headWeight;
     private final float[] headBias;

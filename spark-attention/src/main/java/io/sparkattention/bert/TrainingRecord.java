@@ -17,23 +17,6 @@ final class TrainingRecord {
     private TrainingRecord() {
     }
 
-    /** A LayerNorm's x̂ (M×E) and 1/σ (M), and its backward's float64 sums of dγ and dβ (2E). */
-    static final class Norm {
-        float[] xhat = new float[0];
-        float[] rstd = new float[0];
-        double[] sums = new double[0];
-
-        void ensure(int L, int E) {
-            if (rstd.length < L) {
-                xhat = new float[L * E];
-                rstd = new float[L];
-            }
-            if (sums.length < 2 * E) {
-                sums = new double[2 * E];
-            }
-        }
-    }
-
     /**
      * One layer: the attention block's fused projection, context, log-sum-exp and norm; its output
      * (the feed-forward's input); the feed-forward's pre-activation and norm. The attention's
@@ -43,12 +26,12 @@ final class TrainingRecord {
     static final class Layer {
         /** The shared attention layer's record (qkv, context after the probabilities' dropout, lse). */
         final SelfAttentionRecord attention = new SelfAttentionRecord();
-        final Norm attentionNorm = new Norm();
+        final LayerNormRecord attentionNorm = new LayerNormRecord();
         /** M×E: the attention block's output, the feed-forward's input. */
         float[] mid = new float[0];
         /** M×F: the intermediate projection before GELU. */
         float[] pre = new float[0];
-        final Norm outputNorm = new Norm();
+        final LayerNormRecord outputNorm = new LayerNormRecord();
         private int capacity;
 
         void ensure(int L, int E, int F) {

@@ -16,7 +16,8 @@ import io.sparkattention.kernel.WeightGradient;
  *     dwte += dzᵀ·h  (the head's share of the tied table),   dh_t = dz·wte
  * </pre>
  * Each row's nll is the decoder's ({@link GptScorer}: same head product, same log-sum-exp), so
- * the evaluation loss of a block is minus the sum of {@link GptDecoder#tokenLogProbs}. Not
+ * the evaluation loss of a block is minus the sum of {@link GptDecoder#tokenLogProbs} (bit for bit
+ * where both take the same attention path: {@link GptTrainingWeights#trainingKernel}). Not
  * thread-safe: one per evaluator (it owns the chunk buffers; the weights are shared).
  */
 final class GptLmHead {

@@ -17,7 +17,7 @@ import io.sparkattention.nn.GradientSlots;
  *   forward:   a = LN(x; ln_1)                                keeps a, x̂₁, rstd₁
  *              x = x + M₁∘attention(a)                        causal, keeps qkv, ctx, lse
  *              m = LN(x; ln_2)                                keeps m, x̂₂, rstd₂
- *              u = m·W_fc + b_fc;  x = x + M₂∘(act(u)·W_mproj + b_mproj)     keeps u (M×F)
+ *              u = m·W_fc + b_fc;  x = x + M₂∘(act(u)·W_mproj + b_mproj)     keeps u and act(u) (M×F)
  *   backward:  g the gradient of the output (the residual stream's), updated in place to the input's:
  *              dy = g∘M₂;  dW_mproj += act(u)ᵀ·dy,  db += Σ dy;  du = (dy·W_mprojᵀ)∘act'(u)
  *              dW_fc += mᵀ·du,  db_fc += Σ du;  g += LN₂'(du·W_fcᵀ)
@@ -73,18 +73,18 @@ final class GptTrainingBlock {
         GptBlock b = block;
         int E = b.width, M = starts[count];
         System.arraycopy(x, 0, rec.normed1, 0, M * E);
-        NORM.layerNormKeeping(rec.normed1, null, M, E, b.norm1Weight, b.norm1Bias, b.eps, rec.norm1.xhat,
-            rec.norm1.rstd);
+        NORM.layerNormKeeping(rec.normed1, null, M, E, b.norm1Weight, b.norm1Bias, b.eps, rec.norm1.xhat(),
+            rec.norm1.rstd());
         b.attention.selfForward(rec.normed1, starts, count, rec.attention, s.projected, null,
             probabilities(masks, starts, count));
         residual(x, s.projected, starts, count, masks, DropoutMask.ATTENTION_OUTPUT);
         System.arraycopy(x, 0, rec.normed2, 0, M * E);
-        NORM.layerNormKeeping(rec.normed2, null, M, E, b.norm2Weight, b.norm2Bias, b.eps, rec.norm2.xhat,
-            rec.norm2.rstd);
+        NORM.layerNormKeeping(rec.normed2, null, M, E, b.norm2Weight, b.norm2Bias, b.eps, rec.norm2.xhat(),
+            rec.norm2.rstd());
         b.feedForward.apply(rec.normed2, M, rec.pre);
-        System.arraycopy(rec.pre, 0, s.act, 0, M * b.inner);
-        b.activate(s.act, M * b.inner);
-        b.feedForwardProjection.apply(s.act, M, s.projected);
+        System.arraycopy(rec.pre, 0, rec.act, 0, M * b.inner);
+        b.activate(rec.act, M * b.inner);
+        b.feedForwardProjection.apply(rec.act, M, s.projected);
         residual(x, s.projected, starts, count, masks, DropoutMask.FEED_FORWARD_OUTPUT);
     }
 
@@ -99,23 +99,21 @@ final class GptTrainingBlock {
         int E = b.width, F = b.inner, M = starts[count];
         WeightGradient wg = s.weightGradient;
         float[] dy = masked(g, s.projected, starts, count, masks, DropoutMask.FEED_FORWARD_OUTPUT);
-        System.arraycopy(rec.pre, 0, s.act, 0, M * F);
-        b.activate(s.act, M * F);
-        wg.accumulate(M, E, F, s.act, dy, grad, at.feedForwardProjectionWeight());
+        wg.accumulate(M, E, F, rec.act, dy, grad, at.feedForwardProjectionWeight());
         addBiasGradient(dy, M, E, grad, at.feedForwardProjectionBias());
         feedForwardProjectionInput.apply(dy, M, s.dAct);
         b.activationBackward(rec.pre, s.dAct, s.dAct, M * F);
         wg.accumulate(M, F, E, rec.normed2, s.dAct, grad, at.feedForwardWeight());
         addBiasGradient(s.dAct, M, F, grad, at.feedForwardBias());
         feedForwardInput.apply(s.dAct, M, s.dNormed);
-        NORM.layerNormGradient(s.dNormed, rec.norm2.xhat, rec.norm2.rstd, M, E, b.norm2Weight, s.dNormed, grad,
-            at.norm2Weight(), at.norm2Bias(), rec.norm2.sums);
+        NORM.layerNormGradient(s.dNormed, rec.norm2.xhat(), rec.norm2.rstd(), M, E, b.norm2Weight, s.dNormed, grad,
+            at.norm2Weight(), at.norm2Bias(), rec.norm2.sums());
         GptBlock.add(g, s.dNormed, M * E);
         dy = masked(g, s.projected, starts, count, masks, DropoutMask.ATTENTION_OUTPUT);
         b.attention.selfBackward(rec.normed1, starts, count, rec.attention, dy, s.dNormed, rec.attentionGradient,
             slots, probabilities(masks, starts, count));
-        NORM.layerNormGradient(s.dNormed, rec.norm1.xhat, rec.norm1.rstd, M, E, b.norm1Weight, s.dNormed, grad,
-            at.norm1Weight(), at.norm1Bias(), rec.norm1.sums);
+        NORM.layerNormGradient(s.dNormed, rec.norm1.xhat(), rec.norm1.rstd(), M, E, b.norm1Weight, s.dNormed, grad,
+            at.norm1Weight(), at.norm1Bias(), rec.norm1.sums());
         GptBlock.add(g, s.dNormed, M * E);
     }
 

@@ -2,6 +2,7 @@ package io.sparkattention.gpt;
 
 import io.sparkattention.bert.DropoutMask;
 import io.sparkattention.bert.EncoderMath;
+import io.sparkattention.bert.LayerNormRecord;
 import io.sparkattention.kernel.WeightGradient;
 import io.sparkattention.nn.GradientSums;
 import io.sparkattention.nn.TrainingEvaluator;
@@ -45,7 +46,7 @@ final class GptTrainingEvaluator implements TrainingEvaluator<TokenBlock> {
     private final GptTrainingBlock[] blocks;
     private final GptLmHead head;
     private final GptTrainingRecord.Layer[] records;
-    private final GptTrainingRecord.Norm finalNorm = new GptTrainingRecord.Norm();
+    private final LayerNormRecord finalNorm = new LayerNormRecord();
     private final GptTrainingRecord.Scratch scratch;
     private final float[] pending;
     /** Blocks added since the last flush, and the most positions one of them used (wpe's touched rows). */
@@ -198,8 +199,8 @@ final class GptTrainingEvaluator implements TrainingEvaluator<TokenBlock> {
         for (int n = 0; n < blocks.length; n++) {
             blocks[n].forward(x, starts, count, records[n], scratch, masks == null ? null : masks[n]);
         }
-        NORM.layerNormKeeping(x, null, M, E, prepared.finalNormWeight, prepared.finalNormBias, config.layerNormEps(), finalNorm.xhat,
-            finalNorm.rstd);
+        NORM.layerNormKeeping(x, null, M, E, prepared.finalNormWeight, prepared.finalNormBias, config.layerNormEps(),
+            finalNorm.xhat(), finalNorm.rstd());
         double[] nll = new double[count];
         if (backward) {
             pendingBlocks++;  // before anything is added, so that discardPending clears a pass that failed part-way
@@ -210,8 +211,8 @@ final class GptTrainingEvaluator implements TrainingEvaluator<TokenBlock> {
         head.run(x, ids, weights, starts, count, nll, backward ? scratch.dNormed : null, pending, prepared.wteOffset,
             scratch.weightGradient);
         if (backward) {
-            NORM.layerNormGradient(scratch.dNormed, finalNorm.xhat, finalNorm.rstd, M, E, prepared.finalNormWeight, x, pending,
-                prepared.finalNormWeightOffset, prepared.finalNormBiasOffset, finalNorm.sums);
+            NORM.layerNormGradient(scratch.dNormed, finalNorm.xhat(), finalNorm.rstd(), M, E, prepared.finalNormWeight,
+                x, pending, prepared.finalNormWeightOffset, prepared.finalNormBiasOffset, finalNorm.sums());
             for (int n = blocks.length - 1; n >= 0; n--) {
                 blocks[n].backward(x, starts, count, records[n], scratch, masks == null ? null : masks[n], pending);
             }

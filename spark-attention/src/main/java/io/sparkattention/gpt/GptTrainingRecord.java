@@ -1,5 +1,6 @@
 package io.sparkattention.gpt;
 
+import io.sparkattention.bert.LayerNormRecord;
 import io.sparkattention.kernel.WeightGradient;
 import io.sparkattention.nn.SelfAttentionRecord;
 
@@ -7,32 +8,18 @@ import io.sparkattention.nn.SelfAttentionRecord;
  * What the decoder's training forward keeps of M stacked tokens for its backward, and the
  * backward's shared scratch; arrays grown to the most tokens seen and reused. Nothing is L×L: the
  * attention keeps its fused projection, context and log-sum-exp (the kernel regenerates the
- * probabilities tile by tile in its backward, and a dropout mask from its key), so a block's
- * memory grows linearly with its length. Per layer {@code (12E + F + H + 2)·M} floats (the
- * attention layer's record, 8E + H of it, holds its backward's scratch too) and its attention
- * gradient (4E² + 4E); shared by the layers {@code (3E + 2F)·M}, and the head's
+ * probabilities in its backward, in its scratch: a head's whole P for blocks up to
+ * {@link io.sparkattention.kernel.AttentionPath#CAUSAL_DIRECT_MAX_LENGTH} tokens, tile by tile
+ * beyond; and a dropout mask from its key), so a block's memory grows linearly with its length.
+ * Per layer {@code (12E + 2F + H + 2)·M} floats (the attention layer's record, 8E + H of it, holds
+ * its backward's scratch too; c_fc's output both before and after gelu_new, so that the backward
+ * does not recompute the activation) and its attention gradient (4E² + 4E); shared by the layers
+ * {@code (3E + F)·M}, and the head's
  * {@value GptLmHead#HEAD_ROWS}×V logits. Not thread-safe: one per evaluator.
  */
 final class GptTrainingRecord {
 
     private GptTrainingRecord() {
-    }
-
-    /** A LayerNorm's x̂ (M×E) and 1/σ (M), and its backward's float64 sums of dγ and dβ (2E). */
-    static final class Norm {
-        float[] xhat = new float[0];
-        float[] rstd = new float[0];
-        double[] sums = new double[0];
-
-        void ensure(int M, int E) {
-            if (rstd.length < M) {
-                xhat = new float[M * E];
-                rstd = new float[M];
-            }
-            if (sums.length < 2 * E) {
-                sums = new double[2 * E];
-            }
-        }
     }
 
     /**
@@ -43,14 +30,16 @@ final class GptTrainingRecord {
      */
     static final class Layer {
         final SelfAttentionRecord attention = new SelfAttentionRecord();
-        final Norm norm1 = new Norm();
-        final Norm norm2 = new Norm();
+        final LayerNormRecord norm1 = new LayerNormRecord();
+        final LayerNormRecord norm2 = new LayerNormRecord();
         /** M×E: LN(x; ln_1). */
         float[] normed1 = new float[0];
         /** M×E: LN(x; ln_2). */
         float[] normed2 = new float[0];
         /** M×F: c_fc's output, before gelu_new. */
         float[] pre = new float[0];
+        /** M×F: gelu_new(pre), c_proj's input. */
+        float[] act = new float[0];
         /** The attention's pending parameter gradients, Linear layout. */
         final float[] attentionGradient;
         private int capacity;
@@ -64,6 +53,7 @@ final class GptTrainingRecord {
                 normed1 = new float[M * E];
                 normed2 = new float[M * E];
                 pre = new float[M * F];
+                act = new float[M * F];
                 capacity = M;
             }
             norm1.ensure(M, E);
@@ -79,8 +69,7 @@ final class GptTrainingRecord {
         float[] projected = new float[0];
         /** M×E: a LayerNorm input's gradient (backward). */
         float[] dNormed = new float[0];
-        /** M×F: the activations (forward, and recomputed in the backward) and their gradient. */
-        float[] act = new float[0];
+        /** M×F: the activations' gradient (backward). */
         float[] dAct = new float[0];
         /** The weight-gradient products, on the projections' kernel. */
         final WeightGradient weightGradient;
@@ -95,7 +84,6 @@ final class GptTrainingRecord {
                 x = new float[M * E];
                 projected = new float[M * E];
                 dNormed = new float[M * E];
-                act = new float[M * F];
                 dAct = new float[M * F];
                 capacity = M;
             }

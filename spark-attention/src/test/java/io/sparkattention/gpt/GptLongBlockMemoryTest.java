@@ -18,7 +18,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * heap on the default demo model (6 layers, 384 wide, 6 heads, byte vocabulary). The causal
  * attention runs the tiled kernel forward and backward (nothing L×L is kept; the probabilities'
  * dropout mask is regenerated), so the step's memory grows linearly with the block: what it holds
- * after a full collection (records, pending sums, prepared weights) stays under half the heap (848
+ * after a full collection (records, pending sums, prepared weights) stays under half the heap (913
  * MiB when written). Run in a child JVM with {@code -Xmx2g}, since the test JVM's heap is larger.
  */
 class GptLongBlockMemoryTest {

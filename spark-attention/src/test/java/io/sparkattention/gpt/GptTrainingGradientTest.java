@@ -36,9 +36,11 @@ class GptTrainingGradientTest {
                 new double[] {1.7, 0.5, 1}, 0.3, GptConfig.GELU_NEW),
             Arguments.of("exact gelu, E 10 H 5, L 2", 1, 10, 5, 14, new int[] {2, 6}, new double[] {1, 2},
                 0.0, GptConfig.GELU),
-            Arguments.of("L 131 (tiled attention)", 1, 8, 2, 12, new int[] {131}, new double[] {1}, 0.0,
+            Arguments.of("L 131 (direct attention in training up to 256)", 1, 8, 2, 12, new int[] {131},
+                new double[] {1}, 0.0, GptConfig.GELU_NEW),
+            Arguments.of("L 259 (tiled attention)", 1, 8, 2, 12, new int[] {259}, new double[] {1}, 0.0,
                 GptConfig.GELU_NEW),
-            Arguments.of("L 131 with dropout, beside L 3", 1, 8, 2, 12, new int[] {131, 3}, new double[] {1, 0.7},
+            Arguments.of("L 259 with dropout, beside L 3", 1, 8, 2, 12, new int[] {259, 3}, new double[] {1, 0.7},
                 0.25, GptConfig.GELU_NEW));
     }
 

@@ -52,13 +52,17 @@ class ImplementationChoiceTest {
     }
 
     @Test
-    @DisplayName("the attention path: auto is direct up to the cut-off in both lengths, tiled beyond; forced paths")
+    @DisplayName("attention paths: auto and auto_causal direct up to their cut-offs, tiled beyond; forced paths")
     void attentionPath() {
         int cut = AttentionPath.DIRECT_MAX_LENGTH;
         assertTrue(AttentionPath.AUTO.direct(cut, cut));
         assertTrue(AttentionPath.AUTO.direct(0, 1));
         assertFalse(AttentionPath.AUTO.direct(cut + 1, 1));
         assertFalse(AttentionPath.AUTO.direct(1, cut + 1));
+        int causal = AttentionPath.CAUSAL_DIRECT_MAX_LENGTH;
+        assertTrue(AttentionPath.AUTO_CAUSAL.direct(causal, causal));
+        assertFalse(AttentionPath.AUTO_CAUSAL.direct(causal + 1, causal));
+        assertFalse(AttentionPath.AUTO_CAUSAL.direct(causal, causal + 1));
         assertTrue(AttentionPath.DIRECT.direct(4096, 4096));
         assertFalse(AttentionPath.DIRECT.direct(65536, 65536), "a score matrix beyond one array stays tiled");
         assertFalse(AttentionPath.TILED.direct(1, 1));
