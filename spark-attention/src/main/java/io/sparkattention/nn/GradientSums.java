@@ -22,8 +22,24 @@ public final class GradientSums implements Serializable {
 
     /** Empty sums over {@code layout}. */
     public GradientSums(Layout layout) {
+        this(layout, new double[layout.denseCount]);
+    }
+
+    /**
+     * Empty sums over {@code layout} whose dense part is {@code dense}, zeroed here and owned by
+     * these sums from now on (a caller that reuses one buffer from step to step, e.g. a task
+     * thread's, must not make new sums over it while these are still read).
+     *
+     * @throws IllegalArgumentException when dense is not the layout's {@link Layout#denseCount()} long
+     */
+    public GradientSums(Layout layout, double[] dense) {
+        if (dense.length != layout.denseCount) {
+            throw new IllegalArgumentException("dense buffer has " + dense.length + " values, expected "
+                + layout.denseCount);
+        }
+        Arrays.fill(dense, 0.0);
         this.layout = layout;
-        this.dense = new double[layout.denseCount];
+        this.dense = dense;
         this.sparse = new SparseRows[layout.sparseTensors.length];
         for (int s = 0; s < sparse.length; s++) {
             sparse[s] = new SparseRows(layout.sparseRows[s], layout.sparseWidth[s]);
@@ -218,6 +234,11 @@ public final class GradientSums implements Serializable {
         /** The flat vector's length: the network's {@link TrainableNetwork#parameterCount()}. */
         public int parameterCount() {
             return parameterCount;
+        }
+
+        /** The values of the dense part: the flat vector without its row-sparse tensors. */
+        public int denseCount() {
+            return denseCount;
         }
 
         /** The layout of {@code network}'s tensors. */

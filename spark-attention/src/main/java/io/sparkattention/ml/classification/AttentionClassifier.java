@@ -2,7 +2,6 @@ package io.sparkattention.ml.classification;
 
 import io.sparkattention.io.ClassifierStateDict;
 import io.sparkattention.io.SafeTensors;
-import io.sparkattention.ml.HadoopSafeTensors;
 import io.sparkattention.ml.Shipped;
 import io.sparkattention.ml.StageUid;
 import io.sparkattention.ml.training.Trainer;
@@ -247,8 +246,8 @@ public final class AttentionClassifier
         }
 
         static InitialWeights read(String path, Configuration conf) {
+            SafeTensors file = ClassifierFiles.read(path, conf, "initialWeightsPath");
             try {
-                SafeTensors file = HadoopSafeTensors.read(path, conf);
                 return new InitialWeights(path, file, ClassifierStateDict.dimensions(file));
             } catch (IOException e) {
                 throw new IllegalArgumentException("initialWeightsPath: " + e.getMessage(), e);

@@ -7,7 +7,6 @@ import io.sparkattention.bert.BertClassifierSettings;
 import io.sparkattention.bert.BertEncoder;
 import io.sparkattention.io.SafeTensors;
 import io.sparkattention.ml.feature.BertEncoderModel;
-import io.sparkattention.ml.HadoopSafeTensors;
 import io.sparkattention.ml.StageSchema;
 import io.sparkattention.ml.StageUid;
 import io.sparkattention.ml.training.Trainer;
@@ -272,8 +271,8 @@ public final class BertClassifier extends ProbabilisticClassifier<int[], BertCla
         if (path.isEmpty()) {
             return null;
         }
+        SafeTensors file = ClassifierFiles.read(path, conf, "initialWeightsPath");
         try {
-            SafeTensors file = HadoopSafeTensors.read(path, conf);
             return BertModelIO.readHead(file, hidden);
         } catch (IOException e) {
             throw new IllegalArgumentException("initialWeightsPath: " + e.getMessage(), e);

@@ -6,8 +6,6 @@ import io.sparkattention.io.BertModelFiles;
 import io.sparkattention.io.ClassifierStateDict;
 import io.sparkattention.io.SafeTensors;
 import io.sparkattention.io.Tensor;
-import io.sparkattention.ml.HadoopSafeTensors;
-import io.sparkattention.ml.StageData;
 import io.sparkattention.nn.ParameterTensor;
 import io.sparkattention.nn.Pooling;
 import org.apache.hadoop.conf.Configuration;
@@ -15,7 +13,6 @@ import org.apache.spark.ml.util.MLReader;
 import org.apache.spark.ml.util.MLWriter;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -49,11 +46,7 @@ final class BertModelIO {
         Map<String, String> metadata = new LinkedHashMap<>(BertModelFiles.metadata(encoder.config()));
         metadata.put(POOLING, PoolingNames.bertName(model.poolingMode()));
         metadata.put("format", BertClassificationModel.EXPORT_FORMAT);
-        try {
-            HadoopSafeTensors.write(path, tensors, metadata, conf != null ? conf : StageData.hadoopConf());
-        } catch (IOException e) {
-            throw new UncheckedIOException(path + ": " + e.getMessage(), e);
-        }
+        ClassifierFiles.write(path, tensors, metadata, conf);
     }
 
     /**
@@ -64,13 +57,15 @@ final class BertModelIO {
      */
     static BertClassificationModel fromSafeTensors(String uid, String path, String prefix, int numHeads,
                                                    String pooling, Configuration conf) {
+        return fromFile(uid, path, ClassifierFiles.read(path, conf, null), prefix, numHeads, pooling);
+    }
+
+    private static BertClassificationModel fromFile(String uid, String path, SafeTensors file, String prefix,
+                                                    int numHeads, String pooling) {
+        int heads = numHeads > 0 ? numHeads : metadataHeads(file, path);
+        String pool = pooling != null ? pooling
+            : ClassifierFiles.metadata(file, path, POOLING, "give the pooling");
         try {
-            SafeTensors file = HadoopSafeTensors.read(path, conf != null ? conf : StageData.hadoopConf());
-            int heads = numHeads > 0 ? numHeads : metadataHeads(file, path);
-            String pool = pooling != null ? pooling : file.metadata().get(POOLING);
-            if (pool == null) {
-                throw new IllegalArgumentException(path + ": no " + POOLING + " in the file's metadata; give the pooling");
-            }
             BertEncoder encoder = BertModelFiles.fromSafeTensors(file, prefix, heads);
             float[][] head = readHead(file, encoder.config().hidden());
             return new BertClassificationModel(uid, encoder, head[0], head[1],
@@ -82,12 +77,8 @@ final class BertModelIO {
 
     /** The heads recorded in a file's metadata. */
     static int metadataHeads(SafeTensors file, String path) {
-        String heads = file.metadata().get(BertModelFiles.META_HEADS);
-        if (heads == null) {
-            throw new IllegalArgumentException(path + ": no " + BertModelFiles.META_HEADS + " in the file's metadata; "
-                + "give the encoder's number of attention heads");
-        }
-        return Integer.parseInt(heads);
+        return Integer.parseInt(ClassifierFiles.metadata(file, path, BertModelFiles.META_HEADS,
+            "give the encoder's number of attention heads"));
     }
 
     /**
@@ -113,15 +104,11 @@ final class BertModelIO {
 
     static MLWriter writer(BertClassificationModel model) {
         model.encoder();
-        return StageData.writer(model, (path, conf) -> exportPyTorch(model, dataFile(path), conf));
+        return ClassifierFiles.writer(model, WEIGHTS_FILE, (file, conf) -> exportPyTorch(model, file, conf));
     }
 
     static MLReader<BertClassificationModel> reader() {
-        return StageData.reader(List.of(BertClassificationModel.class.getName()),
-            (uid, path, conf) -> fromSafeTensors(uid, dataFile(path), "", 0, null, conf));
-    }
-
-    private static String dataFile(String path) {
-        return StageData.dataFile(path, WEIGHTS_FILE);
+        return ClassifierFiles.reader(BertClassificationModel.class, WEIGHTS_FILE,
+            (uid, path, file) -> fromFile(uid, path, file, "", 0, null));
     }
 }

@@ -2,8 +2,6 @@ package io.sparkattention.ml.classification;
 
 import io.sparkattention.io.ClassifierStateDict;
 import io.sparkattention.io.SafeTensors;
-import io.sparkattention.ml.HadoopSafeTensors;
-import io.sparkattention.ml.StageData;
 import io.sparkattention.nn.AttentionClassifierNetwork;
 import io.sparkattention.nn.Pooling;
 import org.apache.hadoop.conf.Configuration;
@@ -12,8 +10,6 @@ import org.apache.spark.ml.util.MLReader;
 import org.apache.spark.ml.util.MLWriter;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -40,26 +36,26 @@ final class ClassifierModelIO {
         Map<String, String> metadata = Map.of(NUM_HEADS, Integer.toString(shape.numHeads),
             CAUSAL, Boolean.toString(shape.causal), RESIDUAL, Boolean.toString(shape.residual),
             POOLING, shape.poolingName(), "format", "AttentionClassifier state_dict");
-        try {
-            HadoopSafeTensors.write(path, ClassifierStateDict.toTensors(model.sharedParameters(), network.parameters()),
-                metadata, conf != null ? conf : StageData.hadoopConf());
-        } catch (IOException e) {
-            throw new UncheckedIOException(path + ": " + e.getMessage(), e);
-        }
+        ClassifierFiles.write(path, ClassifierStateDict.toTensors(model.sharedParameters(), network.parameters()),
+            metadata, conf);
     }
 
     /** A model from a state_dict file with the given architecture (E and K from the tensors). */
     static AttentionClassificationModel fromSafeTensors(String path, int numHeads, boolean causal, boolean residual,
                                                         String pooling, Configuration conf) {
+        return fromFile(Identifiable$.MODULE$.randomUID("attentionClassificationModel"),
+            ClassifierFiles.read(path, conf, null), numHeads, causal, residual, pooling);
+    }
+
+    private static AttentionClassificationModel fromFile(String uid, SafeTensors file, int numHeads, boolean causal,
+                                                         boolean residual, String pooling) {
         Pooling p = PoolingNames.parse(pooling, ClassifierParamSet.POOLINGS);
         try {
-            SafeTensors file = HadoopSafeTensors.read(path, conf != null ? conf : StageData.hadoopConf());
             int[] ek = ClassifierStateDict.dimensions(file);
             ClassifierArchitecture shape = new ClassifierArchitecture(ek[0], numHeads, ek[1], causal, residual, p);
             AttentionClassifierNetwork network = shape.network();
             float[] theta = ClassifierStateDict.load(file, network.parameters(), network.parameterCount());
-            return new AttentionClassificationModel(
-                Identifiable$.MODULE$.randomUID("attentionClassificationModel"), shape, theta);
+            return new AttentionClassificationModel(uid, shape, theta);
         } catch (IOException e) {
             throw new IllegalArgumentException(e.getMessage(), e);
         }
@@ -67,30 +63,15 @@ final class ClassifierModelIO {
 
     static MLWriter writer(AttentionClassificationModel model) {
         model.shape();
-        return StageData.writer(model, (path, conf) -> exportPyTorch(model, dataFile(path), conf));
+        return ClassifierFiles.writer(model, WEIGHTS_FILE, (file, conf) -> exportPyTorch(model, file, conf));
     }
 
+    /** Saved models: the architecture from the file's metadata. */
     static MLReader<AttentionClassificationModel> reader() {
-        return StageData.reader(List.of(AttentionClassificationModel.class.getName()), (uid, path, conf) -> {
-            AttentionClassificationModel saved = readData(path, conf);
-            return new AttentionClassificationModel(uid, saved.shape(), saved.sharedParameters());
-        });
-    }
-
-    /** The model in {@code path/data}, built from the architecture in the file's metadata. */
-    private static AttentionClassificationModel readData(String path, Configuration conf) throws IOException {
-        String file = dataFile(path);
-        Map<String, String> arch = HadoopSafeTensors.read(file, conf).metadata();
-        for (String key : new String[] {NUM_HEADS, CAUSAL, RESIDUAL, POOLING}) {
-            if (!arch.containsKey(key)) {
-                throw new IllegalArgumentException(file + ": no " + key + " in the file's metadata");
-            }
-        }
-        return fromSafeTensors(file, Integer.parseInt(arch.get(NUM_HEADS)), Boolean.parseBoolean(arch.get(CAUSAL)),
-            Boolean.parseBoolean(arch.get(RESIDUAL)), arch.get(POOLING), conf);
-    }
-
-    private static String dataFile(String path) {
-        return StageData.dataFile(path, WEIGHTS_FILE);
+        return ClassifierFiles.reader(AttentionClassificationModel.class, WEIGHTS_FILE, (uid, path, file) ->
+            fromFile(uid, file, Integer.parseInt(ClassifierFiles.metadata(file, path, NUM_HEADS, null)),
+                Boolean.parseBoolean(ClassifierFiles.metadata(file, path, CAUSAL, null)),
+                Boolean.parseBoolean(ClassifierFiles.metadata(file, path, RESIDUAL, null)),
+                ClassifierFiles.metadata(file, path, POOLING, null)));
     }
 }
