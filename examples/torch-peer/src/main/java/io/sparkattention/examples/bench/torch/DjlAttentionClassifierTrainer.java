@@ -19,7 +19,7 @@ import java.util.Map;
  * trainable, as {@code nn.MultiheadAttention(E, H, batch_first=True)} computes it for x (B×L×E):
  * <pre>
  *   q, k, v = split(x·in_proj_weightᵀ + in_proj_bias)        B×L×E each, then B×H×L×D
- *   a       = softmax(q·kᵀ/√D + mask)·v · out_projᵀ + bias      mask: −∞ on padded keys (and j > i if causal)
+ *   a       = softmax((q/√D)·kᵀ + mask)·v · out_projᵀ + bias    mask: −∞ on padded keys (and j > i if causal)
  *   h       = x + a (residual) or a
  *   pooled  = S·h        S (B×1×L): 1/n on a row's n valid tokens (mean), one-hot on the first or last valid token
  *   logits  = pooled·classifier.weightᵀ + classifier.bias
@@ -92,9 +92,14 @@ final class DjlAttentionClassifierTrainer implements TorchClassifierTrainer {
         }
         NDArray x = local.create(batch.tokens(), new Shape(b, l, e));
         NDList qkv = x.matMul(params.get(NAMES[0]).transpose()).add(params.get(NAMES[1])).split(3, 2);
-        NDArray q = heads(qkv.get(0), b, l, h, d), k = heads(qkv.get(1), b, l, h, d), v = heads(qkv.get(2), b, l, h, d);
-        NDArray scores = q.matMul(k.transpose(0, 1, 3, 2)).div(Math.sqrt(d)).add(local.create(mask(batch),
-            new Shape(b, 1, l, l)));
+        // q scaled before the product, as multi_head_attention_forward scales it (an L×D tensor, not L×L)
+        NDArray q = heads(qkv.get(0).div(Math.sqrt(d)), b, l, h, d), k = heads(qkv.get(1), b, l, h, d);
+        NDArray v = heads(qkv.get(2), b, l, h, d);
+        NDArray mask = local.create(keyMask(batch), new Shape(b, 1, 1, l));
+        if (spec.causal()) {
+            mask = mask.add(local.create(causalMask(l), new Shape(1, 1, l, l)));  // B×1×L×L, a constant
+        }
+        NDArray scores = q.matMul(k.transpose(0, 1, 3, 2)).add(mask);
         NDArray a = scores.softmax(-1).matMul(v).transpose(0, 2, 1, 3).reshape(b, l, e)
             .matMul(params.get(NAMES[2]).transpose()).add(params.get(NAMES[3]));
         NDArray states = spec.residual() ? x.add(a) : a;
@@ -122,18 +127,21 @@ final class DjlAttentionClassifierTrainer implements TorchClassifierTrainer {
         return t.reshape(b, l, h, d).transpose(0, 2, 1, 3);
     }
 
-    /** B×L×L additive mask: −∞ where query i may not see key j (padded key, or j > i when causal). */
-    private float[] mask(Batch batch) {
+    /** B×L additive key padding mask (broadcast over heads and queries): −∞ on a row's padded keys. */
+    private static float[] keyMask(Batch batch) {
         int b = batch.lengths().length, l = batch.seqLen();
-        float[] mask = new float[b * l * l];
+        float[] mask = new float[b * l];
         for (int r = 0; r < b; r++) {
-            for (int i = 0; i < l; i++) {
-                for (int j = 0; j < l; j++) {
-                    if (j >= batch.lengths()[r] || (spec.causal() && j > i)) {
-                        mask[(r * l + i) * l + j] = Float.NEGATIVE_INFINITY;
-                    }
-                }
-            }
+            java.util.Arrays.fill(mask, r * l + batch.lengths()[r], (r + 1) * l, Float.NEGATIVE_INFINITY);
+        }
+        return mask;
+    }
+
+    /** L×L additive causal mask (broadcast over rows and heads): −∞ where key j is after query i. */
+    private static float[] causalMask(int l) {
+        float[] mask = new float[l * l];
+        for (int i = 0; i < l; i++) {
+            java.util.Arrays.fill(mask, i * l + i + 1, (i + 1) * l, Float.NEGATIVE_INFINITY);
         }
         return mask;
     }
