@@ -53,6 +53,12 @@ public interface TorchRuntime {
     TorchLmTrainer lmTrainer(TorchLm.Weights weights, TorchLmTrainer.Spec spec);
 
     /**
+     * The attention classifier training on libtorch from this state_dict (the six tensors under
+     * {@code nn.AttentionClassifierNetwork}'s names, row-major, copied), every parameter trainable.
+     */
+    TorchClassifierTrainer classifierTrainer(Map<String, float[]> initial, TorchClassifierTrainer.Spec spec);
+
+    /**
      * A BERT encoder's parameters under Hugging Face's {@code BertModel} names, PyTorch's layout.
      *
      * @param tensors      every parameter by name, row-major

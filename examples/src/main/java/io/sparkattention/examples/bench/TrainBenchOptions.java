@@ -18,7 +18,7 @@ final class TrainBenchOptions {
 
     /** The kernel mode's options, which mean nothing to a training run. */
     private static final List<String> KERNEL_OPTIONS = List.of("--head-dim", "--batch-heads", "--threads",
-        "--backward", "--peer", "--tile-ops", "--block-q", "--block-k", "--compare-causal");
+        "--backward", "--tile-ops", "--block-q", "--block-k", "--compare-causal");
 
     @Option(names = "--train", description = {"Time training through Spark: AttentionClassifier (self-attention with "
         + "residual, mean pooling and a linear head over 4 classes) fitted with Adam on --rows-per-step random rows of "
@@ -30,7 +30,11 @@ final class TrainBenchOptions {
         + "the driver's Adam update. --partitions P spreads the rows over P partitions. Prints mode \"train\", embed_dim, num_heads, seq_len, rows_per_step, threads (the "
         + "cluster's cores), median_step_ms, min_step_ms, max_step_ms, tokens_per_s (rows_per_step·seq_len over the "
         + "median step), warmup_step_ms, loss_first, loss_last, blas, tile_ops, gc and openblas_coretype. "
-        + "examples/peers/torch_train.py prints the same fields for PyTorch."})
+        + "examples/peers/torch_train.py prints the same fields for PyTorch 1.13. With --peer torch, PyTorch 2.7.1 "
+        + "(DJL) trains the same classifier from the fit's initial weights on the same rows with the same loss and Adam, "
+        + "its step taken between ours in the fit's listener (taken out of our step's time): mode \"torch_train\" "
+        + "with its step times, losses and thread settings, and on ours throughput_vs_torch, loss_first_vs_torch, "
+        + "loss_last_vs_torch."})
     boolean train;
 
     @Option(names = "--embed-dim", paramLabel = "E", description = "With --train or --layer: the embedding width E.")
@@ -74,17 +78,32 @@ final class TrainBenchOptions {
             positive("--seq-len", n);
         }
         positive("--repeat", bench.repeat);
+        boolean withTorch = torchPeer(bench.peers);
         SparkBenchOptions.pollExecutorMetrics();
         SparkSession session = SparkSessions.start("spark-attention bench --train", bench.sparkOptions.master);
-        TrainBenchmark runner = new TrainBenchmark(session, e, h, b, bench.causal, bench.repeat);
+        // PyTorch runs while Spark waits: as many intra-op threads as the cluster has cores
+        TorchRuntime torch = withTorch ? TorchPeers.runtime(session.sparkContext().defaultParallelism()) : null;
+        TrainBenchmark runner = new TrainBenchmark(session, e, h, b, bench.causal, bench.repeat).against(torch);
         if (partitions != null) {
             runner.spreadOver(partitions);
         }
         for (int n : bench.seqLens) {
-            System.out.println(runner.run(n).toJson());
+            for (BenchResult line : runner.run(n)) {
+                System.out.println(line.toJson());
+            }
             System.out.flush();
         }
         return 0;
+    }
+
+    /** Whether {@code --peer torch} was given; any other peer is refused. */
+    private static boolean torchPeer(List<String> peers) {
+        for (String peer : peers) {
+            if (!peer.trim().equalsIgnoreCase("torch")) {
+                throw new BadInputException("--peer: unknown peer \"" + peer + "\" for --train, expected torch");
+            }
+        }
+        return !peers.isEmpty();
     }
 
     /** The training options, given without {@code --train}, would be silently ignored: refused. */

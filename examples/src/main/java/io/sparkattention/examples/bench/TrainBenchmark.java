@@ -4,6 +4,8 @@ import io.sparkattention.kernel.Blas;
 import io.sparkattention.kernel.TileOps;
 import io.sparkattention.ml.classification.AttentionClassificationModel;
 import io.sparkattention.ml.classification.AttentionClassifier;
+import io.sparkattention.nn.AttentionClassifierNetwork;
+import io.sparkattention.nn.Pooling;
 import org.apache.spark.SparkContext;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.ml.attribute.NominalAttribute;
@@ -12,6 +14,7 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.DataTypes;
 
+import java.util.ArrayList;
 import java.util.List;
 
 import static org.apache.spark.sql.functions.col;
@@ -32,6 +35,10 @@ import static org.apache.spark.sql.functions.lit;
  * (the last step's next job is the fit's final loss): the broadcast of the weights, the job over
  * the cached rows, the partition sums' combination and the driver's Adam update, everything a
  * step costs and nothing else. The job start times come from Spark's scheduler ({@link StepClock}).
+ *
+ * <p>With PyTorch as a peer ({@link #against}), {@link TorchTrainPeer} takes PyTorch's step on the
+ * same rows from the same initial weights in the fit's training listener, between our steps;
+ * the time its call holds the driver is taken out of our step's interval.
  */
 public final class TrainBenchmark {
 
@@ -60,6 +67,8 @@ public final class TrainBenchmark {
     private boolean warmedUp;
     /** The partitions of the timed fit's rows; 0: as many as the cluster's cores (at most B). */
     private int partitions;
+    /** PyTorch, trained beside the fit; null: ours alone. */
+    private TorchRuntime torch;
 
     /**
      * @param spark       the session (local or a cluster)
@@ -88,8 +97,17 @@ public final class TrainBenchmark {
         return this;
     }
 
-    /** Fits the classifier on rows of {@code seqLen} tokens and returns the step times' line. */
-    public BenchResult run(int seqLen) {
+    /** Trains PyTorch's classifier beside every timed fit ({@code --peer torch}). */
+    public TrainBenchmark against(TorchRuntime torch) {
+        this.torch = torch;
+        return this;
+    }
+
+    /**
+     * Fits the classifier on rows of {@code seqLen} tokens and returns the step times' line (mode
+     * {@code train}), then PyTorch's ({@code torch_train}) when it runs beside.
+     */
+    public List<BenchResult> run(int seqLen) {
         SparkContext sc = spark.sparkContext();
         int cores = sc.defaultParallelism();
         int partitions = this.partitions > 0 ? this.partitions : Math.min(rowsPerStep, cores);
@@ -106,6 +124,11 @@ public final class TrainBenchmark {
         sc.addSparkListener(clock);
         AttentionClassificationModel model;
         List<Long> starts;
+        TorchTrainPeer peer = torch == null ? null : new TorchTrainPeer(torch, new AttentionClassifierNetwork(embedDim,
+            numHeads, NUM_CLASSES, causal, true, Pooling.MEAN), SEED, STEP_SIZE, rowsPerStep, seqLen, steps);
+        if (peer != null) {
+            classifier.setTrainingListener(peer);
+        }
         try {
             sc.setJobGroup(JOB_GROUP, "fit of " + steps + " steps", false);
             try {
@@ -116,6 +139,9 @@ public final class TrainBenchmark {
             starts = clock.startsOf(sc);
         } finally {
             sc.removeSparkListener(clock);
+            if (peer != null) {
+                peer.close();
+            }
         }
         double[] history = model.summary().objectiveHistory();
         if (model.summary().totalIterations() != steps || starts.size() < steps + 1) {
@@ -129,14 +155,14 @@ public final class TrainBenchmark {
         List<Long> stepStarts = starts.subList(starts.size() - steps - 1, starts.size());
         double[] warmupMs = new double[WARMUP_STEPS], stepMs = new double[repeat];
         for (int i = 0; i < steps; i++) {
-            double ms = stepStarts.get(i + 1) - stepStarts.get(i);
+            double ms = stepStarts.get(i + 1) - stepStarts.get(i) - (peer == null ? 0 : peer.heldMs(i));
             if (i < WARMUP_STEPS) {
                 warmupMs[i] = ms;
             } else {
                 stepMs[i - WARMUP_STEPS] = ms;
             }
         }
-        return BenchResult.training(embedDim, numHeads, seqLen, rowsPerStep, causal, cores, stepMs, machine[0])
+        BenchResult ours = BenchResult.training(embedDim, numHeads, seqLen, rowsPerStep, causal, cores, stepMs, machine[0])
             .with("tile_ops", machine[1])
             .with("warmup_steps", WARMUP_STEPS)
             .with("warmup_step_ms", warmupMs)
@@ -148,12 +174,38 @@ public final class TrainBenchmark {
             .with("master", sc.master())
             .with("executors", sc.statusTracker().getExecutorInfos().length - 1)
             .with("executor_peak_heap_mb", peakHeap.maxMb() < 0 ? null : peakHeap.maxMb());
+        List<BenchResult> lines = new ArrayList<>(List.of(ours));
+        if (peer != null) {
+            lines.add(torchLine(peer, seqLen, history[0], history[steps], ours));
+        }
+        return lines;
+    }
+
+    /** PyTorch's line, and the comparison fields on ours: its throughput over PyTorch's, both first and last losses. */
+    private BenchResult torchLine(TorchTrainPeer peer, int seqLen, double oursFirst, double oursLast,
+                                  BenchResult ours) {
+        double[] ms = peer.stepMs(), loss = peer.loss();
+        double[] warmupMs = java.util.Arrays.copyOfRange(ms, 0, WARMUP_STEPS);
+        double[] timedMs = java.util.Arrays.copyOfRange(ms, WARMUP_STEPS, ms.length);
+        BenchResult line = BenchResult.training(embedDim, numHeads, seqLen, rowsPerStep, causal, torch.threads(),
+            timedMs, torch.version())
+            .with("mode", "torch_train")
+            .with("warmup_steps", WARMUP_STEPS)
+            .with("warmup_step_ms", warmupMs)
+            .with("num_classes", NUM_CLASSES)
+            .with("loss_first", loss[0])
+            .with("loss_last", peer.finalLoss())
+            .withAll(torch.settings());
+        ours.with("throughput_vs_torch", Math.round(line.medianStepMs() / ours.medianStepMs() * 1000) / 1000.0)
+            .with("loss_first_vs_torch", Math.abs(oursFirst - loss[0]))
+            .with("loss_last_vs_torch", Math.abs(oursLast - peer.finalLoss()));
+        return line;
     }
 
     /** The classifier: Adam on every row in every step, {@code steps} steps, no early stop. */
     private AttentionClassifier classifier(int steps) {
         return new AttentionClassifier().setFeaturesCol("tokens").setLabelCol("label")
-            .setNumHeads(numHeads).setCausal(causal).setSolver("adam").setStepSize(STEP_SIZE).setMaxIter(steps)
+            .setNumHeads(numHeads).setResidual(true).setPooling("mean").setCausal(causal).setSolver("adam").setStepSize(STEP_SIZE).setMaxIter(steps)
             .setMiniBatchFraction(1.0).setTol(0.0).setSeed(SEED);
     }
 

@@ -290,6 +290,9 @@ class BenchCommandTest {
             + "cores: --master 'local[N]')"),
             CommandLineRun.of("bench", "--train", "--seq-len", "64", "--embed-dim", "8", "--num-heads", "2",
                 "--rows-per-step", "4", "--threads", "2").errorLines());
+        assertEquals(List.of("spark-attention bench: --peer: unknown peer \"ort\" for --train, expected torch"),
+            CommandLineRun.of("bench", "--train", "--seq-len", "64", "--embed-dim", "8", "--num-heads", "2",
+                "--rows-per-step", "4", "--peer", "ort").errorLines());
         assertEquals(List.of("spark-attention bench: --train and --spark are separate modes: give one of them"),
             CommandLineRun.of("bench", "--train", "--spark", "--seq-len", "64").errorLines());
         assertEquals(List.of("spark-attention bench: --partitions must be <= --rows-per-step (4), got 5"),

@@ -3,6 +3,7 @@ package io.sparkattention.examples.bench.torch;
 import ai.djl.engine.Engine;
 import ai.djl.ndarray.NDManager;
 import ai.djl.pytorch.jni.JniUtils;
+import io.sparkattention.examples.bench.TorchClassifierTrainer;
 import io.sparkattention.examples.bench.TorchLm;
 import io.sparkattention.examples.bench.TorchLmTrainer;
 import io.sparkattention.examples.bench.TorchRuntime;
@@ -83,6 +84,11 @@ public final class DjlTorchRuntime implements TorchRuntime {
     @Override
     public TorchLmTrainer lmTrainer(TorchLm.Weights weights, TorchLmTrainer.Spec spec) {
         return new DjlLmTrainer(engine, weights, spec);
+    }
+
+    @Override
+    public TorchClassifierTrainer classifierTrainer(Map<String, float[]> initial, TorchClassifierTrainer.Spec spec) {
+        return new DjlAttentionClassifierTrainer(engine, initial, spec);
     }
 
     /** A fresh manager of this engine (for tests). */
