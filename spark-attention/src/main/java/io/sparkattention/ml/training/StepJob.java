@@ -32,16 +32,11 @@ import java.util.List;
 final class StepJob<R> {
 
     /**
-     * The driver's budget for the groups' gradient sums, counted by their dense parts (8 bytes a
-     * value; the touched embedding rows come on top, bounded by the step's tokens): it sets the
-     * group count. 512 MiB keeps 28 sums of the attention classifier at E = 768 (2.37 million
-     * parameters) and 6 of a fine-tuned MiniLM (11 million dense values), so on {@code local[2]}
-     * (4 leaves) the driver adds the leaves' results itself rather than after a one-group shuffle
-     * (which gave the same bits, the leaves added in the same order, at the price of a shuffle and
-     * a group task that holds one slot while the other waits), and it stays under
-     * {@code spark.driver.maxResultSize}'s default of 1 GiB.
+     * The driver's budget for the groups' gradient sums (8 bytes a parameter): it sets the group
+     * count, so a fit's bits depend on it. 256 MiB keeps 14 sums at E = 768 (2.37 million
+     * parameters) and stays under {@code spark.driver.maxResultSize}'s default of 1 GiB.
      */
-    static final long GROUP_SUMS_BUDGET_BYTES = 512L << 20;
+    static final long GROUP_SUMS_BUDGET_BYTES = 256L << 20;
 
     private final JavaRDD<R> rows;
     private final int leaves;
@@ -99,7 +94,7 @@ final class StepJob<R> {
             return sums;
         };
         // A leaf task's sums reuse its thread's dense buffer (LeafBuffers); the driver's total is new.
-        return FixedOrderAggregate.aggregate(rows, leaves, maxGroups(layout.denseCount()),
+        return FixedOrderAggregate.aggregate(rows, leaves, maxGroups(layout.parameterCount()),
             () -> new StepSums(LeafBuffers.emptySums(sumsLayout)), fold, StepSums::add);
     }
 
@@ -133,8 +128,8 @@ final class StepJob<R> {
         run.clear();
     }
 
-    /** The groups whose gradient sums ({@code denseValues} doubles each, besides their touched rows) fit the budget. */
-    static int maxGroups(int denseValues) {
-        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, GROUP_SUMS_BUDGET_BYTES / (8L * Math.max(1, denseValues))));
+    /** The groups whose gradient sums ({@code parameters} doubles each at the most) fit the budget. */
+    static int maxGroups(int parameters) {
+        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, GROUP_SUMS_BUDGET_BYTES / (8L * Math.max(1, parameters))));
     }
 }
