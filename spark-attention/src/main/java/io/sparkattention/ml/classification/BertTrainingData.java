@@ -7,7 +7,7 @@ import io.sparkattention.bert.BertConfig;
 import io.sparkattention.ml.feature.EncoderBatches;
 import io.sparkattention.sparkinternal.InternalFrames;
 import io.sparkattention.ml.training.TokenIds;
-import org.apache.spark.Partitioner;
+import io.sparkattention.ml.training.ConsecutiveKeys;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.Column;
@@ -129,7 +129,7 @@ final class BertTrainingData implements AutoCloseable {
         JavaRDD<BertClassifierRow> laid = decoded
             .mapPartitionsWithIndex((p, it) -> keyed(offsets[p], it), true)
             .mapToPair(t -> t)
-            .repartitionAndSortWithinPartitions(new ConsecutiveRows(total, partitions))
+            .repartitionAndSortWithinPartitions(new ConsecutiveKeys(total, partitions))
             .mapPartitions(it -> new WithFrozenStates(network.value().get(), EncoderBatches.defaults(), it), true)
             .persist(StorageLevel.MEMORY_AND_DISK());
         laid.setName("BertClassifier training rows (" + partitions + " partitions, frozen states)");
@@ -226,41 +226,6 @@ final class BertTrainingData implements AutoCloseable {
                 throw new NoSuchElementException();
             }
             return ready[next++];
-        }
-    }
-
-    /** Input position k of N rows goes to partition {@code floor(k·P / N)}: P runs of consecutive rows. */
-    static final class ConsecutiveRows extends Partitioner {
-
-        private static final long serialVersionUID = 1L;
-
-        private final long rows;
-        private final int partitions;
-
-        ConsecutiveRows(long rows, int partitions) {
-            this.rows = rows;
-            this.partitions = partitions;
-        }
-
-        @Override
-        public int numPartitions() {
-            return partitions;
-        }
-
-        @Override
-        public int getPartition(Object key) {
-            // k·P stays below 2⁶³ for any k < N < 2³² rows and P < 2³¹ partitions.
-            return (int) ((Long) key * partitions / rows);
-        }
-
-        @Override
-        public boolean equals(Object other) {
-            return other instanceof ConsecutiveRows c && c.rows == rows && c.partitions == partitions;
-        }
-
-        @Override
-        public int hashCode() {
-            return Long.hashCode(rows) * 31 + partitions;
         }
     }
 

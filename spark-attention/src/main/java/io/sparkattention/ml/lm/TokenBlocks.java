@@ -1,7 +1,7 @@
 package io.sparkattention.ml.lm;
 
 import io.sparkattention.gpt.TokenBlock;
-import org.apache.spark.Partitioner;
+import io.sparkattention.ml.training.ConsecutiveKeys;
 import org.apache.spark.api.java.JavaPairRDD;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.storage.StorageLevel;
@@ -60,7 +60,7 @@ final class TokenBlocks {
         return new Keyed(ids.ids()
             .mapPartitionsWithIndex((p, rows) -> fragments(rows, starts[p], blockSize, separator, blocks), true)
             .mapToPair(f -> f)
-            .repartitionAndSortWithinPartitions(new KeyRuns(blocks, partitions))
+            .repartitionAndSortWithinPartitions(new ConsecutiveKeys(blocks, partitions))
             .mapPartitions(f -> new Assembled(f, blockSize)), blocks);
     }
 
@@ -91,7 +91,7 @@ final class TokenBlocks {
      */
     static Laid layOut(Keyed sequences, int partitions, String name) {
         JavaPairRDD<Long, int[]> laid = sequences.blocks().mapToPair(b -> new Tuple2<>(b.key(), b.ids()))
-            .repartitionAndSortWithinPartitions(new KeyRuns(sequences.count(), partitions))
+            .repartitionAndSortWithinPartitions(new ConsecutiveKeys(sequences.count(), partitions))
             .persist(StorageLevel.MEMORY_AND_DISK());
         laid.setName(name);
         try {
@@ -186,41 +186,6 @@ final class TokenBlocks {
         private static int place(int[] fragment, int[] ids) {
             System.arraycopy(fragment, 1, ids, fragment[0], fragment.length - 1);
             return fragment.length - 1;
-        }
-    }
-
-    /** Key k of N goes to partition {@code floor(k·P / N)}: P runs of consecutive keys. */
-    private static final class KeyRuns extends Partitioner {
-
-        private static final long serialVersionUID = 1L;
-
-        private final long keys;
-        private final int partitions;
-
-        KeyRuns(long keys, int partitions) {
-            this.keys = keys;
-            this.partitions = partitions;
-        }
-
-        @Override
-        public int numPartitions() {
-            return partitions;
-        }
-
-        @Override
-        public int getPartition(Object key) {
-            // k·P stays below 2⁶³ for any k < N < 2³² keys and P < 2³¹ partitions.
-            return (int) ((Long) key * partitions / keys);
-        }
-
-        @Override
-        public boolean equals(Object other) {
-            return other instanceof KeyRuns r && r.keys == keys && r.partitions == partitions;
-        }
-
-        @Override
-        public int hashCode() {
-            return Long.hashCode(keys) * 31 + partitions;
         }
     }
 }
