@@ -1,7 +1,6 @@
 package io.sparkattention.bert;
 
 import io.sparkattention.nn.GradientSums;
-import io.sparkattention.nn.Softmax;
 import io.sparkattention.nn.TrainingEvaluator;
 
 import java.util.ArrayList;
@@ -136,8 +135,8 @@ public final class BertClassifierEvaluator implements TrainingEvaluator<BertClas
                 passes.forward(stack);
                 for (int r = 0; r < stack.count(); r++) {
                     BertClassifierRow row = rows.get(from + r);
-                    sum += row.weight() * Softmax.lossAndGradient(passes.logits(r), net.numClasses(), row.label(),
-                        row.weight(), passes.dLogits(r));
+                    sum += row.weight() * passes.head().lossAndGradient(passes.logits(r), row.label(), row.weight(),
+                        passes.dLogits(r));
                 }
                 if (gradient) {
                     // Marked before the backward writes into the pending sums, so that

@@ -1,5 +1,6 @@
 package io.sparkattention.bert;
 
+import io.sparkattention.nn.ClassifierHead;
 import io.sparkattention.nn.ParameterTensor;
 import io.sparkattention.nn.Pooling;
 import io.sparkattention.nn.TrainableNetwork;
@@ -59,9 +60,9 @@ public final class BertClassifierNetwork implements TrainableNetwork<BertClassif
     private static final long serialVersionUID = 1L;
 
     /** Name of the head's weight, K×E. */
-    public static final String CLASSIFIER_WEIGHT = "classifier.weight";
+    public static final String CLASSIFIER_WEIGHT = ClassifierHead.WEIGHT;
     /** Name of the head's bias, K. */
-    public static final String CLASSIFIER_BIAS = "classifier.bias";
+    public static final String CLASSIFIER_BIAS = ClassifierHead.BIAS;
 
     private final BertWeights encoder;
     private final float[] classifierWeight;

@@ -2,15 +2,15 @@ package io.sparkattention.bert;
 
 import io.sparkattention.kernel.AttentionSpec;
 import io.sparkattention.kernel.FlashAttention;
-import io.sparkattention.nn.ParameterTensor;
-import io.sparkattention.nn.Pooling;
+import io.sparkattention.nn.ClassifierHead;
 
 import java.util.Arrays;
 
 /**
  * The trainable part of a {@link BertClassifierNetwork} at one parameter vector, run over the
  * rows of a {@link RowStack}: every projection of every trainable layer, forward and both
- * backward products, over all M stacked tokens at once; attention, pooling and the head per row.
+ * backward products, over all M stacked tokens at once; attention and the head
+ * ({@link ClassifierHead}: pooling, linear, cross-entropy) per row.
  * <pre>
  *   forward:   x = embeddings(rows) | the rows' frozen states, stacked           M×E
  *              x = layer_n(x) for each trainable layer, each keeping its record  M×E
@@ -27,25 +27,20 @@ final class ClassifierPasses {
 
     private final BertClassifierNetwork net;
     private final int width;
-    private final int classes;
-    private final Pooling pooling;
+    private final ClassifierHead head;
     /** The embeddings when they train, else null. */
     private final BertEmbeddings embeddings;
     private final BertLayer[] layers;
     private final TrainingRecord.Layer[] records;
     private final LayerNormRecord embeddingsRecord = new LayerNormRecord();
     private final TrainingRecord.Scratch scratch = new TrainingRecord.Scratch();
-    private final float[] headWeight;
-    private final float[] headBias;
-    private final int headWeightOffset;
-    private final int headBiasOffset;
     /** states[t]: the input of trainable layer t (M×E), states[T] the top. */
     private final float[][] states;
     private final float[] dPooled;
     /** M×E: the gradients flowing down the layers, swapped layer by layer. */
     private float[] gradA = new float[0];
     private float[] gradB = new float[0];
-    /** L×E: one row's states or gradient moved to offset 0 for {@link Pooling}. */
+    /** L×E: one row's states or gradient moved to offset 0 for the head's pooling. */
     private float[] row = new float[0];
     /** Per row: the pooled vector after dropout (E), logits and their gradient (K). */
     private float[][] pooled = new float[0][];
@@ -57,8 +52,8 @@ final class ClassifierPasses {
         this.net = net;
         BertConfig c = net.config();
         this.width = c.hidden();
-        this.classes = net.numClasses();
-        this.pooling = net.settings().pooling();
+        this.head = new ClassifierHead(net.settings().pooling(), theta, net.parameter(BertClassifierNetwork.CLASSIFIER_WEIGHT),
+            net.parameter(BertClassifierNetwork.CLASSIFIER_BIAS));
         BertWeights w = net.encoderWeights(theta);
         FlashAttention kernel = new FlashAttention(AttentionSpec.defaults());
         this.embeddings = net.embeddingsTrainable() ? new BertEmbeddings(w, offsets(net, BertWeights.WORD_EMBEDDINGS,
@@ -75,12 +70,6 @@ final class ClassifierPasses {
             layers[t] = new BertLayer(c, w.layer(n), kernel, n, offsets(net, layerNames));
             records[t] = new TrainingRecord.Layer();
         }
-        ParameterTensor hw = net.parameter(BertClassifierNetwork.CLASSIFIER_WEIGHT);
-        ParameterTensor hb = net.parameter(BertClassifierNetwork.CLASSIFIER_BIAS);
-        this.headWeight = hw.slice(theta);
-        this.headBias = hb.slice(theta);
-        this.headWeightOffset = hw.offset();
-        this.headBiasOffset = hb.offset();
         this.states = new float[layers.length + 1][0];
         this.dPooled = new float[width];
     }
@@ -105,6 +94,11 @@ final class ClassifierPasses {
     /** The word embedding's offset in the flat vector, or −1 when the embeddings do not train. */
     int wordOffset() {
         return embeddings == null ? -1 : embeddings.wordOffset();
+    }
+
+    /** The head, to turn a row's {@link #logits} into its loss and {@link #dLogits}. */
+    ClassifierHead head() {
+        return head;
     }
 
     /** Row r's logits (K) after the last {@link #forward}. */
@@ -138,19 +132,12 @@ final class ClassifierPasses {
                 h = row;
             }
             float[] p = pooled[r];
-            pooling.pool(h, L, E, p);
+            head.pool(h, L, p);
             DropoutMask mask = rows.mask(r, DropoutMask.POOLED);
             if (mask != null) {
                 mask.apply(p, 0, E, 0);
             }
-            float[] z = logits[r];
-            for (int k = 0; k < classes; k++) {
-                double s = headBias[k];
-                for (int j = 0; j < E; j++) {
-                    s += (double) headWeight[k * E + j] * p[j];
-                }
-                z[k] = (float) s;
-            }
+            head.logits(p, logits[r]);
         }
     }
 
@@ -180,36 +167,24 @@ final class ClassifierPasses {
 
     /** The rows' gradient, from their {@link #dLogits}, added into {@code grad} (the flat vector's sums). */
     void backward(RowStack rows, float[] grad) {
-        int E = width, K = classes;
+        int E = width;
         boolean encoder = layers.length > 0 || embeddings != null;
         float[] dOut = gradA, dIn = gradB;
         for (int r = 0; r < rows.count(); r++) {
-            float[] dz = dLogits[r], p = pooled[r];
-            for (int k = 0; k < K; k++) {
-                grad[headBiasOffset + k] += dz[k];
-                for (int j = 0; j < E; j++) {
-                    grad[headWeightOffset + k * E + j] += dz[k] * p[j];
-                }
-            }
+            head.addParameterGradient(dLogits[r], pooled[r], grad);
             if (!encoder) {
                 continue;
             }
-            for (int j = 0; j < E; j++) {
-                double s = 0;
-                for (int k = 0; k < K; k++) {
-                    s += (double) headWeight[k * E + j] * dz[k];
-                }
-                dPooled[j] = (float) s;
-            }
+            head.pooledGradient(dLogits[r], dPooled);
             DropoutMask mask = rows.mask(r, DropoutMask.POOLED);
             if (mask != null) {
                 mask.apply(dPooled, 0, E, 0);
             }
             int L = rows.length(r), o = rows.start(r) * E;
             if (o == 0) {
-                pooling.backward(dPooled, L, E, dOut);
+                head.unpool(dPooled, L, dOut);
             } else {
-                pooling.backward(dPooled, L, E, row);
+                head.unpool(dPooled, L, row);
                 System.arraycopy(row, 0, dOut, o, L * E);
             }
         }
@@ -240,8 +215,8 @@ final class ClassifierPasses {
         if (pooled.length < rows.count()) {
             int n = Math.max(rows.count(), 2 * pooled.length);
             pooled = new float[n][width];
-            logits = new float[n][classes];
-            dLogits = new float[n][classes];
+            logits = new float[n][head.classes()];
+            dLogits = new float[n][head.classes()];
         }
         if (M <= tokenCapacity) {
             return;

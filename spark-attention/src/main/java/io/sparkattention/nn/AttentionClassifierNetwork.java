@@ -36,8 +36,8 @@ public final class AttentionClassifierNetwork implements TrainableNetwork<Labell
     public static final String IN_PROJ_BIAS = "attention.in_proj_bias";
     public static final String OUT_PROJ_WEIGHT = "attention.out_proj.weight";
     public static final String OUT_PROJ_BIAS = "attention.out_proj.bias";
-    public static final String CLASSIFIER_WEIGHT = "classifier.weight";
-    public static final String CLASSIFIER_BIAS = "classifier.bias";
+    public static final String CLASSIFIER_WEIGHT = ClassifierHead.WEIGHT;
+    public static final String CLASSIFIER_BIAS = ClassifierHead.BIAS;
 
     private final int embedDim;
     private final int numHeads;

@@ -23,20 +23,18 @@ import java.util.Objects;
  *
  * <p>Per row of n tokens (x: n×E):
  * <pre>
- *   forward:   a = attention(x);  h = x + a | a;  p = pool(h);  z = p·W_cᵀ + b_c
+ *   forward:   a = attention(x);  h = x + a | a;  z = head(h)        ({@link ClassifierHead})
  *   loss:      CE = logsumexp(z) − z_y
- *   backward:  dz = w·(softmax(z) − onehot(y));  dW_c = dz pᵀ,  db_c = dz,  dp = W_cᵀ dz
- *              dh = pool'ᵀ dp;  da = dh (the residual path carries x, which has no parameters)
+ *   backward:  dh = head'(dz), W_c's and b_c's gradients added by the head
+ *              da = dh (the residual path carries x, which has no parameters)
  *              attention weights' gradients from da
  * </pre>
  */
 public final class ClassifierEvaluator implements TrainingEvaluator<LabelledSequence> {
 
     private final AttentionClassifierNetwork net;
-    private final float[] theta;
     private final TrainableSelfAttention attention;
-    private final int clsWeight;
-    private final int clsBias;
+    private final ClassifierHead head;
     private final float[] pooled;
     private final float[] logits;
     private final float[] dLogits;
@@ -50,10 +48,9 @@ public final class ClassifierEvaluator implements TrainingEvaluator<LabelledSequ
 
     ClassifierEvaluator(AttentionClassifierNetwork net, float[] theta, LinearKernel linearKernel) {
         this.net = net;
-        this.theta = theta;
         this.attention = new TrainableSelfAttention(net, theta, linearKernel);
-        this.clsWeight = net.parameter(AttentionClassifierNetwork.CLASSIFIER_WEIGHT).offset();
-        this.clsBias = net.parameter(AttentionClassifierNetwork.CLASSIFIER_BIAS).offset();
+        this.head = new ClassifierHead(net.pooling(), theta, net.parameter(AttentionClassifierNetwork.CLASSIFIER_WEIGHT),
+            net.parameter(AttentionClassifierNetwork.CLASSIFIER_BIAS));
         this.pooled = new float[net.embedDim()];
         this.logits = new float[net.numClasses()];
         this.dLogits = new float[net.numClasses()];
@@ -120,7 +117,7 @@ public final class ClassifierEvaluator implements TrainingEvaluator<LabelledSequ
         double loss = 0;
         for (LabelledSequence r : rows) {
             logits(r.x(), r.length(), logits);
-            loss += r.weight() * Softmax.crossEntropy(logits, r.label());
+            loss += r.weight() * head.loss(logits, r.label());
         }
         return loss;
     }
@@ -154,7 +151,7 @@ public final class ClassifierEvaluator implements TrainingEvaluator<LabelledSequ
             return 0;  // the row adds nothing: skip its work
         }
         forward(x, length);
-        double loss = Softmax.lossAndGradient(logits, logits.length, label, weight, dLogits);
+        double loss = head.lossAndGradient(logits, label, weight, dLogits);
         // Counted before the backward writes, so that discardPending clears a row that failed part-way.
         pendingRows++;
         backward(x, length);
@@ -211,19 +208,15 @@ public final class ClassifierEvaluator implements TrainingEvaluator<LabelledSequ
                 h[i] += x[i];
             }
         }
-        net.pooling().pool(h, n, e, pooled);
-        Linear.forward(1, e, logits.length, pooled, 0, theta, clsWeight, theta, clsBias, logits);
+        head.pool(h, n, pooled);
+        head.logits(pooled, logits);
     }
 
     /** The row's gradient added into {@link #rowGrad}, from {@link #dLogits}. */
     private void backward(float[] x, int n) {
-        int e = net.embedDim(), classes = logits.length;
-        Linear.addWeightGradient(1, e, classes, dLogits, pooled, 0, rowGrad, clsWeight);
-        for (int c = 0; c < classes; c++) {
-            rowGrad[clsBias + c] += dLogits[c];
-        }
-        Linear.inputGradient(1, e, classes, dLogits, theta, clsWeight, dPooled);
-        net.pooling().backward(dPooled, n, e, dh);
+        head.addParameterGradient(dLogits, pooled, rowGrad);
+        head.pooledGradient(dLogits, dPooled);
+        head.unpool(dPooled, n, dh);
         attention.backward(x, n, dh, rowGrad);
     }
 }

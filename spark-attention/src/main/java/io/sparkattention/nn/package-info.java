@@ -12,6 +12,8 @@
  *   <li>Positional encodings ({@link io.sparkattention.nn.SinusoidalEncoding},
  *       {@link io.sparkattention.nn.RotaryEncoding}) and pooling
  *       ({@link io.sparkattention.nn.Pooling}: mean, first, last, max).</li>
+ *   <li>The one classifier head of both classifier families, forward and backward
+ *       ({@link io.sparkattention.nn.ClassifierHead}: pooling, linear, softmax cross-entropy).</li>
  *   <li>Training: the attention classifier's network, forward and backward
  *       ({@link io.sparkattention.nn.AttentionClassifierNetwork},
  *       {@link io.sparkattention.nn.ClassifierEvaluator}), its parameters as one flat vector
