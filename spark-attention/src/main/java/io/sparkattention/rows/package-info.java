@@ -10,5 +10,7 @@
  * output. Values are read and written in Spark's Catalyst array layout in place, one bulk copy per
  * matrix row; {@link io.sparkattention.rows.RowBuffers} reuses a task's arrays across rows, and
  * {@link io.sparkattention.rows.RowDataException} names the column (and row) of unusable data.
+ * {@link io.sparkattention.rows.TokenIds} is the one check of a row's token ids, for every stage
+ * that reads them.
  */
 package io.sparkattention.rows;

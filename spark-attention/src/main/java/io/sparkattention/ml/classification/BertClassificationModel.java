@@ -10,7 +10,7 @@ import io.sparkattention.ml.feature.BertEncoderModel;
 import io.sparkattention.ml.StageUid;
 import io.sparkattention.nn.Pooling;
 import io.sparkattention.nn.Softmax;
-import io.sparkattention.ml.training.TokenIds;
+import io.sparkattention.rows.TokenIds;
 import org.apache.spark.SparkContext;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.ml.classification.ProbabilisticClassificationModel;
@@ -320,10 +320,7 @@ public final class BertClassificationModel
     public Vector predictRaw(int[] ids) {
         Objects.requireNonNull(ids, "ids");
         BertClassifierNetwork n = network();
-        String problem = TokenIds.problem(ids, getFeaturesCol(), n.config().vocabSize(), n.config().maxPositions());
-        if (problem != null) {
-            throw new IllegalArgumentException(problem);
-        }
+        new TokenIds(getFeaturesCol(), false, true, n.config().vocabSize()).check(ids, 1, n.config().maxPositions());
         float[] z = new float[numClasses()];
         evaluators().get().logits(ids, null, z);
         double[] raw = new double[z.length];

@@ -4,7 +4,7 @@ import io.sparkattention.ml.Shipped;
 import io.sparkattention.bert.BertClassifierEvaluator;
 import io.sparkattention.bert.BertClassifierNetwork;
 import io.sparkattention.exec.RowFunction;
-import io.sparkattention.ml.training.TokenIds;
+import io.sparkattention.rows.TokenIds;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.ml.linalg.VectorUDT;
 import org.apache.spark.ml.linalg.Vectors;
@@ -24,6 +24,7 @@ final class BertRowFunction implements RowFunction {
     private final Broadcast<Shipped<BertClassifierNetwork>> network;
     private final String idsCol;
     private final boolean longIds;
+    private transient TokenIds tokenIds;
     private transient BertClassifierEvaluator bound;
     private transient float[] logits;
 
@@ -39,12 +40,12 @@ final class BertRowFunction implements RowFunction {
             return null;
         }
         BertClassifierNetwork n = network.value().get();
-        int[] ids = TokenIds.checked((ArrayData) inputs[0], longIds, idsCol, n.config().vocabSize(),
-            n.config().maxPositions());
         if (bound == null) {
+            tokenIds = new TokenIds(idsCol, longIds, true, n.config().vocabSize());
             bound = n.bind(n.initialParameters());
             logits = new float[n.numClasses()];
         }
+        int[] ids = tokenIds.read(inputs[0], 1, n.config().maxPositions());
         bound.logits(ids, null, logits);
         double[] raw = new double[logits.length];
         for (int i = 0; i < raw.length; i++) {

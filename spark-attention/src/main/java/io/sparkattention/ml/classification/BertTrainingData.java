@@ -5,8 +5,9 @@ import io.sparkattention.bert.BertClassifierNetwork;
 import io.sparkattention.bert.BertClassifierRow;
 import io.sparkattention.bert.BertConfig;
 import io.sparkattention.ml.feature.EncoderBatches;
+import io.sparkattention.rows.RowDataException;
+import io.sparkattention.rows.TokenIds;
 import io.sparkattention.sparkinternal.InternalFrames;
-import io.sparkattention.ml.training.TokenIds;
 import io.sparkattention.ml.training.ConsecutiveKeys;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.broadcast.Broadcast;
@@ -250,10 +251,12 @@ final class BertTrainingData implements AutoCloseable {
             if (row.isNullAt(0)) {
                 return BertTrainingRow.invalid("column " + idsCol + " is null");
             }
-            int[] ids = TokenIds.read(row.getArray(0), longIds);
-            String idsProblem = TokenIds.problem(ids, idsCol, vocabSize, maxPositions);
-            return idsProblem != null ? BertTrainingRow.invalid(idsProblem)
-                : BertTrainingRow.valid(ids, (int) label, weight);
+            try {
+                int[] ids = new TokenIds(idsCol, longIds, true, vocabSize).read(row.getArray(0), 1, maxPositions);
+                return BertTrainingRow.valid(ids, (int) label, weight);
+            } catch (RowDataException e) {
+                return BertTrainingRow.invalid(e.getMessage());
+            }
         }
     }
 

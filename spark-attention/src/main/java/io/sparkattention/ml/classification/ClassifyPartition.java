@@ -7,7 +7,7 @@ import io.sparkattention.exec.RowFunctions;
 import io.sparkattention.ml.feature.BatchedRows;
 import io.sparkattention.ml.feature.EncoderBatches;
 import io.sparkattention.sparkinternal.InternalFrames;
-import io.sparkattention.ml.training.TokenIds;
+import io.sparkattention.rows.TokenIds;
 import org.apache.spark.api.java.function.Function2;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.ml.linalg.VectorUDT;
@@ -72,9 +72,9 @@ final class ClassifyPartition implements Function2<Integer, Iterator<InternalRow
     @Override
     public Iterator<InternalRow> call(Integer partition, Iterator<InternalRow> input) {
         BertClassifierNetwork n = network.value().get();
+        TokenIds tokenIds = new TokenIds(idsCol, longIds, true, n.config().vocabSize());
         BatchedRows.Decoder decoder = row -> row.isNullAt(idsIndex) ? null
-            : TokenIds.checked(row.getArray(idsIndex), longIds, idsCol, n.config().vocabSize(),
-                n.config().maxPositions());
+            : tokenIds.read(row.getArray(idsIndex), 1, n.config().maxPositions());
         BertClassifierEvaluator head = n.bind(n.initialParameters());
         float[] logits = new float[n.numClasses()];
         BatchedRows.Group group = ids -> {

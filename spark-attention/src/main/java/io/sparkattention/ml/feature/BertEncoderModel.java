@@ -14,6 +14,7 @@ import io.sparkattention.ml.StageSchema;
 import io.sparkattention.bert.BertConfig;
 import io.sparkattention.bert.BertEncoder;
 import io.sparkattention.nn.Pooling;
+import io.sparkattention.rows.TokenIds;
 import io.sparkattention.rows.SequenceLayout;
 import io.sparkattention.sparkinternal.InternalFrames;
 import org.apache.hadoop.fs.FSDataInputStream;
@@ -300,7 +301,8 @@ public final class BertEncoderModel extends Model<BertEncoderModel>
         StructType schema = df.schema();
         String input = getInputCol();
         boolean longIds = ((ArrayType) schema.apply(input).dataType()).elementType().equals(DataTypes.LongType);
-        EncoderRows rows = new EncoderRows(input, longIds, "error".equals(getHandleInvalid()), outputs);
+        EncoderRows rows = new EncoderRows(new TokenIds(input, longIds, "error".equals(getHandleInvalid()),
+            encoder().config().vocabSize()), outputs);
         Broadcast<Shipped<BertEncoder>> model = shipped().get(df.sparkSession().sparkContext());
         if (df.isStreaming()) {
             return streamed(df, new EncodeFunction(model, rows), outputs);

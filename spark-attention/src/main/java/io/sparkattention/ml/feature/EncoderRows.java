@@ -7,10 +7,10 @@ import io.sparkattention.rows.MatrixType;
 import io.sparkattention.rows.NestedArrays;
 import io.sparkattention.rows.PlaneColumn;
 import io.sparkattention.rows.RowDataException;
+import io.sparkattention.rows.TokenIds;
 import org.apache.spark.ml.linalg.SQLDataTypes;
 import org.apache.spark.ml.linalg.Vector;
 import org.apache.spark.ml.linalg.Vectors;
-import org.apache.spark.sql.catalyst.util.ArrayData;
 import org.apache.spark.sql.types.ArrayType;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
@@ -43,20 +43,14 @@ final class EncoderRows implements Serializable {
         }
     }
 
-    private final String column;
-    private final boolean longIds;
-    private final boolean nullIsError;
+    private final TokenIds tokenIds;
     private final Outputs outputs;
 
     /**
-     * @param column      the ids' column, named in errors
-     * @param longIds     whether it holds {@code array<bigint>} rather than {@code array<int>}
-     * @param nullIsError whether a null id array is an error (handleInvalid = error) or null outputs
+     * @param tokenIds the ids' column and its check against the model's vocabulary
      */
-    EncoderRows(String column, boolean longIds, boolean nullIsError, Outputs outputs) {
-        this.column = column;
-        this.longIds = longIds;
-        this.nullIsError = nullIsError;
+    EncoderRows(TokenIds tokenIds, Outputs outputs) {
+        this.tokenIds = tokenIds;
         this.outputs = outputs;
     }
 
@@ -82,40 +76,15 @@ final class EncoderRows implements Serializable {
     }
 
     /**
-     * A row's ids, checked against the model.
+     * A row's ids, checked against the model ({@link TokenIds}: any length up to its positions).
      *
      * @param value the column's Catalyst value
      * @return the ids, or null for a null value when nulls are kept
      * @throws RowDataException naming the column (and position) for a null array or id, an id
-     *                          outside the vocabulary or the int range, or more ids than positions
+     *                          outside the vocabulary, or more ids than positions
      */
     int[] ids(Object value, BertConfig config) {
-        if (value == null) {
-            if (nullIsError) {
-                throw new RowDataException("column " + column + " is null (handleInvalid = error; skip drops such "
-                    + "rows, keep gives null outputs)");
-            }
-            return null;
-        }
-        ArrayData array = (ArrayData) value;
-        int n = array.numElements();
-        if (n > config.maxPositions()) {
-            throw new RowDataException("column " + column + ": sequence of " + n + " tokens is longer than the "
-                + config.maxPositions() + " positions of the model");
-        }
-        int[] ids = new int[n];
-        for (int i = 0; i < n; i++) {
-            if (array.isNullAt(i)) {
-                throw new RowDataException("column " + column + " has a null token id at position " + i);
-            }
-            long id = longIds ? array.getLong(i) : array.getInt(i);
-            if (id < 0 || id >= config.vocabSize()) {
-                throw new RowDataException("column " + column + ": token id " + id + " at position " + i
-                    + " is outside [0, " + config.vocabSize() + ")");
-            }
-            ids[i] = (int) id;
-        }
-        return ids;
+        return tokenIds.read(value, 0, config.maxPositions());
     }
 
     /**

@@ -6,6 +6,7 @@ import io.sparkattention.ml.Shipped;
 import io.sparkattention.ml.feature.BatchedRows;
 import io.sparkattention.ml.feature.EncoderBatches;
 import io.sparkattention.rows.RowDataException;
+import io.sparkattention.rows.TokenIds;
 import org.apache.spark.api.java.function.Function2;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.catalyst.InternalRow;
@@ -66,7 +67,7 @@ final class GeneratePartition implements Function2<Integer, Iterator<InternalRow
 
     private final Broadcast<Shipped<GptDecoder>> decoder;
     private final TextDecoder text;
-    private final DecoderIds ids;
+    private final TokenIds ids;
     private final EncoderBatches batches;
     private final GptGeneration settings;
     private final Layout layout;
@@ -77,7 +78,7 @@ final class GeneratePartition implements Function2<Integer, Iterator<InternalRow
      * @param text            decodes the new ids, or null for no text column
      * @param partitionStarts each partition's first row's position in the input, or null with a key column
      */
-    GeneratePartition(Broadcast<Shipped<GptDecoder>> decoder, TextDecoder text, DecoderIds ids,
+    GeneratePartition(Broadcast<Shipped<GptDecoder>> decoder, TextDecoder text, TokenIds ids,
                       EncoderBatches batches, GptGeneration settings, Layout layout, long[] partitionStarts) {
         this.decoder = decoder;
         this.text = text;
@@ -110,7 +111,7 @@ final class GeneratePartition implements Function2<Integer, Iterator<InternalRow
     }
 
     /** A prompt row's ids, checked: its key is not null, its ids fit the model and leave room for the new ids. */
-    static InputRows.Reader reader(Layout layout, DecoderIds ids) {
+    static InputRows.Reader reader(Layout layout, TokenIds ids) {
         int idsAt = layout.idsIndex();
         return row -> {
             if (layout.keyIndex() >= 0 && row.isNullAt(layout.keyIndex())) {

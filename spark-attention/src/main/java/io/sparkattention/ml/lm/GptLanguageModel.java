@@ -9,6 +9,7 @@ import io.sparkattention.ml.StageParamSet;
 import io.sparkattention.ml.StageParams;
 import io.sparkattention.ml.feature.EncoderBatches;
 import io.sparkattention.ml.feature.NativeTokenizers;
+import io.sparkattention.rows.TokenIds;
 import io.sparkattention.sparkinternal.InternalFrames;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.broadcast.Broadcast;
@@ -276,7 +277,7 @@ public final class GptLanguageModel extends Model<GptLanguageModel> implements M
         StructType schema = prompts ? generateSchema(dataset.schema()) : transformSchema(dataset.schema());
         Dataset<Row> df = input(dataset);
         schema = df.schema();
-        DecoderIds ids = ids(schema);
+        TokenIds ids = ids(schema);
         GeneratePartition.Layout layout = GeneratePartition.Layout.of(schema, this);
         int idsAt = layout.idsIndex();
         InputRows.Reader read = prompts ? GeneratePartition.reader(layout, ids)
@@ -299,9 +300,9 @@ public final class GptLanguageModel extends Model<GptLanguageModel> implements M
         return "skip".equals(getHandleInvalid()) ? df.filter(inputColumn().isNotNull()) : df;
     }
 
-    private DecoderIds ids(StructType schema) {
+    private TokenIds ids(StructType schema) {
         boolean longIds = ((ArrayType) schema.apply(getInputCol()).dataType()).elementType().equals(DataTypes.LongType);
-        return new DecoderIds(getInputCol(), longIds, "error".equals(getHandleInvalid()), decoder().config().vocabSize());
+        return new TokenIds(getInputCol(), longIds, "error".equals(getHandleInvalid()), decoder().config().vocabSize());
     }
 
     private EncoderBatches batches() {

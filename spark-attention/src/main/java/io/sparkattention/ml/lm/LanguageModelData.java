@@ -1,6 +1,7 @@
 package io.sparkattention.ml.lm;
 
 import io.sparkattention.gpt.TokenBlock;
+import io.sparkattention.rows.TokenIds;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.sql.Dataset;
 
@@ -85,8 +86,8 @@ final class LanguageModelData implements AutoCloseable {
         int positions = start.config().positions();
         int separator = packing ? TokenizerFile.endOfText(start.tokenizer()) : TokenizerFile.NONE;
         TrainingIds ids = TrainingIds.read(input.rows(), input.column(), input.shownAs(), rowName,
-            start.config().vocabSize(), packing ? Integer.MAX_VALUE : positions, "more than the model's " + positions
-                + " positions (n_positions; packing false makes each row one sequence)", separator >= 0 ? 1 : 0);
+            start.config().vocabSize(), packing ? Integer.MAX_VALUE : positions, TokenIds.positions("model's", positions)
+                + " (n_positions; packing false makes each row one sequence)", separator >= 0 ? 1 : 0);
         read.add(ids);
         return packing ? TokenBlocks.packed(ids, start.blockSize(), separator) : TokenBlocks.sequences(ids);
     }

@@ -4,6 +4,7 @@ import io.sparkattention.gpt.GptDecoder;
 import io.sparkattention.ml.Shipped;
 import io.sparkattention.ml.feature.BatchedRows;
 import io.sparkattention.ml.feature.EncoderBatches;
+import io.sparkattention.rows.TokenIds;
 import org.apache.spark.api.java.function.Function2;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.catalyst.InternalRow;
@@ -24,7 +25,7 @@ final class ScorePartition implements Function2<Integer, Iterator<InternalRow>, 
     private static final long serialVersionUID = 1L;
 
     private final Broadcast<Shipped<GptDecoder>> decoder;
-    private final DecoderIds ids;
+    private final TokenIds ids;
     private final EncoderBatches batches;
     private final int stride;
     private final boolean tokenLogProbs;
@@ -39,7 +40,7 @@ final class ScorePartition implements Function2<Integer, Iterator<InternalRow>, 
      * @param rowIdIndex    the row id column's position, or -1 to name rows by position
      * @param rowIdType     its type (unused without one)
      */
-    ScorePartition(Broadcast<Shipped<GptDecoder>> decoder, DecoderIds ids, EncoderBatches batches, int stride,
+    ScorePartition(Broadcast<Shipped<GptDecoder>> decoder, TokenIds ids, EncoderBatches batches, int stride,
                    boolean tokenLogProbs, int idsIndex, int rowIdIndex, DataType rowIdType) {
         this.decoder = decoder;
         this.ids = ids;

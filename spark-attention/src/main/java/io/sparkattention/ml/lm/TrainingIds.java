@@ -1,6 +1,7 @@
 package io.sparkattention.ml.lm;
 
 import io.sparkattention.rows.RowDataException;
+import io.sparkattention.rows.TokenIds;
 import io.sparkattention.sparkinternal.InternalFrames;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.sql.Dataset;
@@ -81,7 +82,7 @@ final class TrainingIds implements AutoCloseable {
                             int maxLength, String limit, int separator) {
         boolean longIds = ((ArrayType) dataset.schema().apply(column).dataType()).elementType()
             .equals(DataTypes.LongType);
-        DecoderIds ids = new DecoderIds(shownAs, longIds, true, vocabSize);
+        TokenIds ids = new TokenIds(shownAs, longIds, true, vocabSize);
         boolean sequences = maxLength < Integer.MAX_VALUE;
         JavaRDD<InternalRow> rows = InternalFrames.rows(dataset.select(column)).toJavaRDD();
         JavaRDD<Read> decoded = rows.map(row -> decode(ids, row, sequences, maxLength, limit, shownAs))
@@ -115,7 +116,7 @@ final class TrainingIds implements AutoCloseable {
         }
     }
 
-    private static Read decode(DecoderIds ids, InternalRow row, boolean sequences, int maxLength, String limit,
+    private static Read decode(TokenIds ids, InternalRow row, boolean sequences, int maxLength, String limit,
                                String column) {
         if (row.isNullAt(0)) {
             return new Read(null, "column " + column + " is null");

@@ -188,7 +188,7 @@ class BertClassifierMLlibTest {
         for (Throwable t = e; t != null; t = t.getCause()) {
             messages.append(t.getMessage()).append('\n');
         }
-        assertTrue(messages.toString().contains("row 0: column input_ids has token id 40000 at position 1"),
+        assertTrue(messages.toString().contains("row 0: column input_ids: token id 40000 at position 1"),
             messages.toString());
     }
 
@@ -244,8 +244,8 @@ class BertClassifierMLlibTest {
             .setNumClasses(2);
         int[] tooLong = new int[65];
         java.util.Arrays.fill(tooLong, 5);
-        Object[][] cases = {{new int[] {1, 50, 2}, 0.0, "row 2: column input_ids has token id 50 at position 1"},
-            {tooLong, 0.0, "row 2: column input_ids has 65 tokens, more than the encoder's 64 positions"},
+        Object[][] cases = {{new int[] {1, 50, 2}, 0.0, "row 2: column input_ids: token id 50 at position 1"},
+            {tooLong, 0.0, "row 2: column input_ids has 65 token ids, more than the model's 64 positions"},
             {new int[] {1, 2}, 2.0, "row 2: column label is 2.0, outside [0, 2)"}};
         for (Object[] c : cases) {
             List<Row> rows = List.of(RowFactory.create(new int[] {1, 3, 2}, 0.0), RowFactory.create(c[0], c[1]));

@@ -3,6 +3,7 @@ package io.sparkattention.ml.feature;
 import io.sparkattention.ml.Shipped;
 import io.sparkattention.bert.BertEncoder;
 import io.sparkattention.nn.Pooling;
+import io.sparkattention.rows.TokenIds;
 import io.sparkattention.testing.SparkTestSession;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
@@ -36,7 +37,7 @@ class EncodePartitionTest {
         JavaSparkContext sc = JavaSparkContext.fromSparkContext(SparkTestSession.get().sparkContext());
         Broadcast<Shipped<BertEncoder>> shipped = sc.broadcast(Shipped.of(encoder));
         try {
-            EncoderRows rows = new EncoderRows("input_ids", false, false,
+            EncoderRows rows = new EncoderRows(new TokenIds("input_ids", false, false, encoder.config().vocabSize()),
                 new EncoderRows.Outputs(true, Pooling.MEAN, false, false, false, -1));
             EncodePartition encode = new EncodePartition(shipped, rows, new EncoderBatches(BATCH_ROWS, 2048), 0, -1,
                 null);

@@ -172,12 +172,12 @@ class EncoderBatchesTest {
         List<int[]> sequences = List.of(new int[] {1, 2}, new int[] {3, 4}, new int[] {3, 4, 5}, new int[65]);
         String tooLong = io.sparkattention.testing.RootCause.message(assertThrows(Exception.class,
             () -> model.transform(ids(sequences).coalesce(1)).collectAsList()));
-        assertTrue(tooLong.contains("row 3: column input_ids: sequence of 65 tokens is longer than the 64 positions"),
+        assertTrue(tooLong.contains("row 3: column input_ids has 65 token ids, more than the model's 64 positions"),
             tooLong);
         List<int[]> outside = List.of(new int[] {1, 2}, new int[] {3, 20, 4});
         String named = io.sparkattention.testing.RootCause.message(assertThrows(Exception.class,
             () -> model.setRowIdCol("id").transform(ids(outside).coalesce(1)).collectAsList()));
-        assertTrue(named.startsWith("row 1: column input_ids: token id 20 at position 1 is outside [0, 20)"), named);
+        assertTrue(named.startsWith("row 1: column input_ids: token id 20 at position 1 is outside the model's vocabulary [0, 20)"), named);
     }
 
     @Test

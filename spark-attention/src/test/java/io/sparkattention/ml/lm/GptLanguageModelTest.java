@@ -154,7 +154,7 @@ class GptLanguageModelTest {
         assertTrue(prompt.contains("has " + tooLong.length + " token ids, more than the " + (positions - 4)), prompt);
         String empty = RootCause.message(assertThrows(Exception.class,
             () -> model.generate(LmRows.frame(new int[][] {{}}, 1)).collectAsList()));
-        assertTrue(empty.contains("generation needs at least 1"), empty);
+        assertTrue(empty.contains("has 0 token ids; a row needs at least 1"), empty);
         assertTrue(assertThrows(IllegalArgumentException.class, () -> model.setMaxNewTokens(positions)
             .generateSchema(LmRows.SCHEMA)).getMessage().contains("maxNewTokens " + positions));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> model.setStride(positions + 1)
