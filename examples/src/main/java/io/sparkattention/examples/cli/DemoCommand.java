@@ -12,11 +12,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.concurrent.Callable;
-import java.util.stream.Stream;
 
 /** {@code spark-attention demo}: the main job on the bundled Jane Austen corpus (see {@link AttentionDemo}). */
 @Command(name = "demo", mixinStandardHelpOptions = true,
@@ -35,15 +31,12 @@ final class DemoCommand implements Callable<Integer> {
     static final class DefaultOutput implements CommandLine.IModelTransformer {
         @Override
         public CommandSpec transform(CommandSpec spec) {
-            return OutputOptions.optional(spec, DEFAULT_OUTPUT, "DIR", "Output directory (default: ${DEFAULT-VALUE}); "
-                + "its parent must exist. Never the current directory, an ancestor of it, the home directory or the "
-                + "corpus. Written beside it and put in place when complete.");
+            return DemoCorpus.defaultOutput(spec, DEFAULT_OUTPUT);
         }
     }
 
-    @Option(names = "--corpus", paramLabel = "DIR",
-        description = "Directory of plain-text books, one per file (default: the bundled examples/data/austen).")
-    String corpus;
+    @Mixin
+    DemoCorpus corpus;
 
     @Mixin
     OutputOptions output;
@@ -101,7 +94,7 @@ final class DemoCommand implements Callable<Integer> {
         if (holdoutEvery < 2) {
             throw new BadInputException("--holdout-every must be >= 2, got " + holdoutEvery);
         }
-        String corpusDir = corpusDir(corpus);
+        String corpusDir = corpus.dir();
         try (Outputs out = output.plan(OutputKind.directory()).localOnly().input("--corpus", corpusDir).check()) {
             AttentionDemo.Settings settings = new AttentionDemo.Settings();
             settings.corpus = corpusDir;
@@ -119,27 +112,5 @@ final class DemoCommand implements Callable<Integer> {
             out.publish();
             return 0;
         }
-    }
-
-    /** The corpus directory: --corpus, or the bundled Austen novels; refused when missing or empty. */
-    static String corpusDir(String corpus) {
-        Path dir;
-        if (corpus != null) {
-            dir = Paths.get(corpus);
-        } else {
-            String home = System.getProperty("spark.attention.home", ".");
-            dir = Paths.get(home, "examples", "data", "austen");
-        }
-        if (!Files.isDirectory(dir)) {
-            throw new BadInputException((corpus == null ? "bundled corpus " : "--corpus ") + dir + ": no such directory");
-        }
-        try (Stream<Path> files = Files.list(dir)) {
-            if (files.noneMatch(Files::isRegularFile)) {
-                throw new BadInputException("--corpus " + dir + ": no files in it");
-            }
-        } catch (IOException e) {
-            throw new BadInputException("--corpus " + dir + ": " + e.getMessage(), e);
-        }
-        return dir.toAbsolutePath().toString();
     }
 }

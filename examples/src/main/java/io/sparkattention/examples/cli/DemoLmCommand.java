@@ -36,15 +36,12 @@ final class DemoLmCommand implements Callable<Integer> {
     static final class DefaultOutput implements CommandLine.IModelTransformer {
         @Override
         public CommandSpec transform(CommandSpec spec) {
-            return OutputOptions.optional(spec, DEFAULT_OUTPUT, "DIR", "Output directory (default: ${DEFAULT-VALUE}); "
-                + "its parent must exist. Never the current directory, an ancestor of it, the home directory or the "
-                + "corpus. Written beside it and put in place when complete.");
+            return DemoCorpus.defaultOutput(spec, DEFAULT_OUTPUT);
         }
     }
 
-    @Option(names = "--corpus", paramLabel = "DIR",
-        description = "Directory of plain-text books, one per file (default: the bundled examples/data/austen).")
-    String corpus;
+    @Mixin
+    DemoCorpus corpus;
 
     @Mixin
     OutputOptions output;
@@ -89,7 +86,7 @@ final class DemoLmCommand implements Callable<Integer> {
         if (!(stepSize > 0) || Double.isInfinite(stepSize)) {
             throw new BadInputException("--step-size must be a positive number, got " + stepSize);
         }
-        String corpusDir = DemoCommand.corpusDir(corpus);
+        String corpusDir = corpus.dir();
         try (Outputs out = output.plan(OutputKind.directory()).localOnly().input("--corpus", corpusDir).check()) {
             LanguageModelDemo.Settings s = new LanguageModelDemo.Settings();
             s.corpus = corpusDir;

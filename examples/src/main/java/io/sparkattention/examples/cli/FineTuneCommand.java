@@ -42,6 +42,7 @@ import java.util.regex.Pattern;
  * before the first step.
  */
 @Command(name = "fine-tune", mixinStandardHelpOptions = true, sortOptions = false,
+    resourceBundle = "io.sparkattention.examples.cli.FineTuneCommand",
     description = {"Fine-tunes a pretrained BERT-family encoder (default: all-MiniLM-L6-v2, bundled) with a linear "
         + "head on its pooled output, as Hugging Face's Trainer does: AdamW with no decay on biases and LayerNorm "
         + "weights, linear warmup and decay, global gradient-norm clipping, dropout. --trainable-layers N trains "
@@ -59,9 +60,8 @@ import java.util.regex.Pattern;
             + "left at --output or --export-pytorch); 1 internal error."})
 final class FineTuneCommand extends TableCommand {
 
-    /** Values of --pooling and --solver. */
+    /** Values of --pooling. */
     static final List<String> POOLINGS = List.of("mean", "cls");
-    static final List<String> SOLVERS = List.of("adamw", "adam");
     /** The tokenized ids' column with --text-col. */
     static final String IDS = "input_ids";
     /** How the stage names a bad row: "row N:", its position from 1 among the rows it fits. */
@@ -108,21 +108,9 @@ final class FineTuneCommand extends TableCommand {
         description = "mean (over every token) or cls (the first token) (default ${DEFAULT-VALUE}).")
     String pooling;
 
-    @Option(names = "--solver", defaultValue = "adamw", paramLabel = "S",
-        description = "adamw or adam (default ${DEFAULT-VALUE}).")
-    String solver;
-
-    @Option(names = "--step-size", defaultValue = "5e-5", paramLabel = "LR",
-        description = "Peak learning rate, > 0 (default ${DEFAULT-VALUE}).")
-    double stepSize;
-
-    @Option(names = "--weight-decay", defaultValue = "0", paramLabel = "WD",
-        description = "AdamW's decoupled weight decay, >= 0 (default ${DEFAULT-VALUE}).")
-    double weightDecay;
-
-    @Option(names = "--warmup-steps", defaultValue = "0", paramLabel = "W",
-        description = "Linear warmup steps from lr 0, then linear decay to 0 (default ${DEFAULT-VALUE}).")
-    int warmupSteps;
+    /** --solver, --step-size, --weight-decay, --warmup-steps (their words in FineTuneCommand.properties). */
+    @Mixin
+    OptimiserOptions optimiser;
 
     @Option(names = "--max-grad-norm", defaultValue = "1", paramLabel = "C",
         description = "Clip the global gradient norm to C; 0: no clipping (default ${DEFAULT-VALUE}).")

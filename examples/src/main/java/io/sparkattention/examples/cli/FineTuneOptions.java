@@ -29,22 +29,13 @@ final class FineTuneOptions {
         }
         c.handleInvalid = Choices.check("--handle-invalid", c.handleInvalid, FineTuneCommand.HANDLE_INVALID);
         c.pooling = Choices.check("--pooling", c.pooling, FineTuneCommand.POOLINGS);
-        c.solver = Choices.check("--solver", c.solver, FineTuneCommand.SOLVERS);
         if (c.numClasses != 0 && c.numClasses < 2) {
             throw new BadInputException("--num-classes must be >= 2 (or 0: inferred), got " + c.numClasses);
         }
         if (c.trainableLayers < -1) {
             throw new BadInputException("--trainable-layers must be >= -1 (-1: everything), got " + c.trainableLayers);
         }
-        positive("--step-size", c.stepSize);
-        atLeastZero("--weight-decay", c.weightDecay);
-        if ("adam".equals(c.solver) && c.weightDecay > 0) {
-            throw new BadInputException("--weight-decay " + c.weightDecay + " goes with --solver adamw; adam has no "
-                + "weight decay");
-        }
-        if (c.warmupSteps < 0) {
-            throw new BadInputException("--warmup-steps must be >= 0, got " + c.warmupSteps);
-        }
+        c.optimiser.check();
         atLeastZero("--max-grad-norm", c.maxGradNorm);
         if (!(c.dropout >= 0 && c.dropout < 1)) {
             throw new BadInputException("--dropout must be in [0, 1), got " + c.dropout);
@@ -69,12 +60,6 @@ final class FineTuneOptions {
         }
     }
 
-    private static void positive(String option, double value) {
-        if (!(value > 0) || Double.isInfinite(value)) {
-            throw new BadInputException(option + " must be a finite number > 0, got " + value);
-        }
-    }
-
     private static void atLeastZero(String option, double value) {
         if (!(value >= 0) || Double.isInfinite(value)) {
             throw new BadInputException(option + " must be a finite number >= 0, got " + value);
@@ -83,9 +68,8 @@ final class FineTuneOptions {
 
     /** The estimator with every option, fine-tuning {@code encoder}. */
     static BertClassifier stage(FineTuneCommand c, BertEncoderModel encoder) {
-        BertClassifier stage = new BertClassifier().setEncoder(encoder).setLabelCol(c.labelCol)
+        BertClassifier stage = c.optimiser.apply(new BertClassifier()).setEncoder(encoder).setLabelCol(c.labelCol)
             .setNumClasses(c.numClasses).setTrainableLayers(c.trainableLayers).setPooling(c.pooling)
-            .setSolver(c.solver).setStepSize(c.stepSize).setWeightDecay(c.weightDecay).setWarmupSteps(c.warmupSteps)
             .setMaxGradNorm(c.maxGradNorm).setDropout(c.dropout).setMaxIter(c.maxIter)
             .setMiniBatchFraction(c.miniBatchFraction).setTol(c.tol);
         if (c.weightCol != null) {

@@ -8,6 +8,7 @@ import io.sparkattention.ml.lm.GptLanguageModel;
 import io.sparkattention.ml.lm.GptLanguageModeler;
 import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
@@ -25,6 +26,7 @@ import java.util.Map;
  * before Spark starts ({@link TrainLmOptions}); every row before the first step.
  */
 @Command(name = "train-lm", mixinStandardHelpOptions = true, sortOptions = false,
+    resourceBundle = "io.sparkattention.examples.cli.TrainLmCommand",
     description = {"Trains a GPT-2-style causal language model (GPT-2's blocks, the head tied to the token embedding): "
         + "a new one of --n-layer blocks, --n-embd wide with --n-head heads and --block-size positions over a "
         + "tokenizer's vocabulary (bytes: UTF-8 bytes, 256 ids; gpt2: GPT-2's BPE; or a tokenizer.json), initialised "
@@ -90,21 +92,9 @@ final class TrainLmCommand extends TableCommand {
             + "after the last only; needs --validation-fraction).")
     int evalEvery;
 
-    @Option(names = "--solver", defaultValue = "adamw", paramLabel = "S",
-        description = "adamw (decay on the 2-D tensors) or adam (default ${DEFAULT-VALUE}).")
-    String solver;
-
-    @Option(names = "--step-size", defaultValue = "6e-4", paramLabel = "LR",
-        description = "Peak learning rate, > 0 (default ${DEFAULT-VALUE}).")
-    double stepSize;
-
-    @Option(names = "--weight-decay", defaultValue = "0", paramLabel = "WD",
-        description = "AdamW's decoupled weight decay, >= 0 (default ${DEFAULT-VALUE}).")
-    double weightDecay;
-
-    @Option(names = "--warmup-steps", defaultValue = "0", paramLabel = "W",
-        description = "Linear warmup steps from lr 0 (default ${DEFAULT-VALUE}).")
-    int warmupSteps;
+    /** --solver, --step-size, --weight-decay, --warmup-steps (their words in TrainLmCommand.properties). */
+    @Mixin
+    OptimiserOptions optimiser;
 
     @Option(names = "--schedule", defaultValue = "linear", paramLabel = "linear|cosine",
         description = "After warmup, decay to 0 at --max-iter linearly or along half a cosine (default "

@@ -64,17 +64,8 @@ final class TrainLmOptions {
             throw new BadInputException("--eval-every " + c.evalEvery + " needs held-out sequences: give "
                 + "--validation-fraction");
         }
-        c.solver = Choices.check("--solver", c.solver, FineTuneCommand.SOLVERS);
+        c.optimiser.check();
         c.schedule = Choices.check("--schedule", c.schedule, List.of("linear", "cosine"));
-        if (!(c.stepSize > 0) || Double.isInfinite(c.stepSize)) {
-            throw new BadInputException("--step-size must be a finite number > 0, got " + c.stepSize);
-        }
-        finiteAtLeastZero("--weight-decay", c.weightDecay);
-        if ("adam".equals(c.solver) && c.weightDecay > 0) {
-            throw new BadInputException("--weight-decay " + c.weightDecay + " goes with --solver adamw; adam has no "
-                + "weight decay");
-        }
-        atLeast("--warmup-steps", c.warmupSteps, 0);
         finiteAtLeastZero("--max-grad-norm", c.maxGradNorm);
         if (!(c.dropout >= 0 && c.dropout < 1)) {
             throw new BadInputException("--dropout must be in [0, 1), got " + c.dropout);
@@ -135,9 +126,8 @@ final class TrainLmOptions {
 
     /** The estimator with every option. */
     static GptLanguageModeler stage(TrainLmCommand c) {
-        GptLanguageModeler stage = new GptLanguageModeler().setPacking(Boolean.parseBoolean(c.packing))
-            .setValidationFraction(c.validationFraction).setEvalEvery(c.evalEvery).setSolver(c.solver)
-            .setStepSize(c.stepSize).setWeightDecay(c.weightDecay).setWarmupSteps(c.warmupSteps)
+        GptLanguageModeler stage = c.optimiser.apply(new GptLanguageModeler())
+            .setPacking(Boolean.parseBoolean(c.packing)).setValidationFraction(c.validationFraction).setEvalEvery(c.evalEvery)
             .setSchedule(c.schedule).setMaxGradNorm(c.maxGradNorm).setDropout(c.dropout).setMaxIter(c.maxIter)
             .setTol(c.tol);
         if (c.idsCol != null) {
