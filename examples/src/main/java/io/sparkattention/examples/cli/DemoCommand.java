@@ -2,13 +2,10 @@ package io.sparkattention.examples.cli;
 
 import io.sparkattention.examples.common.BadInputException;
 import io.sparkattention.examples.common.Outputs;
-import io.sparkattention.examples.common.OutputKind;
 import io.sparkattention.examples.demo.AttentionDemo;
 import io.sparkattention.examples.demo.BookSplit;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
@@ -21,28 +18,12 @@ import java.util.concurrent.Callable;
         + "compared on the held-out passages with the majority class and logistic regression on TF-IDF and on the "
         + "mean vector. Then the trained attention over every passage (Parquet), pictures of its heads (PNG + HTML), "
         + "and the passages nearest to one of them."},
-    modelTransformer = DemoCommand.DefaultOutput.class)
+    modelTransformer = DemoOptions.DefaultOutput.class)
 final class DemoCommand implements Callable<Integer> {
 
-    /** The output directory when --output is not given. */
-    static final String DEFAULT_OUTPUT = "demo-output";
-
-    /** {@code --output} is optional here, {@value #DEFAULT_OUTPUT} by default. */
-    static final class DefaultOutput implements CommandLine.IModelTransformer {
-        @Override
-        public CommandSpec transform(CommandSpec spec) {
-            return DemoCorpus.defaultOutput(spec, DEFAULT_OUTPUT);
-        }
-    }
-
+    /** --corpus, --output (default {@code demo-output}), --master. */
     @Mixin
-    DemoCorpus corpus;
-
-    @Mixin
-    OutputOptions output;
-
-    @Mixin
-    MasterOption master;
+    DemoOptions demo;
 
     @Option(names = "--heads", defaultValue = "4", description = "Attention heads (default: ${DEFAULT-VALUE}).")
     int heads;
@@ -94,8 +75,8 @@ final class DemoCommand implements Callable<Integer> {
         if (holdoutEvery < 2) {
             throw new BadInputException("--holdout-every must be >= 2, got " + holdoutEvery);
         }
-        String corpusDir = corpus.dir();
-        try (Outputs out = output.plan(OutputKind.directory()).localOnly().input("--corpus", corpusDir).check()) {
+        String corpusDir = demo.dir();
+        try (Outputs out = demo.outputs(corpusDir)) {
             AttentionDemo.Settings settings = new AttentionDemo.Settings();
             settings.corpus = corpusDir;
             settings.heads = heads;
@@ -108,7 +89,7 @@ final class DemoCommand implements Callable<Integer> {
             settings.holdoutEvery = holdoutEvery;
             settings.output = out.main().localPath();
             settings.publishedAs = out.main().local();
-            new AttentionDemo(master.start("demo", out), System.out).run(settings);
+            new AttentionDemo(demo.master.start("demo", out), System.out).run(settings);
             out.publish();
             return 0;
         }

@@ -1,14 +1,11 @@
 package io.sparkattention.examples.cli;
 
 import io.sparkattention.examples.common.BadInputException;
-import io.sparkattention.examples.common.OutputKind;
 import io.sparkattention.examples.common.Outputs;
 import io.sparkattention.examples.common.PngMark;
 import io.sparkattention.examples.demo.LanguageModelDemo;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
@@ -26,28 +23,12 @@ import java.util.concurrent.Callable;
         + "three Austen openings. Writes model/ (config.json, model.safetensors, tokenizer.json: for perplexity "
         + "--text-col and generate), samples.txt, heads.png (the last layer's causal heads over an opening) and "
         + "summary.json (val_bits_per_byte, bigram_bits_per_byte, the samples)."},
-    modelTransformer = DemoLmCommand.DefaultOutput.class)
+    modelTransformer = DemoOptions.DefaultOutput.class)
 final class DemoLmCommand implements Callable<Integer> {
 
-    /** The output directory when --output is not given. */
-    static final String DEFAULT_OUTPUT = "demo-lm-output";
-
-    /** {@code --output} is optional here, {@value #DEFAULT_OUTPUT} by default. */
-    static final class DefaultOutput implements CommandLine.IModelTransformer {
-        @Override
-        public CommandSpec transform(CommandSpec spec) {
-            return DemoCorpus.defaultOutput(spec, DEFAULT_OUTPUT);
-        }
-    }
-
+    /** --corpus, --output (default {@code demo-lm-output}), --master. */
     @Mixin
-    DemoCorpus corpus;
-
-    @Mixin
-    OutputOptions output;
-
-    @Mixin
-    MasterOption master;
+    DemoOptions demo;
 
     private final LanguageModelDemo.Settings defaults = new LanguageModelDemo.Settings();
 
@@ -86,8 +67,8 @@ final class DemoLmCommand implements Callable<Integer> {
         if (!(stepSize > 0) || Double.isInfinite(stepSize)) {
             throw new BadInputException("--step-size must be a positive number, got " + stepSize);
         }
-        String corpusDir = corpus.dir();
-        try (Outputs out = output.plan(OutputKind.directory()).localOnly().input("--corpus", corpusDir).check()) {
+        String corpusDir = demo.dir();
+        try (Outputs out = demo.outputs(corpusDir)) {
             LanguageModelDemo.Settings s = new LanguageModelDemo.Settings();
             s.corpus = corpusDir;
             s.output = out.main().localPath();
@@ -99,7 +80,7 @@ final class DemoLmCommand implements Callable<Integer> {
             s.rowsPerStep = rowsPerStep;
             s.stepSize = stepSize;
             s.evalEvery = evalEvery;
-            new LanguageModelDemo(master.start("demo-lm", out), System.out).run(s);
+            new LanguageModelDemo(demo.master.start("demo-lm", out), System.out).run(s);
             Path model = s.output.resolve(LanguageModelDemo.MODEL_DIR);
             PngMark.write(GptHeatmap.of(model.toString(), LanguageModelDemo.OPENINGS.get(0).strip(), layers - 1)
                 .toImage(), s.output.resolve("heads.png"));

@@ -112,18 +112,9 @@ final class FineTuneCommand extends TableCommand {
     @Mixin
     OptimiserOptions optimiser;
 
-    @Option(names = "--max-grad-norm", defaultValue = "1", paramLabel = "C",
-        description = "Clip the global gradient norm to C; 0: no clipping (default ${DEFAULT-VALUE}).")
-    double maxGradNorm;
-
-    @Option(names = "--dropout", defaultValue = "0.1", paramLabel = "P",
-        description = "Dropout probability in the trainable layers and before the head, in [0, 1) "
-            + "(default ${DEFAULT-VALUE}).")
-    double dropout;
-
-    @Option(names = "--max-iter", defaultValue = "100", paramLabel = "T",
-        description = "Optimiser steps, >= 0 (default ${DEFAULT-VALUE}).")
-    int maxIter;
+    /** --max-grad-norm, --dropout, --max-iter (dropout's words in FineTuneCommand.properties). */
+    @Mixin
+    StepOptions step;
 
     @Option(names = "--mini-batch-fraction", defaultValue = "1", paramLabel = "F",
         description = "Fraction of rows each step samples, in (0, 1], by (--seed, step, row) (default "

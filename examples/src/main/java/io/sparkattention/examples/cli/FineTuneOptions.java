@@ -36,13 +36,7 @@ final class FineTuneOptions {
             throw new BadInputException("--trainable-layers must be >= -1 (-1: everything), got " + c.trainableLayers);
         }
         c.optimiser.check();
-        atLeastZero("--max-grad-norm", c.maxGradNorm);
-        if (!(c.dropout >= 0 && c.dropout < 1)) {
-            throw new BadInputException("--dropout must be in [0, 1), got " + c.dropout);
-        }
-        if (c.maxIter < 0) {
-            throw new BadInputException("--max-iter must be >= 0, got " + c.maxIter);
-        }
+        c.step.check();
         if (!(c.miniBatchFraction > 0 && c.miniBatchFraction <= 1)) {
             throw new BadInputException("--mini-batch-fraction must be in (0, 1], got " + c.miniBatchFraction);
         }
@@ -68,10 +62,9 @@ final class FineTuneOptions {
 
     /** The estimator with every option, fine-tuning {@code encoder}. */
     static BertClassifier stage(FineTuneCommand c, BertEncoderModel encoder) {
-        BertClassifier stage = c.optimiser.apply(new BertClassifier()).setEncoder(encoder).setLabelCol(c.labelCol)
-            .setNumClasses(c.numClasses).setTrainableLayers(c.trainableLayers).setPooling(c.pooling)
-            .setMaxGradNorm(c.maxGradNorm).setDropout(c.dropout).setMaxIter(c.maxIter)
-            .setMiniBatchFraction(c.miniBatchFraction).setTol(c.tol);
+        BertClassifier stage = c.step.apply(c.optimiser.apply(new BertClassifier())).setEncoder(encoder)
+            .setLabelCol(c.labelCol).setNumClasses(c.numClasses).setTrainableLayers(c.trainableLayers)
+            .setPooling(c.pooling).setMiniBatchFraction(c.miniBatchFraction).setTol(c.tol);
         if (c.weightCol != null) {
             stage.setWeightCol(c.weightCol);
         }

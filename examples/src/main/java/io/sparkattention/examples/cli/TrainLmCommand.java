@@ -101,17 +101,9 @@ final class TrainLmCommand extends TableCommand {
             + "${DEFAULT-VALUE}).")
     String schedule;
 
-    @Option(names = "--max-grad-norm", defaultValue = "1", paramLabel = "C",
-        description = "Clip the global gradient norm to C; 0: no clipping (default ${DEFAULT-VALUE}).")
-    double maxGradNorm;
-
-    @Option(names = "--dropout", defaultValue = "0.1", paramLabel = "P",
-        description = "Dropout probability where GPT-2 places it, in [0, 1) (default ${DEFAULT-VALUE}).")
-    double dropout;
-
-    @Option(names = "--max-iter", defaultValue = "100", paramLabel = "T",
-        description = "Optimiser steps, >= 0 (default ${DEFAULT-VALUE}).")
-    int maxIter;
+    /** --max-grad-norm, --dropout, --max-iter (dropout's words in TrainLmCommand.properties). */
+    @Mixin
+    StepOptions step;
 
     @Option(names = "--rows-per-step", paramLabel = "R",
         description = "Sequences a step samples on average, >= 1 (the fraction R / sequences, by (--seed, step, "

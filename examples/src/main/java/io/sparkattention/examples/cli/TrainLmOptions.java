@@ -66,11 +66,7 @@ final class TrainLmOptions {
         }
         c.optimiser.check();
         c.schedule = Choices.check("--schedule", c.schedule, List.of("linear", "cosine"));
-        finiteAtLeastZero("--max-grad-norm", c.maxGradNorm);
-        if (!(c.dropout >= 0 && c.dropout < 1)) {
-            throw new BadInputException("--dropout must be in [0, 1), got " + c.dropout);
-        }
-        atLeast("--max-iter", c.maxIter, 0);
+        c.step.check();
         if (c.rowsPerStep != null && c.miniBatchFraction != null) {
             throw new BadInputException("--rows-per-step and --mini-batch-fraction both given: give one");
         }
@@ -126,10 +122,9 @@ final class TrainLmOptions {
 
     /** The estimator with every option. */
     static GptLanguageModeler stage(TrainLmCommand c) {
-        GptLanguageModeler stage = c.optimiser.apply(new GptLanguageModeler())
-            .setPacking(Boolean.parseBoolean(c.packing)).setValidationFraction(c.validationFraction).setEvalEvery(c.evalEvery)
-            .setSchedule(c.schedule).setMaxGradNorm(c.maxGradNorm).setDropout(c.dropout).setMaxIter(c.maxIter)
-            .setTol(c.tol);
+        GptLanguageModeler stage = c.step.apply(c.optimiser.apply(new GptLanguageModeler()))
+            .setPacking(Boolean.parseBoolean(c.packing)).setValidationFraction(c.validationFraction)
+            .setEvalEvery(c.evalEvery).setSchedule(c.schedule).setTol(c.tol);
         if (c.idsCol != null) {
             stage.setIdsCol(c.idsCol);
         } else {
