@@ -5,8 +5,9 @@ import java.util.Objects;
 
 /**
  * The one head of every sequence classifier the library trains (the attention classifier's and
- * the fine-tuned BERT classifier's): pooling, a PyTorch {@code nn.Linear(E, K)} read in place from
- * the flat parameter vector, softmax cross-entropy. Per row of L tokens (h: L×E, the top states):
+ * the fine-tuned BERT classifier's): pooling, a PyTorch {@code nn.Linear(E, K)} whose weights come
+ * from the flat parameter vector (its gradients go back into the same places), softmax
+ * cross-entropy. Per row of L tokens (h: L×E, the top states):
  * <pre>
  *   forward:   p = pool(h)                       E      ({@link #pool})
  *              [p = dropout(p), by a caller that drops out]
