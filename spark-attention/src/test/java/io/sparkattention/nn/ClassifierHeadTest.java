@@ -4,6 +4,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 import java.util.SplittableRandom;
+import java.util.function.DoubleSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -84,25 +85,24 @@ class ClassifierHeadTest {
         double[] t = widen(theta);
         double[] x = widen(h);
         assertEquals(reference(t, x, label, weight), loss, 1e-6);
-        double eps = 1e-6;
+        DoubleSupplier f = () -> reference(t, x, label, weight);
         for (int i = 0; i < theta.length; i++) {
-            double keep = t[i];
-            t[i] = keep + eps;
-            double up = reference(t, x, label, weight);
-            t[i] = keep - eps;
-            double down = reference(t, x, label, weight);
-            t[i] = keep;
-            assertEquals((up - down) / (2 * eps), grad[i], 1e-6, "parameter " + i);
+            assertEquals(centralDifference(t, i, f), grad[i], 1e-6, "parameter " + i);
         }
         for (int i = 0; i < h.length; i++) {
-            double keep = x[i];
-            x[i] = keep + eps;
-            double up = reference(t, x, label, weight);
-            x[i] = keep - eps;
-            double down = reference(t, x, label, weight);
-            x[i] = keep;
-            assertEquals((up - down) / (2 * eps), dh[i], 1e-6, "state " + i);
+            assertEquals(centralDifference(x, i, f), dh[i], 1e-6, "state " + i);
         }
+    }
+
+    /** (f(v + ε·e_i) − f(v − ε·e_i)) / 2ε, v left as it was. */
+    private static double centralDifference(double[] v, int i, DoubleSupplier f) {
+        double eps = 1e-6, keep = v[i];
+        v[i] = keep + eps;
+        double up = f.getAsDouble();
+        v[i] = keep - eps;
+        double down = f.getAsDouble();
+        v[i] = keep;
+        return (up - down) / (2 * eps);
     }
 
     @Test
