@@ -10,7 +10,10 @@ import java.util.stream.IntStream;
  *   m ← β₁·m + (1 − β₁)·g        v ← β₂·v + (1 − β₂)·g²
  *   θ ← θ − (lr / (1 − β₁ᵗ)) · m / (√v / √(1 − β₂ᵗ) + ε)
  * </pre>
- * Moments are float64 and start at 0 on the first step. With decay groups
+ * The moments are kept in float32, as {@code torch.optim} keeps them for float32 parameters (for a
+ * fine-tuned encoder's 22.7 million values, 182 MB on the driver where float64 took 364 MB); each
+ * value's update is computed in float64 and its two moments and θ rounded to float32 once. They
+ * start at 0 on the first step. With decay groups
  * ({@link Optimizer#adamW}) the decay applies to the decayed tensors' ranges only; lr is the
  * constructor's rate times the step's schedule factor. The update is element-wise, so a large
  * vector is updated in chunks of {@link #CHUNK} values on the common fork-join pool, with the bits
@@ -18,7 +21,7 @@ import java.util.stream.IntStream;
  */
 final class Adam extends Optimizer {
 
-    private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 2L;
 
     static final double DEFAULT_BETA1 = 0.9;
     static final double DEFAULT_BETA2 = 0.999;
@@ -39,8 +42,9 @@ final class Adam extends Optimizer {
     private int[] groupEnds;
     /** Whether tensor i (ending at {@code groupEnds[i]}) is decayed. */
     private boolean[] groupDecayed;
-    private double[] m;
-    private double[] v;
+    /** First and second moments, float32 ({@link Adam}). */
+    private float[] m;
+    private float[] v;
     private long t;
 
     Adam(double lr, double beta1, double beta2, double eps, double weightDecay) {
@@ -69,8 +73,8 @@ final class Adam extends Optimizer {
                 throw new IllegalArgumentException("parameters have " + theta.length + " values, the decay groups' layout "
                     + (groupEnds.length == 0 ? 0 : groupEnds[groupEnds.length - 1]));
             }
-            m = new double[theta.length];
-            v = new double[theta.length];
+            m = new float[theta.length];
+            v = new float[theta.length];
         } else if (m.length != theta.length) {
             throw new IllegalArgumentException("parameters have " + theta.length + " values, the optimiser's state "
                 + m.length);
@@ -99,10 +103,12 @@ final class Adam extends Optimizer {
                         double stepSize, double correction2) {
         for (int i = from; i < to; i++) {
             double g = grad[i];
-            m[i] = beta1 * m[i] + (1 - beta1) * g;
-            v[i] = beta2 * v[i] + (1 - beta2) * g * g;
+            float mi = (float) (beta1 * m[i] + (1 - beta1) * g);
+            float vi = (float) (beta2 * v[i] + (1 - beta2) * g * g);
+            m[i] = mi;
+            v[i] = vi;
             double p = decayed ? theta[i] * decay : theta[i];
-            theta[i] = (float) (p - stepSize * m[i] / (Math.sqrt(v[i]) / correction2 + eps));
+            theta[i] = (float) (p - stepSize * mi / (Math.sqrt(vi) / correction2 + eps));
         }
     }
 }

@@ -105,7 +105,8 @@ class OptimizerTest {
         Optimizer.adamW(lr, decay, layout).step(theta, g, factor);
         double rate = lr * factor, stepSize = rate / (1 - 0.9), correction2 = Math.sqrt(1 - 0.999);
         for (int i = 0; i < n; i++) {
-            double m = (1 - 0.9) * g[i], v = (1 - 0.999) * g[i] * g[i];
+            // The first step's moments, rounded to float32 as the optimiser keeps them.
+            float m = (float) ((1 - 0.9) * g[i]), v = (float) ((1 - 0.999) * g[i] * g[i]);
             boolean decayed = i < Adam.CHUNK + 7 || i >= 2 * Adam.CHUNK + 7;
             double p = decayed ? want[i] * (1 - rate * decay) : want[i];
             want[i] = (float) (p - stepSize * m / (Math.sqrt(v) / correction2 + 1e-8));
