@@ -113,7 +113,7 @@ final class VectorLinearKernel extends LinearKernel {
      * {@code dW[out×in] += (dyᵀ)[out×m]·(xᵀ)ᵀ}: a projection with m as its depth, on dy transposed
      * into one scratch buffer and x packed transposed into the other (both O(m·E) copies beside
      * the O(m·E²) product; x's packing is a copy of its rows). Reading dy in place instead, six
-     * neighbouring floats of one dy row broadcast per step, ran at 0.76–0.90× of this on
+     * neighbouring floats of one dy row broadcast per step, ran at 0.74–0.90× of this on
      * 1024×384×1536 (a depth block of 256 steps touches 256 lines of dy per row block) and at
      * 0.85–1.09× on other shapes (Zen 5, loaded host), so dy is transposed.
      */
