@@ -133,7 +133,8 @@ public final class BenchCommand implements Callable<Integer> {
         paramLabel = "MxNxK,...",
         description = "Time the projections y = x·W^T + b instead (default shapes " + GemmBenchmark.SHAPES + "): "
             + "the BLAS and the Vector API kernel round-robin on --threads threads (each its own products), mode "
-            + "\"gemm\", vs_blas; with --peer fma the FMA loop on the same threads in the same rounds, and "
+            + "\"gemm\", vs_blas, gflops_thread_cpu (over the threads' own CPU time: on a loaded host it leaves out "
+            + "the other jobs' turns); with --peer fma the FMA loop on the same threads in the same rounds, and "
             + "fraction_of_fma on every kernel's line.")
     String gemm;
 

@@ -4,6 +4,11 @@ import io.sparkattention.kernel.LinearKernel;
 import io.sparkattention.kernel.LinearWeight;
 import io.sparkattention.kernel.WeightGradient;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ForkJoinTask;
@@ -11,7 +16,11 @@ import java.util.concurrent.ForkJoinTask;
 /**
  * One kernel's product of one shape as a {@code bench --gemm} contender: {@code count} products
  * per repetition on each of T threads, on inputs drawn from the same seed for every kernel, each
- * thread writing its own output.
+ * thread writing its own output. Besides the wall time each line carries its threads' own CPU time
+ * ({@code median_thread_cpu_ms}: a run's mean over its T threads; {@code gflops_thread_cpu}: the
+ * run's flops over it, comparable with {@code gflops}): on a host whose other jobs take the
+ * cores by turns the wall time counts their turns too, while a thread's CPU time counts only its
+ * own (it still shares caches, memory and, with SMT, a core's units with them).
  */
 final class GemmTrial implements Trial {
 
@@ -27,6 +36,9 @@ final class GemmTrial implements Trial {
     private final float[][] outputs;
     private final WeightGradient[] scratch;
     private final ForkJoinPool pool;
+    private final long[] threadCpuNanos;
+    /** The threads' CPU time of every run, in ms, untimed settling runs first. */
+    private final List<Double> runCpuMs = new ArrayList<>();
     private float sink;
 
     /** The product {@code product} of shape m×n×k on {@code kernel}, {@code count} times per thread and repetition. */
@@ -61,6 +73,7 @@ final class GemmTrial implements Trial {
             scratch[t] = new WeightGradient(kernel);
         }
         pool = new ForkJoinPool(threads);
+        threadCpuNanos = new long[threads];
     }
 
     @Override
@@ -76,10 +89,13 @@ final class GemmTrial implements Trial {
         for (float[] out : outputs) {
             sink += out[0];
         }
+        runCpuMs.add(Arrays.stream(threadCpuNanos).sum() / 1e6 / threads);
     }
 
     /** {@code count} products into thread {@code slot}'s output. */
     private void products(int slot) {
+        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        long start = mx.getCurrentThreadCpuTime();
         float[] out = outputs[slot];
         for (int p = 0; p < count; p++) {
             if (weight != null) {
@@ -88,6 +104,7 @@ final class GemmTrial implements Trial {
                 scratch[slot].accumulate(m, k, n, gradient, input, out, 0);
             }
         }
+        threadCpuNanos[slot] = mx.getCurrentThreadCpuTime() - start;
     }
 
     @Override
@@ -101,8 +118,15 @@ final class GemmTrial implements Trial {
             throw new IllegalStateException(product.label() + " " + m + "x" + n + "x" + k + " on " + kernel.name()
                 + " is not finite: " + sink);
         }
+        // The timed runs are the last wallMs.length ones.
+        double[] cpu = runCpuMs.subList(runCpuMs.size() - wallMs.length, runCpuMs.size()).stream()
+            .mapToDouble(Double::doubleValue).sorted().toArray();
+        double medianCpuMs = BenchResult.median(cpu);
+        double gflops = 2.0 * m * n * k * count * threads / (medianCpuMs * 1e6);
         return BenchResult.projection(m, n, k, kernel.name(), count, threads, wallMs)
-            .with("product", product.label());
+            .with("product", product.label())
+            .with("median_thread_cpu_ms", Math.round(medianCpuMs * 1000) / 1000.0)
+            .with("gflops_thread_cpu", Math.round(gflops * 1000) / 1000.0);
     }
 
     @Override

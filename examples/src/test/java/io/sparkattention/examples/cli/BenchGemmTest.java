@@ -18,7 +18,7 @@ class BenchGemmTest {
 
     @Test
     @DisplayName("--gemm MxNxK: the BLAS line, then the Vector API kernel's with vs_blas; gflops counts 2·m·n·k per "
-        + "product")
+        + "product, over the wall time and, as gflops_thread_cpu, over the threads' own CPU time")
     void linesPerShapeAndKernel() throws Exception {
         CommandLineRun run = CommandLineRun.of("bench", "--gemm", "7x33x20", "--repeat", "3");
         assertEquals(0, run.exitCode, run.err);
@@ -40,6 +40,10 @@ class BenchGemmTest {
         assertEquals(2.0 * 7 * 33 * 20 * vector.get("products").asInt() / (median * 1e6),
             vector.get("gflops").asDouble(), 0.01 * vector.get("gflops").asDouble(), run.out);
         assertEquals(blas.get("median_ms").asDouble() / median, vector.get("vs_blas").asDouble(), 0.01, run.out);
+        double cpu = vector.get("median_thread_cpu_ms").asDouble();
+        assertTrue(cpu > 0 && cpu <= median * 1.05 + 1, run.out);
+        assertEquals(2.0 * 7 * 33 * 20 * vector.get("products").asInt() / (cpu * 1e6),
+            vector.get("gflops_thread_cpu").asDouble(), 0.01 * vector.get("gflops_thread_cpu").asDouble(), run.out);
     }
 
     @Test
