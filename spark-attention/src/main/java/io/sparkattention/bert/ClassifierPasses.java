@@ -20,8 +20,9 @@ import java.util.Arrays;
  * </pre>
  * On a projection kernel whose rows are independent ({@link #rowsIndependent()}) each row's
  * activations, logits and input gradients are bit for bit those of the row alone; the weight
- * gradients are sums over the stacked rows. Holds the blocks' prepared weights and the records
- * and scratch of the most tokens and rows seen. Not thread-safe: one per evaluator.
+ * gradients are sums over the stacked rows. Holds the blocks' prepared weights and runs over
+ * {@link Buffers}, the records and scratch of the most tokens and rows seen, which a later
+ * evaluator of the network may take over. Not thread-safe: one per evaluator.
  */
 final class ClassifierPasses {
 
@@ -32,28 +33,22 @@ final class ClassifierPasses {
     /** The embeddings when they train, else null. */
     private final BertEmbeddings embeddings;
     private final BertLayer[] layers;
-    private final TrainingRecord.Layer[] records;
-    private final LayerNormRecord embeddingsRecord = new LayerNormRecord();
-    private final TrainingRecord.Scratch scratch = new TrainingRecord.Scratch();
     private final float[] headWeight;
     private final float[] headBias;
     private final int headWeightOffset;
     private final int headBiasOffset;
-    /** states[t]: the input of trainable layer t (M×E), states[T] the top. */
-    private final float[][] states;
-    private final float[] dPooled;
-    /** M×E: the gradients flowing down the layers, swapped layer by layer. */
-    private float[] gradA = new float[0];
-    private float[] gradB = new float[0];
-    /** L×E: one row's states or gradient moved to offset 0 for {@link Pooling}. */
-    private float[] row = new float[0];
-    /** Per row: the pooled vector after dropout (E), logits and their gradient (K). */
-    private float[][] pooled = new float[0][];
-    private float[][] logits = new float[0][];
-    private float[][] dLogits = new float[0][];
-    private int tokenCapacity;
+    private final Buffers b;
 
+    /** The passes at {@code theta} over new buffers. */
     ClassifierPasses(BertClassifierNetwork net, float[] theta) {
+        this(net, theta, null);
+    }
+
+    /**
+     * The passes at {@code theta} over {@code buffers} (their {@link Buffers#Buffers made for}
+     * this network), or over new buffers when null.
+     */
+    ClassifierPasses(BertClassifierNetwork net, float[] theta, Buffers buffers) {
         this.net = net;
         BertConfig c = net.config();
         this.width = c.hidden();
@@ -66,14 +61,12 @@ final class ClassifierPasses {
             BertWeights.EMBEDDINGS_NORM_BIAS)) : null;
         int first = net.firstTrainableLayer();
         this.layers = new BertLayer[c.layers() - first];
-        this.records = new TrainingRecord.Layer[layers.length];
         String[] names = BertWeights.shapes(c).keySet().toArray(new String[0]);
         for (int t = 0; t < layers.length; t++) {
             int n = first + t;
             String prefix = BertWeights.layerPrefix(n);
             String[] layerNames = Arrays.stream(names).filter(s -> s.startsWith(prefix)).toArray(String[]::new);
             layers[t] = new BertLayer(c, w.layer(n), kernel, n, offsets(net, layerNames));
-            records[t] = new TrainingRecord.Layer();
         }
         ParameterTensor hw = net.parameter(BertClassifierNetwork.CLASSIFIER_WEIGHT);
         ParameterTensor hb = net.parameter(BertClassifierNetwork.CLASSIFIER_BIAS);
@@ -81,8 +74,12 @@ final class ClassifierPasses {
         this.headBias = hb.slice(theta);
         this.headWeightOffset = hw.offset();
         this.headBiasOffset = hb.offset();
-        this.states = new float[layers.length + 1][0];
-        this.dPooled = new float[width];
+        this.b = buffers != null ? buffers : new Buffers(net);
+    }
+
+    /** The buffers these passes run over, for the next passes of the network once these are done. */
+    Buffers buffers() {
+        return b;
     }
 
     private static int[] offsets(BertClassifierNetwork net, String... names) {
@@ -109,12 +106,12 @@ final class ClassifierPasses {
 
     /** Row r's logits (K) after the last {@link #forward}. */
     float[] logits(int r) {
-        return logits[r];
+        return b.logits[r];
     }
 
     /** Row r's logits' gradient (K), written by the caller before {@link #backward}. */
     float[] dLogits(int r) {
-        return dLogits[r];
+        return b.dLogits[r];
     }
 
     /** The rows forward: every row's {@link #logits}, every block's record kept for {@link #backward}. */
@@ -122,28 +119,28 @@ final class ClassifierPasses {
         int E = width;
         ensure(rows);
         if (embeddings != null) {
-            embeddings.forward(rows, states[0], embeddingsRecord);
+            embeddings.forward(rows, b.states[0], b.embeddingsRecord);
         } else {
-            frozenInput(rows, states[0]);
+            frozenInput(rows, b.states[0]);
         }
         for (int t = 0; t < layers.length; t++) {
-            layers[t].forward(states[t], rows, states[t + 1], records[t], scratch);
+            layers[t].forward(b.states[t], rows, b.states[t + 1], b.records[t], b.scratch);
         }
-        float[] top = states[layers.length];
+        float[] top = b.states[layers.length];
         for (int r = 0; r < rows.count(); r++) {
             int L = rows.length(r);
             float[] h = top;
             if (rows.start(r) > 0) {
-                System.arraycopy(top, rows.start(r) * E, row, 0, L * E);
-                h = row;
+                System.arraycopy(top, rows.start(r) * E, b.row, 0, L * E);
+                h = b.row;
             }
-            float[] p = pooled[r];
+            float[] p = b.pooled[r];
             pooling.pool(h, L, E, p);
             DropoutMask mask = rows.mask(r, DropoutMask.POOLED);
             if (mask != null) {
                 mask.apply(p, 0, E, 0);
             }
-            float[] z = logits[r];
+            float[] z = b.logits[r];
             for (int k = 0; k < classes; k++) {
                 double s = headBias[k];
                 for (int j = 0; j < E; j++) {
@@ -182,9 +179,9 @@ final class ClassifierPasses {
     void backward(RowStack rows, float[] grad) {
         int E = width, K = classes;
         boolean encoder = layers.length > 0 || embeddings != null;
-        float[] dOut = gradA, dIn = gradB;
+        float[] dOut = b.gradA, dIn = b.gradB;
         for (int r = 0; r < rows.count(); r++) {
-            float[] dz = dLogits[r], p = pooled[r];
+            float[] dz = b.dLogits[r], p = b.pooled[r];
             for (int k = 0; k < K; k++) {
                 grad[headBiasOffset + k] += dz[k];
                 for (int j = 0; j < E; j++) {
@@ -199,18 +196,18 @@ final class ClassifierPasses {
                 for (int k = 0; k < K; k++) {
                     s += (double) headWeight[k * E + j] * dz[k];
                 }
-                dPooled[j] = (float) s;
+                b.dPooled[j] = (float) s;
             }
             DropoutMask mask = rows.mask(r, DropoutMask.POOLED);
             if (mask != null) {
-                mask.apply(dPooled, 0, E, 0);
+                mask.apply(b.dPooled, 0, E, 0);
             }
             int L = rows.length(r), o = rows.start(r) * E;
             if (o == 0) {
-                pooling.backward(dPooled, L, E, dOut);
+                pooling.backward(b.dPooled, L, E, dOut);
             } else {
-                pooling.backward(dPooled, L, E, row);
-                System.arraycopy(row, 0, dOut, o, L * E);
+                pooling.backward(b.dPooled, L, E, b.row);
+                System.arraycopy(b.row, 0, dOut, o, L * E);
             }
         }
         if (!encoder) {
@@ -218,13 +215,13 @@ final class ClassifierPasses {
         }
         for (int t = layers.length - 1; t >= 0; t--) {
             boolean needInput = t > 0 || embeddings != null;
-            layers[t].backward(states[t], rows, dOut, needInput ? dIn : null, records[t], scratch, grad);
+            layers[t].backward(b.states[t], rows, dOut, needInput ? dIn : null, b.records[t], b.scratch, grad);
             float[] swap = dOut;
             dOut = dIn;
             dIn = swap;
         }
         if (embeddings != null) {
-            embeddings.backward(rows, embeddingsRecord, dOut, grad);
+            embeddings.backward(rows, b.embeddingsRecord, dOut, grad);
         }
     }
 
@@ -234,29 +231,64 @@ final class ClassifierPasses {
         for (int r = 0; r < rows.count(); r++) {
             longest = Math.max(longest, rows.length(r));
         }
-        if (row.length < longest * width) {
-            row = new float[longest * width];
+        if (b.row.length < longest * width) {
+            b.row = new float[longest * width];
         }
-        if (pooled.length < rows.count()) {
-            int n = Math.max(rows.count(), 2 * pooled.length);
-            pooled = new float[n][width];
-            logits = new float[n][classes];
-            dLogits = new float[n][classes];
+        if (b.pooled.length < rows.count()) {
+            int n = Math.max(rows.count(), 2 * b.pooled.length);
+            b.pooled = new float[n][width];
+            b.logits = new float[n][classes];
+            b.dLogits = new float[n][classes];
         }
-        if (M <= tokenCapacity) {
+        if (M <= b.tokenCapacity) {
             return;
         }
         BertConfig c = net.config();
         for (int t = 0; t <= layers.length; t++) {
-            states[t] = new float[M * width];
+            b.states[t] = new float[M * width];
         }
-        for (TrainingRecord.Layer r : records) {
+        for (TrainingRecord.Layer r : b.records) {
             r.ensure(M, width, c.intermediate());
         }
-        embeddingsRecord.ensure(M, width);
-        scratch.ensure(M, width, c.intermediate());
-        gradA = new float[M * width];
-        gradB = new float[M * width];
-        tokenCapacity = M;
+        b.embeddingsRecord.ensure(M, width);
+        b.scratch.ensure(M, width, c.intermediate());
+        b.gradA = new float[M * width];
+        b.gradB = new float[M * width];
+        b.tokenCapacity = M;
+    }
+
+    /**
+     * The passes' records and scratch: grown to the most tokens and rows a pass has held, every
+     * array overwritten before a pass reads it, so they carry nothing from one pass (or one
+     * evaluator) to the next. Not thread-safe: one holder at a time.
+     */
+    static final class Buffers {
+        final TrainingRecord.Layer[] records;
+        final LayerNormRecord embeddingsRecord = new LayerNormRecord();
+        final TrainingRecord.Scratch scratch = new TrainingRecord.Scratch();
+        /** states[t]: the input of trainable layer t (M×E), states[T] the top. */
+        final float[][] states;
+        final float[] dPooled;
+        /** M×E: the gradients flowing down the layers, swapped layer by layer. */
+        float[] gradA = new float[0];
+        float[] gradB = new float[0];
+        /** L×E: one row's states or gradient moved to offset 0 for {@link Pooling}. */
+        float[] row = new float[0];
+        /** Per row: the pooled vector after dropout (E), logits and their gradient (K). */
+        float[][] pooled = new float[0][];
+        float[][] logits = new float[0][];
+        float[][] dLogits = new float[0][];
+        int tokenCapacity;
+
+        /** Empty buffers for the trainable part of {@code net}. */
+        Buffers(BertClassifierNetwork net) {
+            int trainable = net.config().layers() - net.firstTrainableLayer();
+            this.records = new TrainingRecord.Layer[trainable];
+            for (int t = 0; t < trainable; t++) {
+                records[t] = new TrainingRecord.Layer();
+            }
+            this.states = new float[trainable + 1][0];
+            this.dPooled = new float[net.config().hidden()];
+        }
     }
 }
