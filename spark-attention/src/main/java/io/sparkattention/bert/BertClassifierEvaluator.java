@@ -12,7 +12,8 @@ import java.util.Objects;
 /**
  * One {@link BertClassifierNetwork} evaluated at one trainable parameter vector: the weighted
  * losses of runs of rows with their gradient, and logits. Made by {@link BertClassifierNetwork#bind}.
- * It holds the trainable blocks' prepared weights and its own scratch (activation records grown
+ * It runs on the trainable blocks' prepared weights (shared with the evaluators bound to the same
+ * values, {@link BertClassifierNetwork#prepared}) over its own scratch (activation records grown
  * to the most tokens one pass has held), so rows make little garbage; {@link #release released},
  * it leaves its pending gradient, records and scratch to its thread's next evaluator of the network
  * ({@link ThreadSpare}), so a training step does not allocate them anew. Not thread-safe: one per
@@ -68,7 +69,7 @@ public final class BertClassifierEvaluator implements TrainingEvaluator<BertClas
         this.p = net.settings().dropout();
         BertConfig c = net.config();
         Spare spare = SPARE.take(net);
-        this.passes = new ClassifierPasses(net, theta, spare == null ? null : spare.passes);
+        this.passes = new ClassifierPasses(net, net.prepared(theta), spare == null ? null : spare.passes);
         this.stack = new RowStack(c.layers());
         this.pending = spare != null ? spare.pending
             : new PendingGradient(net.parameterCount(), passes.wordOffset(), c.vocabSize(), c.hidden());

@@ -1,11 +1,6 @@
 package io.sparkattention.bert;
 
-import io.sparkattention.kernel.AttentionSpec;
-import io.sparkattention.kernel.FlashAttention;
-import io.sparkattention.nn.ParameterTensor;
 import io.sparkattention.nn.Pooling;
-
-import java.util.Arrays;
 
 /**
  * The trainable part of a {@link BertClassifierNetwork} at one parameter vector, run over the
@@ -20,7 +15,7 @@ import java.util.Arrays;
  * </pre>
  * On a projection kernel whose rows are independent ({@link #rowsIndependent()}) each row's
  * activations, logits and input gradients are bit for bit those of the row alone; the weight
- * gradients are sums over the stacked rows. Holds the blocks' prepared weights and runs over
+ * gradients are sums over the stacked rows. Runs on {@link ClassifierWeights} (shared) over
  * {@link Buffers}, the records and scratch of the most tokens and rows seen, which a later
  * evaluator of the network may take over. Not thread-safe: one per evaluator.
  */
@@ -39,55 +34,32 @@ final class ClassifierPasses {
     private final int headBiasOffset;
     private final Buffers b;
 
-    /** The passes at {@code theta} over new buffers. */
+    /** The passes at {@code theta}, its weights prepared for them alone, over new buffers. */
     ClassifierPasses(BertClassifierNetwork net, float[] theta) {
-        this(net, theta, null);
+        this(net, new ClassifierWeights(net, theta), null);
     }
 
     /**
-     * The passes at {@code theta} over {@code buffers} (their {@link Buffers#Buffers made for}
-     * this network), or over new buffers when null.
+     * The passes at {@code weights} (prepared for this network) over {@code buffers} (their
+     * {@link Buffers#Buffers made for} this network), or over new buffers when null.
      */
-    ClassifierPasses(BertClassifierNetwork net, float[] theta, Buffers buffers) {
+    ClassifierPasses(BertClassifierNetwork net, ClassifierWeights weights, Buffers buffers) {
         this.net = net;
-        BertConfig c = net.config();
-        this.width = c.hidden();
+        this.width = net.config().hidden();
         this.classes = net.numClasses();
         this.pooling = net.settings().pooling();
-        BertWeights w = net.encoderWeights(theta);
-        FlashAttention kernel = new FlashAttention(AttentionSpec.defaults());
-        this.embeddings = net.embeddingsTrainable() ? new BertEmbeddings(w, offsets(net, BertWeights.WORD_EMBEDDINGS,
-            BertWeights.POSITION_EMBEDDINGS, BertWeights.TOKEN_TYPE_EMBEDDINGS, BertWeights.EMBEDDINGS_NORM_WEIGHT,
-            BertWeights.EMBEDDINGS_NORM_BIAS)) : null;
-        int first = net.firstTrainableLayer();
-        this.layers = new BertLayer[c.layers() - first];
-        String[] names = BertWeights.shapes(c).keySet().toArray(new String[0]);
-        for (int t = 0; t < layers.length; t++) {
-            int n = first + t;
-            String prefix = BertWeights.layerPrefix(n);
-            String[] layerNames = Arrays.stream(names).filter(s -> s.startsWith(prefix)).toArray(String[]::new);
-            layers[t] = new BertLayer(c, w.layer(n), kernel, n, offsets(net, layerNames));
-        }
-        ParameterTensor hw = net.parameter(BertClassifierNetwork.CLASSIFIER_WEIGHT);
-        ParameterTensor hb = net.parameter(BertClassifierNetwork.CLASSIFIER_BIAS);
-        this.headWeight = hw.slice(theta);
-        this.headBias = hb.slice(theta);
-        this.headWeightOffset = hw.offset();
-        this.headBiasOffset = hb.offset();
+        this.embeddings = weights.embeddings;
+        this.layers = weights.layers;
+        this.headWeight = weights.headWeight;
+        this.headBias = weights.headBias;
+        this.headWeightOffset = weights.headWeightOffset;
+        this.headBiasOffset = weights.headBiasOffset;
         this.b = buffers != null ? buffers : new Buffers(net);
     }
 
     /** The buffers these passes run over, for the next passes of the network once these are done. */
     Buffers buffers() {
         return b;
-    }
-
-    private static int[] offsets(BertClassifierNetwork net, String... names) {
-        int[] o = new int[names.length];
-        for (int i = 0; i < names.length; i++) {
-            o[i] = net.parameter(names[i]).offset();
-        }
-        return o;
     }
 
     /**

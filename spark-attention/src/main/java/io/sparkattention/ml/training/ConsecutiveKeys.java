@@ -10,11 +10,12 @@ import java.util.Arrays;
  * input's partitioning, so a step's fixed-order sums see the rows in key order.
  *
  * <p>The runs are cut at equal cost: with {@code c_k} the cost of key k (what a step spends on
- * its row: its tokens) and {@code C(k) = c_0 + … + c_(k−1)} of T in all, key k goes to partition
- * {@code floor(C(k)·P / T)}, so each partition's rows cost T/P up to one row, and the leaf tasks
- * of a step finish together. The layout is a function of the costs and P only. Under equal costs
- * (the {@link #ConsecutiveKeys(long, int) count} form) this is {@code floor(k·P / N)}: equal row
- * counts, the rule before costs were known.
+ * its row: its tokens) and {@code C(k) = c_0 + … + c_(k−1)} of T in all, partition p starts at the
+ * key k whose C(k) is nearest p·T/P (of two equally near, the later), so each cut is within half a
+ * row of its share and the leaf tasks of a step finish together. When every row costs the same
+ * the runs are those of equal row counts, key k of N in partition {@code floor(k·P / N)} (the
+ * {@link #ConsecutiveKeys(long, int) count} form, the rule before costs were known: packed
+ * language-model blocks keep their layout). The layout is a function of the costs and P only.
  */
 public final class ConsecutiveKeys extends Partitioner {
 
@@ -46,8 +47,8 @@ public final class ConsecutiveKeys extends Partitioner {
     }
 
     /**
-     * Runs of equal cost: key k goes to partition {@code floor(C(k)·P / T)} (the class comment);
-     * when every cost is 0, runs of equal row counts.
+     * Runs of equal cost, each partition starting at the key whose cost before it is nearest its
+     * share (the class comment); when every key costs the same, runs of equal row counts.
      *
      * @param costs      c_k ≥ 0 for each key k, in key order (N = costs.length)
      * @param partitions P ≥ 1
@@ -56,24 +57,29 @@ public final class ConsecutiveKeys extends Partitioner {
     public static ConsecutiveKeys byCost(int[] costs, int partitions) {
         checkPartitions(partitions);
         long total = 0;
+        boolean equal = true;
         for (int k = 0; k < costs.length; k++) {
             if (costs[k] < 0) {
                 throw new IllegalArgumentException("key " + k + " has cost " + costs[k] + ", expected >= 0");
             }
             total += costs[k];
+            equal &= costs[k] == costs[0];
         }
-        if (total == 0) {
+        if (equal || total == 0) {
             return new ConsecutiveKeys(costs.length, partitions);
         }
         long[] starts = new long[partitions];
         long before = 0;
         int k = 0;
         for (int p = 1; p < partitions; p++) {
-            // The first k with C(k)·P ≥ p·T: C(k) < 2³¹·2³¹ and P < 2³¹ could pass 2⁶³, hence the exact product.
-            while (k < costs.length && Math.multiplyExact(before, (long) partitions) < (long) p * total) {
+            // k: the first key with C(k)·P ≥ p·T (exact products: C(k)·P may pass 2⁶³ only on absurd input).
+            long share = Math.multiplyExact((long) p, total);
+            while (k < costs.length && Math.multiplyExact(before, (long) partitions) < share) {
                 before += costs[k++];
             }
-            starts[p] = k;
+            long over = Math.multiplyExact(before, (long) partitions) - share;
+            long under = k == 0 ? Long.MAX_VALUE : share - Math.multiplyExact(before - costs[k - 1], (long) partitions);
+            starts[p] = Math.max(starts[p - 1], under < over ? k - 1 : k);
         }
         return new ConsecutiveKeys(starts);
     }

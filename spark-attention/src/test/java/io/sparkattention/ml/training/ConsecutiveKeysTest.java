@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Test;
 
 import java.util.Arrays;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -35,16 +36,20 @@ class ConsecutiveKeysTest {
     }
 
     @Test
-    @DisplayName("by cost, key k goes to partition floor(C(k)·P / T): runs of consecutive keys in key order, "
-        + "each within one row of T/P")
+    @DisplayName("by cost, partition p starts at the key whose cost before it is nearest p·T/P: runs of "
+        + "consecutive keys in key order, each within one row of T/P")
     void costLayout() {
-        // C = 0, 10, 12, 14, 44, 46, 48, 50; T = 60: at P = 2 the cut is at the first C(k) ≥ 30, key 4.
+        // C(k) = 0, 10, 12, 14, 44, 46, 48, 50; T = 60. P = 2: C(4) = 44 is nearer 30 than C(3) = 14.
         int[] costs = {10, 2, 2, 30, 2, 2, 2, 10};
-        ConsecutiveKeys two = ConsecutiveKeys.byCost(costs, 2);
-        assertEquals(Arrays.toString(new int[] {0, 0, 0, 0, 1, 1, 1, 1}), Arrays.toString(partitions(two, 8)));
-        // P = 3, shares 20: keys from C(k) ≥ 20 (key 4) and C(k) ≥ 40 (key 4 too): partition 1 is empty.
-        assertEquals(Arrays.toString(new int[] {0, 0, 0, 0, 2, 2, 2, 2}),
+        assertEquals(Arrays.toString(new int[] {0, 0, 0, 0, 1, 1, 1, 1}),
+            Arrays.toString(partitions(ConsecutiveKeys.byCost(costs, 2), 8)));
+        // P = 3: C(3) = 14 is nearest 20, C(4) = 44 nearest 40.
+        assertEquals(Arrays.toString(new int[] {0, 0, 0, 1, 2, 2, 2, 2}),
             Arrays.toString(partitions(ConsecutiveKeys.byCost(costs, 3), 8)));
+        // A long key may span shares, leaving a partition empty: T = 102, shares 25.5, 51, 76.5; C(1) = 1 is
+        // nearest the first, C(1) = 1 and C(2) = 101 tie for the second (the later wins), C(2) is nearest the third.
+        assertEquals(Arrays.toString(new int[] {0, 1, 3}),
+            Arrays.toString(partitions(ConsecutiveKeys.byCost(new int[] {1, 100, 1}, 4), 3)));
         java.util.Random random = new java.util.Random(11);
         int[] lengths = new int[32];
         for (int i = 0; i < lengths.length; i++) {
@@ -66,6 +71,16 @@ class ConsecutiveKeysTest {
     }
 
     @Test
+    @DisplayName("the fine-tuning benchmark's 32 passages in two partitions: 841 and 864 tokens by cost, "
+        + "824 and 881 by count")
+    void benchmarkPassages() {
+        int[] tokens = {53, 41, 18, 46, 65, 54, 78, 30, 35, 49, 48, 74, 34, 65, 66, 68, 17, 88, 63, 36, 25, 15, 77, 65,
+            71, 68, 53, 62, 20, 77, 92, 52};
+        assertArrayEquals(new long[] {841, 864}, costs(ConsecutiveKeys.byCost(tokens, 2), tokens));
+        assertArrayEquals(new long[] {824, 881}, costs(new ConsecutiveKeys(tokens.length, 2), tokens));
+    }
+
+    @Test
     @DisplayName("a negative cost or no partitions is refused, naming the key")
     void badInput() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
@@ -73,6 +88,14 @@ class ConsecutiveKeysTest {
         assertTrue(e.getMessage().contains("key 1"), e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> ConsecutiveKeys.byCost(new int[] {3}, 0));
         assertThrows(IllegalArgumentException.class, () -> new ConsecutiveKeys(3, 0));
+    }
+
+    private static long[] costs(ConsecutiveKeys layout, int[] costs) {
+        long[] sums = new long[layout.numPartitions()];
+        for (int k = 0; k < costs.length; k++) {
+            sums[layout.getPartition((long) k)] += costs[k];
+        }
+        return sums;
     }
 
     private static int[] partitions(ConsecutiveKeys layout, int keys) {
