@@ -1,6 +1,7 @@
 package io.sparkattention.bert;
 
 import io.sparkattention.nn.GradientSums;
+import io.sparkattention.nn.ThreadSpare;
 import io.sparkattention.nn.TrainingEvaluator;
 
 import java.util.ArrayList;
@@ -10,8 +11,11 @@ import java.util.Objects;
 /**
  * One {@link BertClassifierNetwork} evaluated at one trainable parameter vector: the weighted
  * losses of runs of rows with their gradient, and logits. Made by {@link BertClassifierNetwork#bind}.
- * It holds the trainable blocks' prepared weights and its own scratch (activation records grown
- * to the most tokens one pass has held), so rows make little garbage. Not thread-safe: one per
+ * It runs on the trainable blocks' prepared weights (shared with the evaluators bound to the same
+ * values, {@link BertClassifierNetwork#prepared}) over its own scratch (activation records grown
+ * to the most tokens one pass has held), so rows make little garbage; {@link #release released},
+ * it leaves its pending gradient, records and scratch to its thread's next evaluator of the network
+ * ({@link ThreadSpare}), so a training step does not allocate them anew. Not thread-safe: one per
  * thread.
  *
  * <p><b>Stacked runs.</b> {@link #add(List)} runs a run's rows through the trainable part
@@ -43,6 +47,9 @@ public final class BertClassifierEvaluator implements TrainingEvaluator<BertClas
      */
     static final int STACK_TOKENS = 512;
 
+    /** The working buffers released evaluators leave to their thread's next one of the same network. */
+    private static final ThreadSpare<Spare> SPARE = new ThreadSpare<>();
+
     private final BertClassifierNetwork net;
     private final ClassifierPasses passes;
     private final RowStack stack;
@@ -52,6 +59,7 @@ public final class BertClassifierEvaluator implements TrainingEvaluator<BertClas
     private final double p;
     /** The sites that drop in a training pass (absolute numbers), or null when nothing drops. */
     private final int[] dropoutSites;
+    private boolean released;
 
     BertClassifierEvaluator(BertClassifierNetwork net, float[] theta, boolean training, long seed, long step) {
         this.net = net;
@@ -59,9 +67,11 @@ public final class BertClassifierEvaluator implements TrainingEvaluator<BertClas
         this.step = step;
         this.p = net.settings().dropout();
         BertConfig c = net.config();
-        this.passes = new ClassifierPasses(net, theta);
+        Spare spare = SPARE.take(net);
+        this.passes = new ClassifierPasses(net, net.prepared(theta), spare == null ? null : spare.passes);
         this.stack = new RowStack(c.layers());
-        this.pending = new PendingGradient(net.parameterCount(), passes.wordOffset(), c.vocabSize(), c.hidden());
+        this.pending = spare != null ? spare.pending
+            : new PendingGradient(net.parameterCount(), passes.wordOffset(), c.vocabSize(), c.hidden());
         this.dropoutSites = training && p > 0 ? sites(net) : null;
     }
 
@@ -108,6 +118,7 @@ public final class BertClassifierEvaluator implements TrainingEvaluator<BertClas
      */
     @Override
     public double add(List<BertClassifierRow> rows) {
+        checkLive();
         return run(checked(rows), dropoutSites, true);
     }
 
@@ -119,6 +130,7 @@ public final class BertClassifierEvaluator implements TrainingEvaluator<BertClas
      */
     @Override
     public double loss(List<BertClassifierRow> rows) {
+        checkLive();
         return run(checked(rows), null, false);
     }
 
@@ -223,13 +235,34 @@ public final class BertClassifierEvaluator implements TrainingEvaluator<BertClas
     @Override
     public void flushInto(GradientSums sums) {
         Objects.requireNonNull(sums, "sums");
+        checkLive();
         pending.flushInto(sums);
     }
 
     /** Drops the pending sums unflushed (a caller's run of rows that failed part-way). */
     @Override
     public void discardPending() {
+        checkLive();
         pending.discard();
+    }
+
+    /**
+     * {@inheritDoc} Its pending gradient (zeroed), records and scratch go to this thread's next
+     * evaluator of the network; a second release does nothing.
+     */
+    @Override
+    public void release() {
+        if (!released) {
+            released = true;
+            pending.discard();
+            SPARE.give(net, new Spare(passes.buffers(), pending));
+        }
+    }
+
+    private void checkLive() {
+        if (released) {
+            throw new IllegalStateException("the evaluator was released: its buffers are another evaluator's now");
+        }
     }
 
     /**
@@ -272,6 +305,7 @@ public final class BertClassifierEvaluator implements TrainingEvaluator<BertClas
      */
     public void flushInto(double[] grad) {
         checkGradient(grad);
+        checkLive();
         pending.flushInto(grad);
     }
 
@@ -293,6 +327,7 @@ public final class BertClassifierEvaluator implements TrainingEvaluator<BertClas
      *                                  logitsOut is not K long
      */
     public void logits(int[] ids, float[] frozenStates, float[] logitsOut) {
+        checkLive();
         checkRow(ids, frozenStates);
         Objects.requireNonNull(logitsOut, "logits");
         if (logitsOut.length != net.numClasses()) {
@@ -306,5 +341,9 @@ public final class BertClassifierEvaluator implements TrainingEvaluator<BertClas
         } finally {
             stack.clear();
         }
+    }
+
+    /** An evaluator's working buffers, kept for the next evaluator of the network on its thread. */
+    private record Spare(ClassifierPasses.Buffers passes, PendingGradient pending) {
     }
 }

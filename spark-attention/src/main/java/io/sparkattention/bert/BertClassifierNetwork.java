@@ -5,6 +5,7 @@ import io.sparkattention.nn.ParameterTensor;
 import io.sparkattention.nn.Pooling;
 import io.sparkattention.nn.TrainableNetwork;
 
+import java.lang.ref.WeakReference;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -72,6 +73,8 @@ public final class BertClassifierNetwork implements TrainableNetwork<BertClassif
     private final int parameterCount;
     /** The frozen prefix's encoder, made on first use. */
     private transient volatile BertEncoder prefix;
+    /** The trainable part's weights last prepared ({@link #prepared}), while an evaluator holds them. */
+    private transient WeakReference<ClassifierWeights> prepared;
 
     /**
      * @param encoder          the starting encoder (its trainable tensors are the initial values,
@@ -303,12 +306,7 @@ public final class BertClassifierNetwork implements TrainableNetwork<BertClassif
         return e;
     }
 
-    /**
-     * The evaluator of this network at {@code theta} in eval mode (no dropout): one per thread and
-     * per parameter vector, reused over many rows.
-     *
-     * @throws IllegalArgumentException when theta is not {@link #parameterCount()} long
-     */
+    /** {@link #bind(float[], boolean, long, long)} in eval mode (no dropout): one per thread and vector, for many rows. */
     public BertClassifierEvaluator bind(float[] theta) {
         return bind(theta, false, 0L, 0L);
     }
@@ -329,8 +327,20 @@ public final class BertClassifierNetwork implements TrainableNetwork<BertClassif
     @Override
     public BertClassifierEvaluator bind(float[] theta, boolean training, long seed, long step) {
         checkParameters(theta);
-        return training ? new BertClassifierEvaluator(this, theta, true, seed, step)
-            : new BertClassifierEvaluator(this, theta, false, 0L, 0L);
+        return new BertClassifierEvaluator(this, theta, training, training ? seed : 0L, training ? step : 0L);
+    }
+
+    /**
+     * The trainable part at {@code theta} prepared for this JVM's kernels: the last ones prepared
+     * while still held, when they hold the same values (bit for bit), else new ones.
+     */
+    synchronized ClassifierWeights prepared(float[] theta) {
+        ClassifierWeights w = prepared == null ? null : prepared.get();
+        if (w == null || !w.holds(this, theta)) {
+            w = new ClassifierWeights(this, theta);
+            prepared = new WeakReference<>(w);
+        }
+        return w;
     }
 
     private void checkParameters(float[] theta) {

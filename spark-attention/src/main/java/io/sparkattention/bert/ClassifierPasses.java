@@ -1,10 +1,6 @@
 package io.sparkattention.bert;
 
-import io.sparkattention.kernel.AttentionSpec;
-import io.sparkattention.kernel.FlashAttention;
 import io.sparkattention.nn.ClassifierHead;
-
-import java.util.Arrays;
 
 /**
  * The trainable part of a {@link BertClassifierNetwork} at one parameter vector, run over the
@@ -20,8 +16,9 @@ import java.util.Arrays;
  * </pre>
  * On a projection kernel whose rows are independent ({@link #rowsIndependent()}) each row's
  * activations, logits and input gradients are bit for bit those of the row alone; the weight
- * gradients are sums over the stacked rows. Holds the blocks' prepared weights and the records
- * and scratch of the most tokens and rows seen. Not thread-safe: one per evaluator.
+ * gradients are sums over the stacked rows. Runs on {@link ClassifierWeights} (shared) over
+ * {@link Buffers}, the records and scratch of the most tokens and rows seen, which a later
+ * evaluator of the network may take over. Not thread-safe: one per evaluator.
  */
 final class ClassifierPasses {
 
@@ -31,55 +28,29 @@ final class ClassifierPasses {
     /** The embeddings when they train, else null. */
     private final BertEmbeddings embeddings;
     private final BertLayer[] layers;
-    private final TrainingRecord.Layer[] records;
-    private final LayerNormRecord embeddingsRecord = new LayerNormRecord();
-    private final TrainingRecord.Scratch scratch = new TrainingRecord.Scratch();
-    /** states[t]: the input of trainable layer t (M×E), states[T] the top. */
-    private final float[][] states;
-    private final float[] dPooled;
-    /** M×E: the gradients flowing down the layers, swapped layer by layer. */
-    private float[] gradA = new float[0];
-    private float[] gradB = new float[0];
-    /** L×E: one row's states or gradient moved to offset 0 for the head's pooling. */
-    private float[] row = new float[0];
-    /** Per row: the pooled vector after dropout (E), logits and their gradient (K). */
-    private float[][] pooled = new float[0][];
-    private float[][] logits = new float[0][];
-    private float[][] dLogits = new float[0][];
-    private int tokenCapacity;
+    private final Buffers b;
 
+    /** The passes at {@code theta}, its weights prepared for them alone, over new buffers. */
     ClassifierPasses(BertClassifierNetwork net, float[] theta) {
-        this.net = net;
-        BertConfig c = net.config();
-        this.width = c.hidden();
-        this.head = new ClassifierHead(net.settings().pooling(), theta, net.parameter(BertClassifierNetwork.CLASSIFIER_WEIGHT),
-            net.parameter(BertClassifierNetwork.CLASSIFIER_BIAS));
-        BertWeights w = net.encoderWeights(theta);
-        FlashAttention kernel = new FlashAttention(AttentionSpec.defaults());
-        this.embeddings = net.embeddingsTrainable() ? new BertEmbeddings(w, offsets(net, BertWeights.WORD_EMBEDDINGS,
-            BertWeights.POSITION_EMBEDDINGS, BertWeights.TOKEN_TYPE_EMBEDDINGS, BertWeights.EMBEDDINGS_NORM_WEIGHT,
-            BertWeights.EMBEDDINGS_NORM_BIAS)) : null;
-        int first = net.firstTrainableLayer();
-        this.layers = new BertLayer[c.layers() - first];
-        this.records = new TrainingRecord.Layer[layers.length];
-        String[] names = BertWeights.shapes(c).keySet().toArray(new String[0]);
-        for (int t = 0; t < layers.length; t++) {
-            int n = first + t;
-            String prefix = BertWeights.layerPrefix(n);
-            String[] layerNames = Arrays.stream(names).filter(s -> s.startsWith(prefix)).toArray(String[]::new);
-            layers[t] = new BertLayer(c, w.layer(n), kernel, n, offsets(net, layerNames));
-            records[t] = new TrainingRecord.Layer();
-        }
-        this.states = new float[layers.length + 1][0];
-        this.dPooled = new float[width];
+        this(net, new ClassifierWeights(net, theta), null);
     }
 
-    private static int[] offsets(BertClassifierNetwork net, String... names) {
-        int[] o = new int[names.length];
-        for (int i = 0; i < names.length; i++) {
-            o[i] = net.parameter(names[i]).offset();
-        }
-        return o;
+    /**
+     * The passes at {@code weights} (prepared for this network) over {@code buffers} (their
+     * {@link Buffers#Buffers made for} this network), or over new buffers when null.
+     */
+    ClassifierPasses(BertClassifierNetwork net, ClassifierWeights weights, Buffers buffers) {
+        this.net = net;
+        this.width = net.config().hidden();
+        this.head = weights.head;
+        this.embeddings = weights.embeddings;
+        this.layers = weights.layers;
+        this.b = buffers != null ? buffers : new Buffers(net);
+    }
+
+    /** The buffers these passes run over, for the next passes of the network once these are done. */
+    Buffers buffers() {
+        return b;
     }
 
     /**
@@ -103,12 +74,12 @@ final class ClassifierPasses {
 
     /** Row r's logits (K) after the last {@link #forward}. */
     float[] logits(int r) {
-        return logits[r];
+        return b.logits[r];
     }
 
     /** Row r's logits' gradient (K), written by the caller before {@link #backward}. */
     float[] dLogits(int r) {
-        return dLogits[r];
+        return b.dLogits[r];
     }
 
     /** The rows forward: every row's {@link #logits}, every block's record kept for {@link #backward}. */
@@ -116,28 +87,28 @@ final class ClassifierPasses {
         int E = width;
         ensure(rows);
         if (embeddings != null) {
-            embeddings.forward(rows, states[0], embeddingsRecord);
+            embeddings.forward(rows, b.states[0], b.embeddingsRecord);
         } else {
-            frozenInput(rows, states[0]);
+            frozenInput(rows, b.states[0]);
         }
         for (int t = 0; t < layers.length; t++) {
-            layers[t].forward(states[t], rows, states[t + 1], records[t], scratch);
+            layers[t].forward(b.states[t], rows, b.states[t + 1], b.records[t], b.scratch);
         }
-        float[] top = states[layers.length];
+        float[] top = b.states[layers.length];
         for (int r = 0; r < rows.count(); r++) {
             int L = rows.length(r);
             float[] h = top;
             if (rows.start(r) > 0) {
-                System.arraycopy(top, rows.start(r) * E, row, 0, L * E);
-                h = row;
+                System.arraycopy(top, rows.start(r) * E, b.row, 0, L * E);
+                h = b.row;
             }
-            float[] p = pooled[r];
+            float[] p = b.pooled[r];
             head.pool(h, L, p);
             DropoutMask mask = rows.mask(r, DropoutMask.POOLED);
             if (mask != null) {
                 mask.apply(p, 0, E, 0);
             }
-            head.logits(p, logits[r]);
+            head.logits(p, b.logits[r]);
         }
     }
 
@@ -169,23 +140,23 @@ final class ClassifierPasses {
     void backward(RowStack rows, float[] grad) {
         int E = width;
         boolean encoder = layers.length > 0 || embeddings != null;
-        float[] dOut = gradA, dIn = gradB;
+        float[] dOut = b.gradA, dIn = b.gradB;
         for (int r = 0; r < rows.count(); r++) {
-            head.addParameterGradient(dLogits[r], pooled[r], grad);
+            head.addParameterGradient(b.dLogits[r], b.pooled[r], grad);
             if (!encoder) {
                 continue;
             }
-            head.pooledGradient(dLogits[r], dPooled);
+            head.pooledGradient(b.dLogits[r], b.dPooled);
             DropoutMask mask = rows.mask(r, DropoutMask.POOLED);
             if (mask != null) {
-                mask.apply(dPooled, 0, E, 0);
+                mask.apply(b.dPooled, 0, E, 0);
             }
             int L = rows.length(r), o = rows.start(r) * E;
             if (o == 0) {
-                head.unpool(dPooled, L, dOut);
+                head.unpool(b.dPooled, L, dOut);
             } else {
-                head.unpool(dPooled, L, row);
-                System.arraycopy(row, 0, dOut, o, L * E);
+                head.unpool(b.dPooled, L, b.row);
+                System.arraycopy(b.row, 0, dOut, o, L * E);
             }
         }
         if (!encoder) {
@@ -193,13 +164,13 @@ final class ClassifierPasses {
         }
         for (int t = layers.length - 1; t >= 0; t--) {
             boolean needInput = t > 0 || embeddings != null;
-            layers[t].backward(states[t], rows, dOut, needInput ? dIn : null, records[t], scratch, grad);
+            layers[t].backward(b.states[t], rows, dOut, needInput ? dIn : null, b.records[t], b.scratch, grad);
             float[] swap = dOut;
             dOut = dIn;
             dIn = swap;
         }
         if (embeddings != null) {
-            embeddings.backward(rows, embeddingsRecord, dOut, grad);
+            embeddings.backward(rows, b.embeddingsRecord, dOut, grad);
         }
     }
 
@@ -209,29 +180,64 @@ final class ClassifierPasses {
         for (int r = 0; r < rows.count(); r++) {
             longest = Math.max(longest, rows.length(r));
         }
-        if (row.length < longest * width) {
-            row = new float[longest * width];
+        if (b.row.length < longest * width) {
+            b.row = new float[longest * width];
         }
-        if (pooled.length < rows.count()) {
-            int n = Math.max(rows.count(), 2 * pooled.length);
-            pooled = new float[n][width];
-            logits = new float[n][head.classes()];
-            dLogits = new float[n][head.classes()];
+        if (b.pooled.length < rows.count()) {
+            int n = Math.max(rows.count(), 2 * b.pooled.length);
+            b.pooled = new float[n][width];
+            b.logits = new float[n][head.classes()];
+            b.dLogits = new float[n][head.classes()];
         }
-        if (M <= tokenCapacity) {
+        if (M <= b.tokenCapacity) {
             return;
         }
         BertConfig c = net.config();
         for (int t = 0; t <= layers.length; t++) {
-            states[t] = new float[M * width];
+            b.states[t] = new float[M * width];
         }
-        for (TrainingRecord.Layer r : records) {
+        for (TrainingRecord.Layer r : b.records) {
             r.ensure(M, width, c.intermediate());
         }
-        embeddingsRecord.ensure(M, width);
-        scratch.ensure(M, width, c.intermediate());
-        gradA = new float[M * width];
-        gradB = new float[M * width];
-        tokenCapacity = M;
+        b.embeddingsRecord.ensure(M, width);
+        b.scratch.ensure(M, width, c.intermediate());
+        b.gradA = new float[M * width];
+        b.gradB = new float[M * width];
+        b.tokenCapacity = M;
+    }
+
+    /**
+     * The passes' records and scratch: grown to the most tokens and rows a pass has held, every
+     * array overwritten before a pass reads it, so they carry nothing from one pass (or one
+     * evaluator) to the next. Not thread-safe: one holder at a time.
+     */
+    static final class Buffers {
+        final TrainingRecord.Layer[] records;
+        final LayerNormRecord embeddingsRecord = new LayerNormRecord();
+        final TrainingRecord.Scratch scratch = new TrainingRecord.Scratch();
+        /** states[t]: the input of trainable layer t (M×E), states[T] the top. */
+        final float[][] states;
+        final float[] dPooled;
+        /** M×E: the gradients flowing down the layers, swapped layer by layer. */
+        float[] gradA = new float[0];
+        float[] gradB = new float[0];
+        /** L×E: one row's states or gradient moved to offset 0 for the head's pooling. */
+        float[] row = new float[0];
+        /** Per row: the pooled vector after dropout (E), logits and their gradient (K). */
+        float[][] pooled = new float[0][];
+        float[][] logits = new float[0][];
+        float[][] dLogits = new float[0][];
+        int tokenCapacity;
+
+        /** Empty buffers for the trainable part of {@code net}. */
+        Buffers(BertClassifierNetwork net) {
+            int trainable = net.config().layers() - net.firstTrainableLayer();
+            this.records = new TrainingRecord.Layer[trainable];
+            for (int t = 0; t < trainable; t++) {
+                records[t] = new TrainingRecord.Layer();
+            }
+            this.states = new float[trainable + 1][0];
+            this.dPooled = new float[net.config().hidden()];
+        }
     }
 }

@@ -113,12 +113,14 @@ final class PendingGradient {
         pending = false;
     }
 
-    /** Clears the pending sums without adding them. */
+    /**
+     * Clears the pending sums without adding them, and the rows' marks of a flush that failed
+     * part-way, so that the sums are as new.
+     */
     void discard() {
         if (pending) {
             Arrays.fill(values, 0f);
-            idCount = 0;
-            pending = false;
+            done();
         }
     }
 }

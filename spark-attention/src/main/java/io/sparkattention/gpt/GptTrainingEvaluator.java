@@ -5,6 +5,7 @@ import io.sparkattention.bert.EncoderMath;
 import io.sparkattention.bert.LayerNormRecord;
 import io.sparkattention.kernel.WeightGradient;
 import io.sparkattention.nn.GradientSums;
+import io.sparkattention.nn.ThreadSpare;
 import io.sparkattention.nn.TrainingEvaluator;
 
 import java.util.Arrays;
@@ -26,7 +27,9 @@ import java.util.Objects;
  * float32 in one pending vector (the attention's in {@code nn.Linear} layout in each layer's
  * record, folded into the Conv1D layout at a flush) until {@link #flushInto}. Dropout (training
  * binds with p &gt; 0): {@link DropoutMask} keyed by (seed, step, block key, site, element), sites
- * {@link DropoutMask#EMBEDDINGS} and per layer n {@code DropoutMask.site(n, kind)}. Not thread-safe.
+ * {@link DropoutMask#EMBEDDINGS} and per layer n {@code DropoutMask.site(n, kind)}. Released
+ * ({@link #release}), it leaves its pending gradient, records and scratch to its thread's next
+ * evaluator of the network ({@link ThreadSpare}). Not thread-safe.
  */
 final class GptTrainingEvaluator implements TrainingEvaluator<TokenBlock> {
 
@@ -34,6 +37,9 @@ final class GptTrainingEvaluator implements TrainingEvaluator<TokenBlock> {
     static final int STACK_TOKENS = 2048;
 
     private static final EncoderMath NORM = EncoderMath.get();
+
+    /** The working buffers released evaluators leave to their thread's next one of the same network. */
+    private static final ThreadSpare<Spare> SPARE = new ThreadSpare<>();
 
     private final GptConfig config;
     private final boolean training;
@@ -45,10 +51,12 @@ final class GptTrainingEvaluator implements TrainingEvaluator<TokenBlock> {
     private final GptTrainingWeights prepared;
     private final GptTrainingBlock[] blocks;
     private final GptLmHead head;
+    private final GptTrainingNetwork net;
     private final GptTrainingRecord.Layer[] records;
-    private final LayerNormRecord finalNorm = new LayerNormRecord();
+    private final LayerNormRecord finalNorm;
     private final GptTrainingRecord.Scratch scratch;
     private final float[] pending;
+    private boolean released;
     /** Blocks added since the last flush, and the most positions one of them used (wpe's touched rows). */
     private int pendingBlocks;
     private int pendingPositions;
@@ -61,14 +69,22 @@ final class GptTrainingEvaluator implements TrainingEvaluator<TokenBlock> {
         this.p = net.dropout();
         this.prepared = weights;
         this.blocks = weights.blocks;
-        this.records = new GptTrainingRecord.Layer[blocks.length];
-        for (int n = 0; n < blocks.length; n++) {
-            records[n] = new GptTrainingRecord.Layer(GptTrainingBlock.attentionGradientSize(config.hidden()));
+        this.net = net;
+        Spare spare = SPARE.take(net);
+        if (spare == null) {
+            GptTrainingRecord.Layer[] made = new GptTrainingRecord.Layer[blocks.length];
+            for (int n = 0; n < blocks.length; n++) {
+                made[n] = new GptTrainingRecord.Layer(GptTrainingBlock.attentionGradientSize(config.hidden()));
+            }
+            spare = new Spare(made, new LayerNormRecord(),
+                new GptTrainingRecord.Scratch(new WeightGradient(weights.linear)), new float[net.parameterCount()]);
         }
+        this.records = spare.records;
+        this.finalNorm = spare.finalNorm;
+        this.scratch = spare.scratch;
+        this.pending = spare.pending;
         this.head = new GptLmHead(weights);
         this.stack = weights.rowsIndependent();
-        this.pending = new float[net.parameterCount()];
-        this.scratch = new GptTrainingRecord.Scratch(new WeightGradient(weights.linear));
     }
 
     /** @throws IllegalArgumentException naming the block when its length or weight is out of range */
@@ -80,12 +96,14 @@ final class GptTrainingEvaluator implements TrainingEvaluator<TokenBlock> {
 
     @Override
     public double add(List<TokenBlock> run) {
+        checkLive();
         checkRun(run);
         return passes(run, true);
     }
 
     @Override
     public double loss(List<TokenBlock> run) {
+        checkLive();
         checkRun(run);
         return passes(run, false);
     }
@@ -93,6 +111,7 @@ final class GptTrainingEvaluator implements TrainingEvaluator<TokenBlock> {
     @Override
     public void flushInto(GradientSums sums) {
         Objects.requireNonNull(sums, "sums");
+        checkLive();
         if (pendingBlocks == 0) {
             return;
         }
@@ -112,6 +131,30 @@ final class GptTrainingEvaluator implements TrainingEvaluator<TokenBlock> {
 
     @Override
     public void discardPending() {
+        checkLive();
+        clearPending();
+    }
+
+    /**
+     * {@inheritDoc} Its pending gradient (zeroed), records and scratch go to this thread's next
+     * evaluator of the network; a second release does nothing.
+     */
+    @Override
+    public void release() {
+        if (!released) {
+            released = true;
+            clearPending();
+            SPARE.give(net, new Spare(records, finalNorm, scratch, pending));
+        }
+    }
+
+    private void checkLive() {
+        if (released) {
+            throw new IllegalStateException("the evaluator was released: its buffers are another evaluator's now");
+        }
+    }
+
+    private void clearPending() {
         if (pendingBlocks > 0) {
             Arrays.fill(pending, 0f);
             for (GptTrainingRecord.Layer r : records) {
@@ -265,5 +308,10 @@ final class GptTrainingEvaluator implements TrainingEvaluator<TokenBlock> {
         }
         finalNorm.ensure(M, E);
         scratch.ensure(M, E, F);
+    }
+
+    /** An evaluator's working buffers, kept for the next evaluator of the network on its thread. */
+    private record Spare(GptTrainingRecord.Layer[] records, LayerNormRecord finalNorm, GptTrainingRecord.Scratch scratch,
+                         float[] pending) {
     }
 }

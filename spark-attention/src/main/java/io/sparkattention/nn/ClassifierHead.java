@@ -62,6 +62,12 @@ public final class ClassifierHead {
         this.bias = bias.slice(theta);
     }
 
+    /** Whether W and b were copied from {@code theta}'s current values, compared bit for bit. */
+    public boolean holds(float[] theta) {
+        return Arrays.equals(weight, 0, weight.length, theta, weightOffset, weightOffset + weight.length)
+            && Arrays.equals(bias, 0, bias.length, theta, biasOffset, biasOffset + bias.length);
+    }
+
     /** K, the number of classes. */
     public int classes() {
         return classes;

@@ -43,4 +43,14 @@ public interface TrainingEvaluator<R> {
 
     /** Clears the pending sums without adding them (what a failed earlier task left on this thread). */
     void discardPending();
+
+    /**
+     * Ends this evaluator's use: its pending sums are dropped and its working buffers (pending
+     * gradient, records, scratch) become its thread's spare for the next evaluator bound to the
+     * same network ({@link ThreadSpare}). It must not be used afterwards (a use throws). The engine
+     * releases a step's evaluator when the task that used it ends; an evaluator never released
+     * leaves its buffers to the collector. Nothing for an evaluator without such buffers.
+     */
+    default void release() {
+    }
 }

@@ -21,6 +21,8 @@ import static io.sparkattention.bert.BertClassifierGradientTest.randomEncoder;
 import static io.sparkattention.bert.BertClassifierGradientTest.randomIds;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -254,5 +256,18 @@ class BertClassifierStackedRunTest {
         assertEquals(0.0, ev.add(List.of()), "an empty run adds nothing");
         assertEquals(1.5, ev.weight(BertClassifierRow.of(new int[] {1}, 0, 1.5, 81)));
         assertThrows(IllegalArgumentException.class, () -> net.bind(new float[3], true, 0, 0));
+    }
+
+    @Test
+    void bindsOfTheSameValuesShareTheirPreparedWeightsAndAChangedVectorIsPreparedAnew() {
+        BertClassifierNetwork net = network(-1, Pooling.MEAN, 0.1);
+        float[] theta = net.initialParameters();
+        ClassifierWeights prepared = net.prepared(theta);
+        assertSame(prepared, net.prepared(theta.clone()), "equal values, another array: shared");
+        float[] changed = theta.clone();
+        changed[changed.length - 1] += 1;
+        ClassifierWeights other = net.prepared(changed);
+        assertNotSame(prepared, other, "a changed vector is prepared anew");
+        assertNotSame(other, net.prepared(theta), "the last prepared are the changed vector's");
     }
 }

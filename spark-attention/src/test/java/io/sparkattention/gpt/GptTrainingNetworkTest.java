@@ -233,4 +233,24 @@ class GptTrainingNetworkTest {
         assertEquals(0.0, ev.add(List.of(new TokenBlock(new int[] {3}, 1, 81), new TokenBlock(new int[] {3, 4}, 0, 82))),
             "a one-token block and a weight-0 block predict nothing");
     }
+
+    @Test
+    void aReleasedEvaluatorsBuffersServeTheThreadsNextEvaluatorWithTheBitsOfNewOnes() {
+        GptTrainingNetwork net = new GptTrainingNetwork(CONFIG, 0.3);
+        float[] theta = net.flatten(Float64Gpt.random(CONFIG, 9));
+        List<TokenBlock> blocks = blocks();
+        TrainingEvaluator<TokenBlock> first = net.bind(theta, true, 5, 1);
+        first.add(blocks);  // left pending, unflushed, as by a task that failed part-way
+        first.release();
+        assertThrows(IllegalStateException.class, () -> first.add(blocks), "a released evaluator is not used");
+        first.release();
+        TrainingEvaluator<TokenBlock> reused = net.bind(theta, true, 5, 2);  // takes first's buffers
+        TrainingEvaluator<TokenBlock> fresh = net.bind(theta, true, 5, 2);   // the slot is empty: new buffers
+        GradientSums got = new GradientSums(GradientSums.Layout.of(net));
+        GradientSums want = new GradientSums(GradientSums.Layout.of(net));
+        assertEquals(fresh.add(blocks), reused.add(blocks), 0.0);
+        reused.flushInto(got);
+        fresh.flushInto(want);
+        assertArrayEquals(want.toFlat(), got.toFlat(), 0.0, "the reused buffers carried nothing over");
+    }
 }

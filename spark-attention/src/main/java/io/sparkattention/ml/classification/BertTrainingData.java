@@ -22,6 +22,7 @@ import scala.Tuple2;
 
 import java.io.Serializable;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
@@ -39,9 +40,9 @@ import static org.apache.spark.sql.functions.lit;
  * positive total weight — failing with the row's position in the input (from 1) and the column.
  *
  * <p>{@link #layOut}: the rows go, by their position in the input, into {@code partitions}
- * partitions of consecutive rows (one shuffle), each row keyed by its position and carrying its
+ * partitions of consecutive rows cut at equal tokens (one shuffle), each row keyed by its position and carrying its
  * frozen prefix's states, computed here once; cached ({@code MEMORY_AND_DISK}) for every step.
- * So a step's sums depend on the row order and the partition count, never on how the input was
+ * So a step's sums depend on the rows, their order and the partition count, never on how the input was
  * partitioned. {@link #close} unpersists what is cached.
  */
 final class BertTrainingData implements AutoCloseable {
@@ -54,11 +55,14 @@ final class BertTrainingData implements AutoCloseable {
 
     /** Rows per input partition. */
     private final long[] counts;
+    /** Each row's tokens, in input order: its cost in a step, by which {@link #layOut} balances the partitions. */
+    private final int[] tokens;
 
-    private BertTrainingData(JavaRDD<BertTrainingRow> decoded, long[] counts, long count, double weight,
+    private BertTrainingData(JavaRDD<BertTrainingRow> decoded, long[] counts, int[] tokens, long count, double weight,
                              int maxLabel) {
         this.decoded = decoded;
         this.counts = counts;
+        this.tokens = tokens;
         this.count = count;
         this.weight = weight;
         this.maxLabel = maxLabel;
@@ -108,7 +112,11 @@ final class BertTrainingData implements AutoCloseable {
                 throw new IllegalArgumentException("the weights in column " + weightCol + " sum to " + total
                     + "; at least one row needs a positive weight");
             }
-            return new BertTrainingData(decoded, counts, rows, total, maxLabel);
+            int[] tokens = new int[Math.toIntExact(rows)];
+            for (int p = 0, at = 0; p < parts.size(); at += parts.get(p++).tokens.length) {
+                System.arraycopy(parts.get(p).tokens, 0, tokens, at, parts.get(p).tokens.length);
+            }
+            return new BertTrainingData(decoded, counts, tokens, rows, total, maxLabel);
         } catch (RuntimeException e) {
             decoded.unpersist(false);
             throw e;
@@ -116,8 +124,9 @@ final class BertTrainingData implements AutoCloseable {
     }
 
     /**
-     * Lays the rows out in {@code partitions} partitions of consecutive input positions, with
-     * their frozen states, cached and materialised.
+     * Lays the rows out in {@code partitions} partitions of consecutive input positions, cut at
+     * equal tokens ({@link ConsecutiveKeys#byCost}: a row's tokens are what a step spends on it, so
+     * the leaf tasks finish together), with their frozen states, cached and materialised.
      *
      * @param network the network (its frozen prefix), as shipped to the executors
      */
@@ -126,11 +135,10 @@ final class BertTrainingData implements AutoCloseable {
         for (int p = 1; p < counts.length; p++) {
             offsets[p] = offsets[p - 1] + counts[p - 1];
         }
-        long total = count;
         JavaRDD<BertClassifierRow> laid = decoded
             .mapPartitionsWithIndex((p, it) -> keyed(offsets[p], it), true)
             .mapToPair(t -> t)
-            .repartitionAndSortWithinPartitions(new ConsecutiveKeys(total, partitions))
+            .repartitionAndSortWithinPartitions(ConsecutiveKeys.byCost(tokens, partitions))
             .mapPartitions(it -> new WithFrozenStates(network.value().get(), EncoderBatches.defaults(), it), true)
             .persist(StorageLevel.MEMORY_AND_DISK());
         laid.setName("BertClassifier training rows (" + partitions + " partitions, frozen states)");
@@ -260,11 +268,12 @@ final class BertTrainingData implements AutoCloseable {
         }
     }
 
-    /** One partition's row count, weight, largest label and first problem (stops there). */
+    /** One partition's row count, each row's tokens, weight, largest label and first problem (stops there). */
     private static final class Profile implements Serializable {
         private static final long serialVersionUID = 1L;
 
         long rows;
+        int[] tokens = new int[16];
         double weight;
         int maxLabel = -1;
         String problem;
@@ -280,9 +289,14 @@ final class BertTrainingData implements AutoCloseable {
                 } else {
                     p.weight += r.weight;
                     p.maxLabel = Math.max(p.maxLabel, r.label);
+                    if (p.rows == p.tokens.length) {
+                        p.tokens = Arrays.copyOf(p.tokens, 2 * p.tokens.length);
+                    }
+                    p.tokens[(int) p.rows] = r.ids.length;
                 }
                 p.rows++;
             }
+            p.tokens = Arrays.copyOf(p.tokens, (int) p.rows);
             return p;
         }
     }

@@ -25,8 +25,9 @@ import java.util.NoSuchElementException;
  *   <li>{@link #sequences}: each row one sequence, keyed by its row index.</li>
  * </ul>
  * {@link #side} then keeps one side of a held-out split, its keys renumbered 0, 1, …, and
- * {@link #layOut} puts sequences in partitions of consecutive keys, cached, as the training
- * engine steps over them: the layout depends on the count and the partitions alone.
+ * {@link #layOut} puts sequences in partitions of consecutive keys cut at equal tokens, cached, as
+ * the training engine steps over them: the layout depends on the sequences' lengths and the
+ * partitions alone.
  */
 final class TokenBlocks {
 
@@ -85,13 +86,16 @@ final class TokenBlocks {
     }
 
     /**
-     * The sequences in {@code partitions} partitions of consecutive keys, sorted, their (key, ids)
-     * cached ({@code MEMORY_AND_DISK}) and materialised: records such as {@link TokenBlock} do not
-     * pass through Kryo, so the shuffle and the cache hold plain arrays. Each sequence weighs 1.
+     * The sequences in {@code partitions} partitions of consecutive keys cut at equal tokens
+     * ({@link ConsecutiveKeys#byCost}: a sequence's tokens are what a step spends on it, so the leaf
+     * tasks finish together; packed blocks, all B long, are cut at equal counts), sorted, their
+     * (key, ids) cached ({@code MEMORY_AND_DISK}) and materialised: records such as
+     * {@link TokenBlock} do not pass through Kryo, so the shuffle and the cache hold plain arrays.
+     * Each sequence weighs 1.
      */
     static Laid layOut(Keyed sequences, int partitions, String name) {
         JavaPairRDD<Long, int[]> laid = sequences.blocks().mapToPair(b -> new Tuple2<>(b.key(), b.ids()))
-            .repartitionAndSortWithinPartitions(new ConsecutiveKeys(sequences.count(), partitions))
+            .repartitionAndSortWithinPartitions(ConsecutiveKeys.byCost(lengths(sequences), partitions))
             .persist(StorageLevel.MEMORY_AND_DISK());
         laid.setName(name);
         try {
@@ -101,6 +105,39 @@ final class TokenBlocks {
             throw e;
         }
         return new Laid(laid, laid.map(t -> new TokenBlock(t._2(), 1.0, t._1())), sequences.count());
+    }
+
+    /**
+     * Each sequence's length, by key (one job: each partition's sequences, whose keys run
+     * consecutively in every {@link Keyed} made here, as its first key and their lengths).
+     */
+    static int[] lengths(Keyed sequences) {
+        List<Tuple2<Long, int[]>> runs = sequences.blocks().mapPartitions(it -> {
+            long first = -1;
+            int[] lengths = new int[16];
+            int n = 0;
+            while (it.hasNext()) {
+                TokenBlock b = it.next();
+                if (n == 0) {
+                    first = b.key();
+                } else if (b.key() != first + n) {
+                    throw new IllegalStateException("sequence key " + b.key() + " follows key " + (first + n - 1)
+                        + " in its partition: the keys of a partition must run consecutively");
+                }
+                if (n == lengths.length) {
+                    lengths = Arrays.copyOf(lengths, 2 * n);
+                }
+                lengths[n++] = b.ids().length;
+            }
+            return List.of(new Tuple2<>(first, Arrays.copyOf(lengths, n))).iterator();
+        }).collect();
+        int[] all = new int[Math.toIntExact(sequences.count())];
+        for (Tuple2<Long, int[]> run : runs) {
+            if (run._2().length > 0) {
+                System.arraycopy(run._2(), 0, all, Math.toIntExact(run._1()), run._2().length);
+            }
+        }
+        return all;
     }
 
     /** Laid-out sequences: the cached pairs, and the sequences read from them in order. */

@@ -1,5 +1,6 @@
 package io.sparkattention.ml.training;
 
+import io.sparkattention.nn.TrainingEvaluator;
 import org.apache.spark.TaskContext;
 import org.apache.spark.util.TaskCompletionListener;
 
@@ -15,8 +16,11 @@ import java.util.function.Supplier;
  * <p>The key is the parameter array's and the network's identity: an executor holds one
  * deserialized copy of a step's broadcast, shared by its tasks, and every step broadcasts a new
  * array. An evaluator's result for a row does not depend on the rows it saw before (its scratch is
- * overwritten), so the reuse changes no bit. The evaluator is dropped when its task ends, failed or
- * not; outside a Spark task (a direct call) the thread keeps it until another key replaces it.
+ * overwritten), so the reuse changes no bit. The evaluator is dropped and
+ * {@link TrainingEvaluator#release released} when its task ends, failed or not, so the thread's next
+ * step reuses its buffers (a fine-tuned MiniLM's pending gradient, records and scratch, about
+ * 180 MB a task) instead of allocating them; outside a Spark task (a direct call) the thread keeps
+ * it until another key replaces it, and never releases it (its caller may still hold it).
  */
 final class StepEvaluators {
 
@@ -41,8 +45,15 @@ final class StepEvaluators {
         TaskContext task = TaskContext.get();
         if (task != null) {
             // Dropped when the task ends, failed or not: a failed row may leave scratch half
-            // written, and a finished fit leaves nothing behind on the executor's threads.
-            task.addTaskCompletionListener((TaskCompletionListener) context -> LAST.remove());
+            // written. The task's folds have returned, so nobody uses the evaluator any more: it is
+            // released, its buffers left to this thread's next evaluator of the network (listeners
+            // run on the task's thread).
+            task.addTaskCompletionListener((TaskCompletionListener) context -> {
+                LAST.remove();
+                if (made instanceof TrainingEvaluator<?> evaluator) {
+                    evaluator.release();
+                }
+            });
         }
         return made;
     }

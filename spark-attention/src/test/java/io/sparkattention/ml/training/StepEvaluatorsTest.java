@@ -19,6 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 class StepEvaluatorsTest {
 
@@ -79,6 +80,29 @@ class StepEvaluatorsTest {
         double[] wantGrad = new double[bert.parameterCount()];
         double wantLoss = bert.bind(theta, seed, step).accumulate(row, null, 77, 2, 0.5, wantGrad);
         assertEquals(wantLoss, gotLoss, 0.0);
+        assertArrayEquals(wantGrad, gotGrad, 0.0);
+    }
+
+    @Test
+    @DisplayName("a released BERT evaluator leaves its buffers to the thread's next one, which computes the bits "
+        + "of new buffers even after rows were left pending; the released one refuses to run")
+    void releasedBuffersChangeNoBit() {
+        BertClassifierNetwork bert = smallBert();
+        float[] theta = bert.initialParameters();
+        Random random = new Random(12);
+        BertClassifierEvaluator first = bert.bind(theta, 5, 1);
+        for (int length : new int[] {14, 4}) {
+            first.add(ids(random, length), null, length, 1, 1.0);  // pending, never flushed
+        }
+        first.release();
+        assertThrows(IllegalStateException.class, () -> first.add(ids(random, 3), null, 1, 0, 1.0));
+        BertClassifierEvaluator reused = bert.bind(theta, 5, 2);  // takes first's buffers
+        BertClassifierEvaluator fresh = bert.bind(theta, 5, 2);   // the slot is empty: new buffers
+        int[] row = ids(random, 9);
+        double[] gotGrad = new double[bert.parameterCount()];
+        double[] wantGrad = new double[bert.parameterCount()];
+        assertEquals(fresh.accumulate(row, null, 4, 1, 0.5, wantGrad), reused.accumulate(row, null, 4, 1, 0.5, gotGrad),
+            0.0);
         assertArrayEquals(wantGrad, gotGrad, 0.0);
     }
 
