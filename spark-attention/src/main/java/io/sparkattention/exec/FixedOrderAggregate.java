@@ -41,12 +41,13 @@ import java.util.Objects;
  *   for g in 0 .. G−1, for s in 0 .. S−1:                        on the driver
  *       total = total.addSlice(s, S, acc(g, s))
  * </pre>
- * With S = 1, {@code x.slice(0, 1)} is x itself and {@code addSlice} is {@code combine}; by
- * {@link Sliceable}'s contract every S gives the bits of S = 1, so S spreads the merge over task
- * slots without changing the result. The bits are a function of (data, P, T, G). A caller that
- * fixes T once (from the cluster's task slots when a fit starts, {@link #leaves}) and G once keeps
- * them for every job; the bits may then differ between clusters of different size, never between
- * runs, retries or executor losses on one. With {@code T ≤ maxGroups} every leaf is its own group
+ * Without slices (an accumulator that is not {@link Sliceable}), S = 1, {@code x.slice(0, 1)} is
+ * x itself and {@code addSlice} is {@code combine}. By {@link Sliceable}'s contract every S gives
+ * the bits of S = 1, so S spreads the merge over task slots without changing the result; a slice
+ * that holds its elements exactly gives the bits of the unsliced loop. The bits are a function of
+ * (data, P, T, G). A caller that fixes T once (from the cluster's task slots when a fit starts,
+ * {@link #leaves}) and G once keeps them for every job; the bits may then differ between clusters
+ * of different size, never between runs, retries or executor losses on one. With {@code T ≤ maxGroups} every leaf is its own group
  * and the driver combines the leaves' results directly (one stage, no shuffle, no slices).
  *
  * <p>How: the leaves are a {@code coalesce} without shuffle whose {@link PartitionCoalescer} (a

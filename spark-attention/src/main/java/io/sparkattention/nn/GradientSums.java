@@ -14,20 +14,26 @@ import java.util.List;
  *
  * <p>Sums cut into S slices ({@link #slice}: slice s holds the dense values
  * [⌊s·D/S⌋, ⌊(s+1)·D/S⌋) and each table's touched rows with ids in [⌊s·R/S⌋, ⌊(s+1)·R/S⌋)) merge
- * slice by slice with {@link #add} and go back into whole sums with {@link #addSlice}; since every
- * merge adds element by element, the result has the bits of merging the whole sums.
+ * slice by slice with {@link #add} and go back into whole sums with {@link #addSlice}. A slice
+ * carries its dense values in float32, rounded once when cut, and slices add in float32, as
+ * PyTorch's {@code .grad} sums: whole sums (a task's rows) add in float64, the slices that travel
+ * between tasks and to the driver weigh half. Every merge adds element by element, so the bits
+ * depend on neither the slice count nor the order tasks finish in.
  */
 public final class GradientSums implements Serializable {
 
     private static final long serialVersionUID = 3L;
 
     private final Layout layout;
-    /** Which slice of how many these sums are (0 of 1: whole sums). */
+    /** Which slice of how many these sums are (0 of 1 for whole sums, and for the one slice of 1). */
     private final int sliceIndex;
     private final int sliceCount;
-    /** Where {@link #dense} starts in the whole sums' dense part. */
+    /** Where these sums' dense values start in the whole sums' dense part. */
     private final int denseFrom;
+    /** Whole sums' dense part, float64 (null in a slice). */
     private final double[] dense;
+    /** A slice's dense values, float32 (null in whole sums). */
+    private final float[] wire;
     private final TouchedRows[] sparse;
 
     /** Empty sums over {@code layout}. */
@@ -43,16 +49,17 @@ public final class GradientSums implements Serializable {
      * @throws IllegalArgumentException when dense is not the layout's {@link Layout#denseCount()} long
      */
     public GradientSums(Layout layout, double[] dense) {
-        this(layout, checkedZeroed(layout, dense), 0, 1, 0);
+        this(layout, checkedZeroed(layout, dense), null, 0, 1, 0);
         for (int s = 0; s < sparse.length; s++) {
             sparse[s] = new TouchedRows(layout.sparseRows[s], layout.sparseWidth[s]);
         }
     }
 
-    /** Sums over {@code dense} (not zeroed) as slice {@code sliceIndex} of {@code sliceCount}, no rows set. */
-    private GradientSums(Layout layout, double[] dense, int sliceIndex, int sliceCount, int denseFrom) {
+    /** Sums over {@code dense} or {@code wire} (not zeroed) as slice sliceIndex of sliceCount, no rows set. */
+    private GradientSums(Layout layout, double[] dense, float[] wire, int sliceIndex, int sliceCount, int denseFrom) {
         this.layout = layout;
         this.dense = dense;
+        this.wire = wire;
         this.sliceIndex = sliceIndex;
         this.sliceCount = sliceCount;
         this.denseFrom = denseFrom;
@@ -143,14 +150,21 @@ public final class GradientSums implements Serializable {
 
     /** Adds {@code other} into these sums, element by element (rows by id), and returns this. */
     public GradientSums add(GradientSums other) {
-        if (other.dense.length != dense.length || other.sparse.length != sparse.length
-            || other.sliceIndex != sliceIndex || other.sliceCount != sliceCount) {
+        if (other.denseLength() != denseLength() || other.sparse.length != sparse.length
+            || other.sliceIndex != sliceIndex || other.sliceCount != sliceCount
+            || (other.wire == null) != (wire == null)) {
             throw new IllegalArgumentException("gradient sums of another layout or slice: slice " + other.sliceIndex
-                + " of " + other.sliceCount + " (" + other.dense.length + " dense values) into slice " + sliceIndex
-                + " of " + sliceCount + " (" + dense.length + ")");
+                + " of " + other.sliceCount + " (" + other.denseLength() + " dense values) into slice " + sliceIndex
+                + " of " + sliceCount + " (" + denseLength() + ")");
         }
-        for (int i = 0; i < dense.length; i++) {
-            dense[i] += other.dense[i];
+        if (wire == null) {
+            for (int i = 0; i < dense.length; i++) {
+                dense[i] += other.dense[i];
+            }
+        } else {
+            for (int i = 0; i < wire.length; i++) {
+                wire[i] += other.wire[i];
+            }
         }
         for (int s = 0; s < sparse.length; s++) {
             sparse[s].add(other.sparse[s]);
@@ -159,7 +173,8 @@ public final class GradientSums implements Serializable {
     }
 
     /**
-     * Slice {@code s} of {@code count} of these whole sums, a copy (see the class comment).
+     * Slice {@code s} of {@code count} of these whole sums, a copy with its dense values rounded to
+     * float32 (see the class comment).
      *
      * @throws IllegalArgumentException when s is not in [0, count) or these sums are a slice
      */
@@ -170,7 +185,11 @@ public final class GradientSums implements Serializable {
         }
         int from = sliceStart(s, count, dense.length);
         int to = sliceStart(s + 1, count, dense.length);
-        GradientSums part = new GradientSums(layout, Arrays.copyOfRange(dense, from, to), s, count, from);
+        float[] values = new float[to - from];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = (float) dense[from + i];
+        }
+        GradientSums part = new GradientSums(layout, null, values, s, count, from);
         for (int t = 0; t < sparse.length; t++) {
             int rows = layout.sparseRows[t];
             part.sparse[t] = sparse[t].rowsIn(sliceStart(s, count, rows), sliceStart(s + 1, count, rows));
@@ -180,7 +199,7 @@ public final class GradientSums implements Serializable {
 
     /**
      * Adds {@code part} (slice {@code s} of {@code count}, alone or merged with others of its slice)
-     * into these whole sums, as {@link #add} of the whole would, and returns this.
+     * into these whole sums, element by element, and returns this.
      *
      * @throws IllegalArgumentException when part is not that slice of sums of this layout
      */
@@ -188,17 +207,21 @@ public final class GradientSums implements Serializable {
         requireWhole("addSlice");
         if (part.sliceIndex != s || part.sliceCount != count || part.sparse.length != sparse.length
             || part.denseFrom != sliceStart(s, count, dense.length)
-            || part.dense.length != sliceStart(s + 1, count, dense.length) - part.denseFrom) {
+            || part.denseLength() != sliceStart(s + 1, count, dense.length) - part.denseFrom) {
             throw new IllegalArgumentException("sums of slice " + part.sliceIndex + " of " + part.sliceCount
-                + " (" + part.dense.length + " dense values) are not slice " + s + " of " + count + " of these");
+                + " (" + part.denseLength() + " dense values) are not slice " + s + " of " + count + " of these");
         }
-        for (int i = 0; i < part.dense.length; i++) {
-            dense[part.denseFrom + i] += part.dense[i];
+        for (int i = 0; i < part.wire.length; i++) {
+            dense[part.denseFrom + i] += part.wire[i];
         }
         for (int t = 0; t < sparse.length; t++) {
             sparse[t].add(part.sparse[t]);
         }
         return this;
+    }
+
+    private int denseLength() {
+        return wire == null ? dense.length : wire.length;
     }
 
     /** The first of n elements in slice s of count: ⌊s·n/count⌋. */
@@ -207,7 +230,7 @@ public final class GradientSums implements Serializable {
     }
 
     private void requireWhole(String operation) {
-        if (sliceCount != 1) {
+        if (wire != null) {
             throw new IllegalArgumentException(operation + " needs whole sums, these are slice " + sliceIndex
                 + " of " + sliceCount);
         }
@@ -255,9 +278,12 @@ public final class GradientSums implements Serializable {
         return sparse[s].count;
     }
 
-    /** The values these sums carry: the dense part plus every touched row (8 bytes each on the wire, plus 4 an id). */
+    /**
+     * The values these sums carry: the dense part plus every touched row (on the wire 8 bytes each,
+     * a slice's dense values 4, plus 4 a row id).
+     */
     public long values() {
-        long n = dense.length;
+        long n = denseLength();
         for (int s = 0; s < sparse.length; s++) {
             n += (long) sparse[s].count * layout.sparseWidth[s];
         }

@@ -204,33 +204,13 @@ class FixedOrderAggregateTest {
         }, FixedOrderAggregateTest::addInto);
     }
 
-    /** Σ of the rows' vectors, the merge cut into {@code slices} slices of {@link Part}s. */
+    /** Σ of the rows' vectors, the merge cut into {@code slices} slices of {@link SlicedVector}s. */
     private static double[] slicedSum(JavaRDD<double[]> rows, int leaves, int maxGroups, int slices) {
-        return FixedOrderAggregate.aggregate(rows, leaves, maxGroups, slices, () -> new Part(new double[WIDTH], 0),
+        return FixedOrderAggregate.aggregate(rows, leaves, maxGroups, slices, () -> SlicedVector.zero(WIDTH),
             (acc, partition, it) -> {
-                add(acc.values, it);
+                add(acc.values(), it);
                 return acc;
-            }, (total, next) -> {
-                addInto(total.values, next.values);
-                return total;
-            }).values;
-    }
-
-    /** A vector accumulator cut into slices of elements [⌊s·n/S⌋, ⌊(s+1)·n/S⌋), each knowing where it starts. */
-    private record Part(double[] values, int from) implements Sliceable<Part>, java.io.Serializable {
-        @Override
-        public Part slice(int s, int count) {
-            int start = s * values.length / count;
-            return new Part(java.util.Arrays.copyOfRange(values, start, (s + 1) * values.length / count), start);
-        }
-
-        @Override
-        public Part addSlice(int s, int count, Part part) {
-            for (int i = 0; i < part.values.length; i++) {
-                values[part.from + i] += part.values[i];
-            }
-            return this;
-        }
+            }, SlicedVector::add).values();
     }
 
     private static double[] add(double[] acc, Iterator<double[]> it) {

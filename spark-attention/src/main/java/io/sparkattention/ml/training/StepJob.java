@@ -19,9 +19,10 @@ import java.util.List;
  * (T = min(P, the fit's {@code leaves})) folds the rows of its run of consecutive partitions into
  * one {@link StepSums}, handing the evaluator (one per task, {@link StepEvaluators}) runs of
  * {@link TrainableNetwork#rowsPerRun()} sampled rows of a partition and flushing its pending sums
- * after each run; groups of consecutive leaves add theirs in leaf order, each group's merge cut
- * into the fit's {@code slices} tasks that add one slice of the sums each (the bits of the whole
- * sums added), and the driver puts the groups' slices together in group order. So the bits depend on the data, the partitioning and the leaves the fit
+ * after each run (in float64); groups of consecutive leaves add theirs in leaf order, each group's
+ * merge cut into the fit's {@code slices} tasks that add one slice of the sums each (float32 slices,
+ * {@link GradientSums#slice}: no bits depend on the slice count), and the driver adds the groups'
+ * slices into its float64 total in (group, slice) order. So the bits depend on the data, the partitioning and the leaves the fit
  * fixed when it started; the shuffle carries at most T {@link GradientSums} (the dense tensors
  * and the embedding rows a leaf touched) whatever the partition count, and the driver holds at
  * most {@link #maxGroups}. A row is in step t's sample by (seed, t, row key) alone

@@ -21,9 +21,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A step's sums merged slice by slice ({@link FixedOrderAggregate}'s sliced merge of
- * {@link StepSums}, cut by {@link GradientSums#slice}) have the bits of the whole sums merged in the
- * same leaf order: the dense part, two embedding tables' touched rows and the scalars, for several
- * leaf counts and slice counts, odd lengths, and more slices than dense values or table rows.
+ * {@link StepSums}, cut by {@link GradientSums#slice}): the leaves sum their rows in float64, each
+ * leaf's dense values travel rounded once to float32 and add in float32 in leaf order, the table
+ * rows and scalars travel exact, and the driver adds the merged slices into its float64 total; the
+ * same bits for every slice count (odd lengths, more slices than dense values or table rows), equal
+ * to that computation written out element by element.
  */
 class StepSumsSlicesTest {
 
@@ -39,30 +41,36 @@ class StepSumsSlicesTest {
     private final JavaSparkContext sc = JavaSparkContext.fromSparkContext(SparkTestSession.get().sparkContext());
 
     @Test
-    @DisplayName("sliced and unsliced merges agree bit for bit: gradients, touched rows, loss, weight, rows, largest "
-        + "task result")
-    void slicedEqualsWhole() {
+    @DisplayName("every slice count gives the bits of the element-by-element reference: gradients, touched rows, "
+        + "loss, weight, rows, largest task result")
+    void slicedEqualsReference() {
         JavaRDD<Integer> rows = sc.parallelize(IntStream.range(0, ROWS).boxed().collect(Collectors.toList()), 7);
+        List<List<Integer>> partitions = rows.glom().collect();
         for (int leaves : new int[] {2, 3, 7}) {
             for (int maxGroups : new int[] {1, 2}) {
-                StepSums whole = merged(rows, leaves, maxGroups, 1);
-                for (int slices : new int[] {2, 3, 4, 30}) {
+                Expected reference = reference(partitions, leaves, maxGroups);
+                StepSums expected = reference.scalars();
+                for (int slices : new int[] {1, 2, 3, 4, 30}) {
                     StepSums sliced = merged(rows, leaves, maxGroups, slices);
                     String where = "leaves " + leaves + ", maxGroups " + maxGroups + ", slices " + slices;
-                    assertSameBits(whole.grad.toFlat(), sliced.grad.toFlat(), where);
-                    assertEquals(Double.doubleToRawLongBits(whole.loss), Double.doubleToRawLongBits(sliced.loss), where);
-                    assertEquals(Double.doubleToRawLongBits(whole.weight), Double.doubleToRawLongBits(sliced.weight),
+                    assertSameBits(reference.flat(), sliced.grad.toFlat(), where);
+                    assertEquals(Double.doubleToRawLongBits(expected.loss), Double.doubleToRawLongBits(sliced.loss),
                         where);
+                    assertEquals(Double.doubleToRawLongBits(expected.weight),
+                        Double.doubleToRawLongBits(sliced.weight), where);
                     assertEquals(ROWS, sliced.rows, where);
-                    assertEquals(whole.largestTaskValues, sliced.largestTaskValues, where);
-                    assertEquals(whole.grad.touchedRows(0), sliced.grad.touchedRows(0), where);
-                    assertEquals(whole.grad.touchedRows(1), sliced.grad.touchedRows(1), where);
+                    assertEquals(expected.largestTaskValues, sliced.largestTaskValues, where);
+                    assertEquals(expected.grad.touchedRows(0), sliced.grad.touchedRows(0), where);
+                    assertEquals(expected.grad.touchedRows(1), sliced.grad.touchedRows(1), where);
                 }
             }
         }
         StepSums one = merged(rows, 1, 1, 1);
         StepSums two = merged(rows, 2, 1, 1);
         assertTrue(!sameBits(one.grad.toFlat(), two.grad.toFlat()), "the data tells leaf layouts apart");
+        double[] float32 = merged(rows, 3, 1, 2).grad.toFlat();
+        double[] float64 = merged(rows, 3, 3, 1).grad.toFlat();
+        assertTrue(!sameBits(float32, float64), "a merge stage's float32 slices round what the leaves summed");
     }
 
     @Test
@@ -83,6 +91,57 @@ class StepSumsSlicesTest {
     private static StepSums merged(JavaRDD<Integer> rows, int leaves, int maxGroups, int slices) {
         return FixedOrderAggregate.aggregate(rows, leaves, maxGroups, slices, () -> new StepSums(new GradientSums(LAYOUT)),
             StepSumsSlicesTest::fold, StepSums::add);
+    }
+
+    /**
+     * The sliced merge written out: leaf i folds partitions [⌊i·P/T⌋, ⌊(i+1)·P/T⌋) in float64; with a
+     * merge stage (groups of more than one leaf) each group's dense values are the float32 sum, in
+     * leaf order, of its leaves' values rounded to float32, its table rows and scalars the float64
+     * sums; the driver adds the groups in order into zero in float64 (without a merge, the leaves).
+     */
+    private static Expected reference(List<List<Integer>> partitions, int leaves, int maxGroups) {
+        int p = partitions.size();
+        int t = Math.min(p, leaves);
+        StepSums[] leaf = new StepSums[t];
+        for (int i = 0; i < t; i++) {
+            leaf[i] = new StepSums(new GradientSums(LAYOUT));
+            for (int q = i * p / t; q < (i + 1) * p / t; q++) {
+                fold(leaf[i], q, partitions.get(q).iterator());
+            }
+        }
+        int size = (t + maxGroups - 1) / maxGroups;
+        StepSums total = new StepSums(new GradientSums(LAYOUT));
+        double[] flat = new double[COUNT];
+        for (int first = 0; first < t; first += size) {
+            StepSums group = new StepSums(new GradientSums(LAYOUT)).add(leaf[first]);
+            float[] dense = new float[COUNT];
+            double[] firstValues = leaf[first].grad.toFlat();
+            for (int e = 0; e < COUNT; e++) {
+                dense[e] = (float) firstValues[e];
+            }
+            for (int i = first + 1; i < Math.min(t, first + size); i++) {
+                group.add(leaf[i]);
+                double[] values = leaf[i].grad.toFlat();
+                for (int e = 0; e < COUNT; e++) {
+                    dense[e] += (float) values[e];
+                }
+            }
+            total.add(group);
+            double[] groupFlat = group.grad.toFlat();
+            for (int e = 0; e < COUNT; e++) {
+                flat[e] += size == 1 || isTableRow(e) ? groupFlat[e] : dense[e];
+            }
+        }
+        return new Expected(flat, total);
+    }
+
+    /** Whether flat position e lies in one of the two tables. */
+    private static boolean isTableRow(int e) {
+        return (e >= 3 && e < 188) || (e >= 209 && e < 231);
+    }
+
+    /** The reference's gradient vector, and its scalars and touched rows (float64 sums, as the merge's). */
+    private record Expected(double[] flat, StepSums scalars) {
     }
 
     /** Each row: a dense gradient of magnitudes 1e-6…1e6, 1 to 4 rows of each table, loss and weight. */
