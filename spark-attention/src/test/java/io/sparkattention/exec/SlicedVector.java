@@ -6,8 +6,24 @@ import java.util.Arrays;
 /**
  * A test accumulator: a float64 vector cut into slices of elements [⌊s·n/S⌋, ⌊(s+1)·n/S⌋), each
  * slice an exact copy that knows where it starts, so a sliced merge must give the unsliced bits.
+ * A class, not a record: the cluster's Kryo (field serializer) does not serialize records.
  */
-record SlicedVector(double[] values, int from) implements Sliceable<SlicedVector>, Serializable {
+final class SlicedVector implements Sliceable<SlicedVector>, Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    private final double[] values;
+    private final int from;
+
+    SlicedVector(double[] values, int from) {
+        this.values = values;
+        this.from = from;
+    }
+
+    /** The vector's values (a slice's, from its first element). */
+    double[] values() {
+        return values;
+    }
 
     /** A zero vector of {@code width} elements. */
     static SlicedVector zero(int width) {
