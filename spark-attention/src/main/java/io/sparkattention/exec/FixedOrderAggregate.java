@@ -1,25 +1,19 @@
 package io.sparkattention.exec;
 
-import io.sparkattention.sparkinternal.PartitionLocations;
-import org.apache.spark.Partition;
-import org.apache.spark.Partitioner;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.api.java.function.Function0;
 import org.apache.spark.api.java.function.Function2;
 import org.apache.spark.api.java.function.Function3;
 import org.apache.spark.rdd.PartitionCoalescer;
-import org.apache.spark.rdd.PartitionGroup;
 import org.apache.spark.rdd.RDD;
 import scala.Option;
 import scala.Tuple2;
 
-import java.io.Serializable;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
+import java.util.NoSuchElementException;
 import java.util.Objects;
 
 /**
@@ -29,7 +23,8 @@ import java.util.Objects;
  * task slot busy while shipping one accumulator per leaf, not per partition, and the driver holds a
  * bounded number of partial results.
  *
- * <p>Layout, from P partitions, the {@code leaves} bound and the {@code maxGroups} bound:
+ * <p>Layout, from P partitions, the {@code leaves} bound, the {@code maxGroups} bound and the slice
+ * count S (1 unless the accumulator is {@link Sliceable} and the caller asks for more):
  * T = min(P, leaves) leaves, leaf i holding partitions [⌊i·P/T⌋, ⌊(i+1)·P/T⌋); G groups of
  * {@code size = ceil(T / maxGroups)} consecutive leaves (the last may be shorter). The result is,
  * bit for bit, that of this sequential loop, whatever the scheduling, retries or executor losses
@@ -39,33 +34,39 @@ import java.util.Objects;
  *   for i in 0 .. T−1:                                           one task per leaf
  *       leaf(i) = zero()
  *       for p in leaf i's run, increasing:  leaf(i) = fold(leaf(i), p, rows of partition p)
- *   for g in 0 .. G−1:                                           one task per group
- *       acc(g) = leaf(first i of g)
- *       for the next i of group g, increasing:  acc(g) = combine(acc(g), leaf(i))
+ *   for g in 0 .. G−1, for s in 0 .. S−1:                        one task per group and slice
+ *       acc(g, s) = leaf(first i of g).slice(s, S)
+ *       for the next i of group g, increasing:  acc(g, s) = combine(acc(g, s), leaf(i).slice(s, S))
  *   total = zero()
- *   for g in 0 .. G−1:  total = combine(total, acc(g))           on the driver
+ *   for g in 0 .. G−1, for s in 0 .. S−1:                        on the driver
+ *       total = total.addSlice(s, S, acc(g, s))
  * </pre>
- * The bits are a function of (data, P, T, G). A caller that fixes T once (from the cluster's task
- * slots when a fit starts, {@link #leaves}) and G once keeps them for every job; the bits may then
- * differ between clusters of different size, never between runs, retries or executor losses on one.
- * With {@code T ≤ maxGroups} every leaf is its own group and the driver combines the leaves' results
- * directly (one stage, no shuffle).
+ * Without slices (an accumulator that is not {@link Sliceable}), S = 1, {@code x.slice(0, 1)} is
+ * x itself and {@code addSlice} is {@code combine}. By {@link Sliceable}'s contract every S gives
+ * the bits of S = 1, so S spreads the merge over task slots without changing the result; a slice
+ * that holds its elements exactly gives the bits of the unsliced loop. The bits are a function of
+ * (data, P, T, G). A caller that fixes T once (from the cluster's task slots when a fit starts,
+ * {@link #leaves}) and G once keeps them for every job; the bits may then differ between clusters
+ * of different size, never between runs, retries or executor losses on one. With {@code T ≤ maxGroups} every leaf is its own group
+ * and the driver combines the leaves' results directly (one stage, no shuffle, no slices).
  *
  * <p>How: the leaves are a {@code coalesce} without shuffle whose {@link PartitionCoalescer} (a
- * public developer API of Spark) takes runs of consecutive partitions, so a leaf's task computes its
- * partitions one after the other in index order, each from its cached blocks or its lineage, and
- * folds each into the running accumulator; it prefers the host that caches most of its run
- * ({@link PartitionLocations}). With G &lt; T the leaves' results go through one shuffle keyed by
- * leaf index to the G group tasks, which receive them sorted by that index (Spark's sorter, which
- * spills to disk when its memory is short) and combine them in that order; the driver collects the
- * G results in group order. Spark's {@code aggregate}, {@code fold} and {@code treeAggregate} do
- * not fix the order: their driver-side merge and {@code treeAggregate}'s {@code foldByKey} levels
- * combine partial results in the order tasks finish or shuffle blocks arrive. A lost leaf is
- * recomputed whole by Spark's retry and gives the same bits.
+ * public developer API of Spark, {@link ConsecutiveRuns}) takes runs of consecutive partitions, so a
+ * leaf's task computes its partitions one after the other in index order, each from its cached
+ * blocks or its lineage, and folds each into the running accumulator; it prefers the host that
+ * caches most of its run. With G &lt; T each leaf's result, cut into its S slices one at a time, goes
+ * through one shuffle keyed by (leaf, slice) to the G × S merge tasks ({@link GroupSlices}), which
+ * receive their slices sorted by leaf (Spark's sorter, which spills to disk when its memory is
+ * short) and combine them in that order; the driver collects the G × S results in (group, slice)
+ * order. Spark's {@code aggregate}, {@code fold} and {@code treeAggregate} do not fix the order:
+ * their driver-side merge and {@code treeAggregate}'s {@code foldByKey} levels combine partial
+ * results in the order tasks finish or shuffle blocks arrive. A lost leaf is recomputed whole by
+ * Spark's retry and gives the same bits.
  *
- * <p>Memory: the driver holds the G ≤ {@code maxGroups} group results plus the total; a leaf task
- * its running accumulator; a group task its running accumulator and the sorted leaf results. The
- * shuffle, when there is one, carries T accumulators, whatever P is.
+ * <p>Memory: the driver holds the G × S ≤ {@code maxGroups} × S slice results (G whole results)
+ * plus the total; a leaf task its running accumulator and the slice being written; a merge task
+ * its running accumulator and the sorted slices. The shuffle, when there is one, carries T
+ * accumulators, whatever P and S are.
  */
 public final class FixedOrderAggregate {
 
@@ -75,6 +76,14 @@ public final class FixedOrderAggregate {
      * accumulators in the shuffle (when G &lt; T) and more evaluator set-ups per step.
      */
     public static final int LEAVES_PER_SLOT = 2;
+
+    /**
+     * Merge tasks per task slot, S = slots × this ({@link #slices}), for an accumulator that cuts
+     * itself into slices. 1 keeps every slot merging one slice at once after the leaves (the merge
+     * starts when the last leaf ends, so all slots are free); more slices cost a shuffle block and
+     * a result per extra slice and task, and change no bits.
+     */
+    public static final int SLICES_PER_SLOT = 1;
 
     /** Spark's local property for a job's short call site ({@code CallSite.SHORT_FORM}). */
     private static final String CALL_SITE_SHORT = "callSite.short";
@@ -98,8 +107,21 @@ public final class FixedOrderAggregate {
     }
 
     /**
-     * The aggregate of {@code rows} in the fixed order above, in one Spark job. The job is named
-     * after the caller's source line, as Spark names jobs after the user code that starts them.
+     * The slice count for a cluster of {@code slots} task slots: {@code slots × }{@link #SLICES_PER_SLOT}.
+     * Slices change no bits: a fit may read the slots when it starts, as for {@link #leaves}.
+     *
+     * @param slots the cluster's task slots, ≥ 1
+     */
+    public static int slices(int slots) {
+        if (slots < 1) {
+            throw new IllegalArgumentException("slots must be >= 1, got " + slots);
+        }
+        return (int) Math.min(Integer.MAX_VALUE, (long) slots * SLICES_PER_SLOT);
+    }
+
+    /**
+     * The aggregate of {@code rows} in the fixed order above (S = 1), in one Spark job. The job is
+     * named after the caller's source line, as Spark names jobs after the user code that starts them.
      *
      * @param rows      the partitioned data
      * @param leaves    T's bound, ≥ 1: the leaf tasks (see {@link #leaves})
@@ -114,10 +136,36 @@ public final class FixedOrderAggregate {
      */
     public static <T, U> U aggregate(JavaRDD<T> rows, int leaves, int maxGroups, Function0<U> zero,
                                      Function3<U, Integer, Iterator<T>, U> fold, Function2<U, U, U> combine) {
+        Objects.requireNonNull(combine, "combine");
+        return run(rows, leaves, maxGroups, 1, zero, fold, combine, (u, s, count) -> u,
+            (total, s, count, part) -> combine.call(total, part));
+    }
+
+    /**
+     * The aggregate of {@code rows} in the fixed order above with each group's merge cut into
+     * {@code slices} tasks, in one Spark job: the bits of {@link #aggregate(JavaRDD, int, int,
+     * Function0, Function3, Function2)}, the merge spread over up to {@code slices} task slots.
+     *
+     * @param slices S, ≥ 1: the merge tasks per group (used when there is a merge, G &lt; T)
+     * @see #aggregate(JavaRDD, int, int, Function0, Function3, Function2) the other arguments
+     */
+    public static <T, U extends Sliceable<U>> U aggregate(JavaRDD<T> rows, int leaves, int maxGroups, int slices,
+                                                          Function0<U> zero, Function3<U, Integer, Iterator<T>, U> fold,
+                                                          Function2<U, U, U> combine) {
+        Objects.requireNonNull(combine, "combine");
+        if (slices < 1) {
+            throw new IllegalArgumentException("slices must be >= 1, got " + slices);
+        }
+        return run(rows, leaves, maxGroups, slices, zero, fold, combine, Sliceable::slice,
+            (total, s, count, part) -> total.addSlice(s, count, part));
+    }
+
+    private static <T, U> U run(JavaRDD<T> rows, int leaves, int maxGroups, int slices, Function0<U> zero,
+                                Function3<U, Integer, Iterator<T>, U> fold, Function2<U, U, U> combine,
+                                Function3<U, Integer, Integer, U> cut, Reassembly<U> reassemble) {
         Objects.requireNonNull(rows, "rows");
         Objects.requireNonNull(zero, "zero");
         Objects.requireNonNull(fold, "fold");
-        Objects.requireNonNull(combine, "combine");
         if (leaves < 1) {
             throw new IllegalArgumentException("leaves must be >= 1, got " + leaves);
         }
@@ -130,11 +178,13 @@ public final class FixedOrderAggregate {
         }
         int leafCount = Math.min(partitions, leaves);
         int size = groupSize(leafCount, maxGroups);
-        List<U> groups = asCaller(rows.context(), () -> collect(rows, leafCount, size, zero, fold, combine));
+        // Without a merge stage the leaves' results reach the driver whole.
+        int s = size == 1 ? 1 : slices;
+        List<U> parts = asCaller(rows.context(), () -> collect(rows, leafCount, size, s, zero, fold, combine, cut));
         U total = call(zero);
-        for (U sum : groups) {
+        for (int j = 0; j < parts.size(); j++) {
             try {
-                total = combine.call(total, sum);
+                total = size == 1 ? combine.call(total, parts.get(j)) : reassemble.add(total, j % s, s, parts.get(j));
             } catch (RuntimeException e) {
                 throw e;
             } catch (Exception e) {
@@ -144,9 +194,13 @@ public final class FixedOrderAggregate {
         return total;
     }
 
-    /** The leaves' results combined within their groups of {@code size}, collected in group order. */
-    private static <T, U> List<U> collect(JavaRDD<T> rows, int leafCount, int size, Function0<U> zero,
-                                          Function3<U, Integer, Iterator<T>, U> fold, Function2<U, U, U> combine) {
+    /**
+     * The leaves' results, combined within their groups of {@code size} slice by slice, collected in
+     * (group, slice) order; the leaves' results themselves when {@code size} is 1.
+     */
+    private static <T, U> List<U> collect(JavaRDD<T> rows, int leafCount, int size, int slices, Function0<U> zero,
+                                          Function3<U, Integer, Iterator<T>, U> fold, Function2<U, U, U> combine,
+                                          Function3<U, Integer, Integer, U> cut) {
         JavaRDD<Member<T>> members = rows.mapPartitionsWithIndex(
             (partition, it) -> Collections.singletonList(new Member<>(partition, it)).iterator(), true);
         RDD<Member<T>> runs = members.rdd().coalesce(leafCount, false,
@@ -163,10 +217,9 @@ public final class FixedOrderAggregate {
             return leafSums.collect();
         }
         return leafSums
-            .mapPartitionsWithIndex((leaf, it) -> Collections.singletonList(new Tuple2<>(leaf, it.next())).iterator(),
-                true)
+            .mapPartitionsWithIndex((leaf, it) -> new LeafSlices<>(leaf, it.next(), slices, cut), true)
             .mapToPair(t -> t)
-            .repartitionAndSortWithinPartitions(new ConsecutiveGroups(leafCount, size))
+            .repartitionAndSortWithinPartitions(new GroupSlices(leafCount, size, slices))
             .mapPartitions(group -> {
                 U acc = group.next()._2();
                 while (group.hasNext()) {
@@ -239,84 +292,48 @@ public final class FixedOrderAggregate {
     }
 
     /**
-     * Cuts the parent's P partitions into {@code leafCount} runs of consecutive ones, in index order
-     * (see {@link #runStart}); each run prefers the host that caches most of its partitions.
+     * A leaf's result as its S shuffle records, each slice cut when the shuffle writer asks for it,
+     * so a leaf task holds its result and one slice at a time. Lives within one task.
      */
-    private static final class ConsecutiveRuns implements PartitionCoalescer, Serializable {
+    private static final class LeafSlices<U> implements Iterator<Tuple2<Long, U>> {
 
-        private static final long serialVersionUID = 1L;
+        private final int leaf;
+        private final U sum;
+        private final int slices;
+        private final Function3<U, Integer, Integer, U> cut;
+        private int next;
 
-        private final int leafCount;
-
-        ConsecutiveRuns(int leafCount) {
-            this.leafCount = leafCount;
+        LeafSlices(int leaf, U sum, int slices, Function3<U, Integer, Integer, U> cut) {
+            this.leaf = leaf;
+            this.sum = sum;
+            this.slices = slices;
+            this.cut = cut;
         }
 
         @Override
-        public PartitionGroup[] coalesce(int maxPartitions, RDD<?> parent) {
-            Partition[] partitions = parent.partitions();
-            PartitionGroup[] runs = new PartitionGroup[leafCount];
-            for (int i = 0; i < leafCount; i++) {
-                int from = runStart(i, partitions.length, leafCount);
-                int to = runStart(i + 1, partitions.length, leafCount);
-                runs[i] = new PartitionGroup(mostCommonHost(parent, from, to));
-                for (int p = from; p < to; p++) {
-                    runs[i].partitions().$plus$eq(partitions[p]);
-                }
-            }
-            return runs;
+        public boolean hasNext() {
+            return next < slices;
         }
 
-        /** The host caching most of partitions [from, to) (on a tie, the first to reach that count), if any. */
-        private static Option<String> mostCommonHost(RDD<?> parent, int from, int to) {
-            Map<String, Integer> counts = new HashMap<>();
-            String best = null;
-            int bestCount = 0;
-            for (int p = from; p < to; p++) {
-                Option<String> host = PartitionLocations.firstHost(parent, p);
-                if (host.isDefined()) {
-                    int n = counts.merge(host.get(), 1, Integer::sum);
-                    if (n > bestCount) {
-                        best = host.get();
-                        bestCount = n;
-                    }
-                }
+        @Override
+        public Tuple2<Long, U> next() {
+            if (next >= slices) {
+                throw new NoSuchElementException("leaf " + leaf + " has " + slices + " slices");
             }
-            return Option.apply(best);
+            int s = next++;
+            try {
+                return new Tuple2<>(GroupSlices.key(leaf, s, slices), cut.call(sum, s, slices));
+            } catch (RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new IllegalStateException("cutting slice " + s + " of leaf " + leaf + " failed", e);
+            }
         }
     }
 
-    /** Sends leaf i's result to group {@code i / size}. */
-    private static final class ConsecutiveGroups extends Partitioner {
-
-        private static final long serialVersionUID = 1L;
-
-        private final int groups;
-        private final int size;
-
-        ConsecutiveGroups(int leaves, int size) {
-            this.groups = groupCount(leaves, size);
-            this.size = size;
-        }
-
-        @Override
-        public int numPartitions() {
-            return groups;
-        }
-
-        @Override
-        public int getPartition(Object key) {
-            return (Integer) key / size;
-        }
-
-        @Override
-        public boolean equals(Object other) {
-            return other instanceof ConsecutiveGroups g && g.groups == groups && g.size == size;
-        }
-
-        @Override
-        public int hashCode() {
-            return 31 * groups + size;
-        }
+    /** Adds a merged slice into the driver's total (driver side only, never serialized). */
+    @FunctionalInterface
+    private interface Reassembly<U> {
+        U add(U total, int s, int count, U part) throws Exception;
     }
 }

@@ -11,14 +11,30 @@ import java.util.List;
  * so weighs the dense tensors plus the touched rows, not the whole table. Sums are added to in
  * the caller's order and merged with {@link #add} in the engine's fixed order; a row absent from
  * one side adds nothing, so the bits do not depend on which rows another task touched.
+ *
+ * <p>Sums cut into S slices ({@link #slice}: slice s holds the dense values
+ * [⌊s·D/S⌋, ⌊(s+1)·D/S⌋) and each table's touched rows with ids in [⌊s·R/S⌋, ⌊(s+1)·R/S⌋)) merge
+ * slice by slice with {@link #add} and go back into whole sums with {@link #addSlice}. A slice
+ * carries its dense values in float32, rounded once when cut, and slices add in float32, as
+ * PyTorch's {@code .grad} sums: whole sums (a task's rows) add in float64, the slices that travel
+ * between tasks and to the driver weigh half. Every merge adds element by element, so the bits
+ * depend on neither the slice count nor the order tasks finish in.
  */
 public final class GradientSums implements Serializable {
 
-    private static final long serialVersionUID = 2L;
+    private static final long serialVersionUID = 3L;
 
     private final Layout layout;
+    /** Which slice of how many these sums are (0 of 1 for whole sums, and for the one slice of 1). */
+    private final int sliceIndex;
+    private final int sliceCount;
+    /** Where these sums' dense values start in the whole sums' dense part. */
+    private final int denseFrom;
+    /** Whole sums' dense part, float64 (null in a slice). */
     private final double[] dense;
-    private final SparseRows[] sparse;
+    /** A slice's dense values, float32 (null in whole sums). */
+    private final float[] wire;
+    private final TouchedRows[] sparse;
 
     /** Empty sums over {@code layout}. */
     public GradientSums(Layout layout) {
@@ -33,17 +49,30 @@ public final class GradientSums implements Serializable {
      * @throws IllegalArgumentException when dense is not the layout's {@link Layout#denseCount()} long
      */
     public GradientSums(Layout layout, double[] dense) {
+        this(layout, checkedZeroed(layout, dense), null, 0, 1, 0);
+        for (int s = 0; s < sparse.length; s++) {
+            sparse[s] = new TouchedRows(layout.sparseRows[s], layout.sparseWidth[s]);
+        }
+    }
+
+    /** Sums over {@code dense} or {@code wire} (not zeroed) as slice sliceIndex of sliceCount, no rows set. */
+    private GradientSums(Layout layout, double[] dense, float[] wire, int sliceIndex, int sliceCount, int denseFrom) {
+        this.layout = layout;
+        this.dense = dense;
+        this.wire = wire;
+        this.sliceIndex = sliceIndex;
+        this.sliceCount = sliceCount;
+        this.denseFrom = denseFrom;
+        this.sparse = new TouchedRows[layout.sparseTensors.length];
+    }
+
+    private static double[] checkedZeroed(Layout layout, double[] dense) {
         if (dense.length != layout.denseCount) {
             throw new IllegalArgumentException("dense buffer has " + dense.length + " values, expected "
                 + layout.denseCount);
         }
         Arrays.fill(dense, 0.0);
-        this.layout = layout;
-        this.dense = dense;
-        this.sparse = new SparseRows[layout.sparseTensors.length];
-        for (int s = 0; s < sparse.length; s++) {
-            sparse[s] = new SparseRows(layout.sparseRows[s], layout.sparseWidth[s]);
-        }
+        return dense;
     }
 
     /** The layout these sums follow. */
@@ -58,6 +87,7 @@ public final class GradientSums implements Serializable {
      * @throws IllegalArgumentException when the range overlaps a row-sparse tensor
      */
     public void addAndClear(float[] flat, int from, int to) {
+        requireWhole("addAndClear");
         int d = layout.denseIndex(from, to);
         for (int i = from; i < to; i++, d++) {
             dense[d] += flat[i];
@@ -88,6 +118,7 @@ public final class GradientSums implements Serializable {
      * @throws IllegalArgumentException when the range overlaps a row-sparse tensor
      */
     public void addAndClear(double[] flat, int from, int to) {
+        requireWhole("addAndClear");
         int d = layout.denseIndex(from, to);
         for (int i = from; i < to; i++, d++) {
             dense[d] += flat[i];
@@ -112,23 +143,97 @@ public final class GradientSums implements Serializable {
      * touched rows and nothing more (call before the sums leave the task).
      */
     public void trim() {
-        for (SparseRows rows : sparse) {
+        for (TouchedRows rows : sparse) {
             rows.trim();
         }
     }
 
     /** Adds {@code other} into these sums, element by element (rows by id), and returns this. */
     public GradientSums add(GradientSums other) {
-        if (other.dense.length != dense.length || other.sparse.length != sparse.length) {
-            throw new IllegalArgumentException("gradient sums of another layout");
+        if (other.denseLength() != denseLength() || other.sparse.length != sparse.length
+            || other.sliceIndex != sliceIndex || other.sliceCount != sliceCount
+            || (other.wire == null) != (wire == null)) {
+            throw new IllegalArgumentException("gradient sums of another layout or slice: slice " + other.sliceIndex
+                + " of " + other.sliceCount + " (" + other.denseLength() + " dense values) into slice " + sliceIndex
+                + " of " + sliceCount + " (" + denseLength() + ")");
         }
-        for (int i = 0; i < dense.length; i++) {
-            dense[i] += other.dense[i];
+        if (wire == null) {
+            for (int i = 0; i < dense.length; i++) {
+                dense[i] += other.dense[i];
+            }
+        } else {
+            for (int i = 0; i < wire.length; i++) {
+                wire[i] += other.wire[i];
+            }
         }
         for (int s = 0; s < sparse.length; s++) {
             sparse[s].add(other.sparse[s]);
         }
         return this;
+    }
+
+    /**
+     * Slice {@code s} of {@code count} of these whole sums, a copy with its dense values rounded to
+     * float32 (see the class comment).
+     *
+     * @throws IllegalArgumentException when s is not in [0, count) or these sums are a slice
+     */
+    public GradientSums slice(int s, int count) {
+        requireWhole("slice");
+        if (count < 1 || s < 0 || s >= count) {
+            throw new IllegalArgumentException("slice " + s + " of " + count + " does not exist");
+        }
+        int from = sliceStart(s, count, dense.length);
+        int to = sliceStart(s + 1, count, dense.length);
+        float[] values = new float[to - from];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = (float) dense[from + i];
+        }
+        GradientSums part = new GradientSums(layout, null, values, s, count, from);
+        for (int t = 0; t < sparse.length; t++) {
+            int rows = layout.sparseRows[t];
+            part.sparse[t] = sparse[t].rowsIn(sliceStart(s, count, rows), sliceStart(s + 1, count, rows));
+        }
+        return part;
+    }
+
+    /**
+     * Adds {@code part} (slice {@code s} of {@code count}, alone or merged with others of its slice)
+     * into these whole sums, element by element, and returns this.
+     *
+     * @throws IllegalArgumentException when part is not that slice of sums of this layout
+     */
+    public GradientSums addSlice(int s, int count, GradientSums part) {
+        requireWhole("addSlice");
+        if (part.sliceIndex != s || part.sliceCount != count || part.sparse.length != sparse.length
+            || part.denseFrom != sliceStart(s, count, dense.length)
+            || part.denseLength() != sliceStart(s + 1, count, dense.length) - part.denseFrom) {
+            throw new IllegalArgumentException("sums of slice " + part.sliceIndex + " of " + part.sliceCount
+                + " (" + part.denseLength() + " dense values) are not slice " + s + " of " + count + " of these");
+        }
+        for (int i = 0; i < part.wire.length; i++) {
+            dense[part.denseFrom + i] += part.wire[i];
+        }
+        for (int t = 0; t < sparse.length; t++) {
+            sparse[t].add(part.sparse[t]);
+        }
+        return this;
+    }
+
+    private int denseLength() {
+        return wire == null ? dense.length : wire.length;
+    }
+
+    /** The first of n elements in slice s of count: ⌊s·n/count⌋. */
+    static int sliceStart(int s, int count, int n) {
+        return (int) ((long) s * n / count);
+    }
+
+    private void requireWhole(String operation) {
+        if (wire != null) {
+            throw new IllegalArgumentException(operation + " needs whole sums, these are slice " + sliceIndex
+                + " of " + sliceCount);
+        }
     }
 
     /** The sums as one flat vector of the network's {@link TrainableNetwork#parameterCount()} values (untouched rows 0). */
@@ -143,6 +248,7 @@ public final class GradientSums implements Serializable {
      * @throws IllegalArgumentException when flat is not the network's parameter count long
      */
     public double[] toFlat(double[] flat) {
+        requireWhole("toFlat");
         if (flat.length != layout.parameterCount) {
             throw new IllegalArgumentException("flat vector has " + flat.length + " values, expected "
                 + layout.parameterCount);
@@ -172,9 +278,12 @@ public final class GradientSums implements Serializable {
         return sparse[s].count;
     }
 
-    /** The values these sums carry: the dense part plus every touched row (8 bytes each on the wire, plus 4 an id). */
+    /**
+     * The values these sums carry: the dense part plus every touched row (on the wire 8 bytes each,
+     * a slice's dense values 4, plus 4 a row id).
+     */
     public long values() {
-        long n = dense.length;
+        long n = denseLength();
         for (int s = 0; s < sparse.length; s++) {
             n += (long) sparse[s].count * layout.sparseWidth[s];
         }
@@ -261,88 +370,6 @@ public final class GradientSums implements Serializable {
                 }
             }
             return from - cut;
-        }
-    }
-
-    /**
-     * One table's touched rows: a slot per row id, rows' values in slot order, merged by id. What
-     * travels (Java serialization or Kryo's field serializer alike) is the ids and values of the
-     * touched rows only: the id index is transient and rebuilt on first use.
-     */
-    private static final class SparseRows implements Serializable {
-
-        private static final long serialVersionUID = 2L;
-
-        private static final int INITIAL_SLOTS = 16;
-
-        private final int width;
-        private final int rows;
-        /** slotOf[id] = slot + 1, 0 when the row is untouched; null until first used after deserialization. */
-        private transient int[] slotOf;
-        private int[] ids = new int[INITIAL_SLOTS];
-        private double[] values;
-        private int count;
-
-        SparseRows(int rows, int width) {
-            this.width = width;
-            this.rows = rows;
-            this.values = new double[INITIAL_SLOTS * width];
-        }
-
-        /** The id index, rebuilt from {@link #ids} when it did not travel. */
-        private int[] slots() {
-            if (slotOf == null) {
-                slotOf = new int[rows];
-                for (int k = 0; k < count; k++) {
-                    slotOf[ids[k]] = k + 1;
-                }
-            }
-            return slotOf;
-        }
-
-        void trim() {
-            if (ids.length > count) {
-                ids = Arrays.copyOf(ids, count);
-                values = Arrays.copyOf(values, count * width);
-            }
-        }
-
-        /** The values array holding row {@code id}, creating its slot (zeros) when new. */
-        double[] row(int id) {
-            int[] slotOf = slots();
-            if (slotOf[id] == 0) {
-                if (count == ids.length) {
-                    int grown = Math.max(INITIAL_SLOTS, 2 * count);
-                    ids = Arrays.copyOf(ids, grown);
-                    values = Arrays.copyOf(values, grown * width);
-                }
-                ids[count] = id;
-                slotOf[id] = ++count;
-            }
-            return values;
-        }
-
-        /** Where row {@code id}'s values start in {@link #row}'s array (the row must exist). */
-        int base(int id) {
-            return (slots()[id] - 1) * width;
-        }
-
-        void add(SparseRows other) {
-            for (int k = 0; k < other.count; k++) {
-                int id = other.ids[k];
-                double[] target = row(id);
-                int to = base(id);
-                int from = k * width;
-                for (int j = 0; j < width; j++) {
-                    target[to + j] += other.values[from + j];
-                }
-            }
-        }
-
-        void copyInto(double[] flat, int offset) {
-            for (int k = 0; k < count; k++) {
-                System.arraycopy(values, k * width, flat, offset + ids[k] * width, width);
-            }
         }
     }
 }

@@ -30,7 +30,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * partitions into one accumulator, the leaves combined in index order within groups of consecutive
  * leaves, the groups combined in order on the driver; the same bits as the documented sequential
  * loop for many (P, T, G), whatever order the tasks finish in; one task per leaf and per group, and
- * no shuffle when every leaf is its own group.
+ * no shuffle when every leaf is its own group; a merge cut into S slices gives the bits of the
+ * whole merge, in one task per group and slice.
  */
 class FixedOrderAggregateTest {
 
@@ -134,6 +135,36 @@ class FixedOrderAggregateTest {
     }
 
     @Test
+    @DisplayName("a merge cut into S slices (S above the elements too) gives, bit for bit, the unsliced loop's sum, "
+        + "in one task per group and slice")
+    void slicedMerge() throws Exception {
+        SplittableRandom random = new SplittableRandom(13);
+        for (int partitions : new int[] {1, 7, 23}) {
+            JavaRDD<double[]> rows = values(random, partitions);
+            List<List<double[]>> parts = rows.glom().collect();
+            for (int leaves : new int[] {1, 3, 8}) {
+                for (int maxGroups : new int[] {1, 2, 100}) {
+                    double[] expected = sequential(parts, leaves, maxGroups);
+                    for (int slices : new int[] {1, 2, WIDTH, WIDTH + 2}) {
+                        double[] got = slicedSum(rows, leaves, maxGroups, slices);
+                        assertTrue(sameBits(expected, got), "P " + partitions + ", leaves " + leaves + ", maxGroups "
+                            + maxGroups + ", slices " + slices + ": expected " + java.util.Arrays.toString(expected)
+                            + ", got " + java.util.Arrays.toString(got));
+                    }
+                }
+            }
+        }
+        JavaRDD<double[]> rows = values(random, PARTITIONS);
+        TaskOrder sliced = new TaskOrder();
+        watched(sliced, () -> slicedSum(rows, LEAVES, MAX_GROUPS, 2));
+        assertEquals(LEAVES + MAX_GROUPS * 2, sliced.finished.size(), "one task per leaf, group and slice: " + sliced);
+        assertEquals(2, sliced.stages.size(), "the leaves' stage and the merge's stage");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> slicedSum(rows, 1, 1, 0));
+        assertEquals("slices must be >= 1, got 0", e.getMessage());
+        assertEquals(2 * FixedOrderAggregate.SLICES_PER_SLOT, FixedOrderAggregate.slices(2));
+    }
+
+    @Test
     @DisplayName("no partitions: the empty accumulator; leaves or maxGroups below 1, slots below 1 are refused")
     void edges() {
         JavaRDD<double[]> none = sc.emptyRDD();
@@ -171,6 +202,15 @@ class FixedOrderAggregateTest {
             }
             return add(acc, it);
         }, FixedOrderAggregateTest::addInto);
+    }
+
+    /** Σ of the rows' vectors, the merge cut into {@code slices} slices of {@link SlicedVector}s. */
+    private static double[] slicedSum(JavaRDD<double[]> rows, int leaves, int maxGroups, int slices) {
+        return FixedOrderAggregate.aggregate(rows, leaves, maxGroups, slices, () -> SlicedVector.zero(WIDTH),
+            (acc, partition, it) -> {
+                add(acc.values(), it);
+                return acc;
+            }, SlicedVector::add).values();
     }
 
     private static double[] add(double[] acc, Iterator<double[]> it) {

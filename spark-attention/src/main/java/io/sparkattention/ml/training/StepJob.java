@@ -19,8 +19,10 @@ import java.util.List;
  * (T = min(P, the fit's {@code leaves})) folds the rows of its run of consecutive partitions into
  * one {@link StepSums}, handing the evaluator (one per task, {@link StepEvaluators}) runs of
  * {@link TrainableNetwork#rowsPerRun()} sampled rows of a partition and flushing its pending sums
- * after each run; groups of consecutive leaves add theirs in leaf order, and the driver adds the
- * groups in group order. So the bits depend on the data, the partitioning and the leaves the fit
+ * after each run (in float64); groups of consecutive leaves add theirs in leaf order, each group's
+ * merge cut into the fit's {@code slices} tasks that add one slice of the sums each (float32 slices,
+ * {@link GradientSums#slice}: no bits depend on the slice count), and the driver adds the groups'
+ * slices into its float64 total in (group, slice) order. So the bits depend on the data, the partitioning and the leaves the fit
  * fixed when it started; the shuffle carries at most T {@link GradientSums} (the dense tensors
  * and the embedding rows a leaf touched) whatever the partition count, and the driver holds at
  * most {@link #maxGroups}. A row is in step t's sample by (seed, t, row key) alone
@@ -40,6 +42,7 @@ final class StepJob<R> {
 
     private final JavaRDD<R> rows;
     private final int leaves;
+    private final int slices;
     private final Broadcast<? extends Shipped<? extends TrainableNetwork<R>>> network;
     private final GradientSums.Layout layout;
     private final RowKey<R> keys;
@@ -47,14 +50,16 @@ final class StepJob<R> {
     /**
      * @param rows    the training rows, cached or deterministic (a recomputed partition gives the same rows in order)
      * @param leaves  the leaf tasks' bound, read once when the fit starts ({@link FixedOrderAggregate#leaves})
+     * @param slices  the merge tasks per group ({@link FixedOrderAggregate#slices}: no bits depend on it)
      * @param network the network, shipped once for the whole fit
      * @param layout  the network's {@link GradientSums.Layout}
      * @param keys    the rows' keys
      */
-    StepJob(JavaRDD<R> rows, int leaves, Broadcast<? extends Shipped<? extends TrainableNetwork<R>>> network,
+    StepJob(JavaRDD<R> rows, int leaves, int slices, Broadcast<? extends Shipped<? extends TrainableNetwork<R>>> network,
             GradientSums.Layout layout, RowKey<R> keys) {
         this.rows = rows;
         this.leaves = leaves;
+        this.slices = slices;
         this.network = network;
         this.layout = layout;
         this.keys = keys;
@@ -94,7 +99,7 @@ final class StepJob<R> {
             return sums;
         };
         // A leaf task's sums reuse its thread's dense buffer (LeafBuffers); the driver's total is new.
-        return FixedOrderAggregate.aggregate(rows, leaves, maxGroups(layout.parameterCount()),
+        return FixedOrderAggregate.aggregate(rows, leaves, maxGroups(layout.parameterCount()), slices,
             () -> new StepSums(LeafBuffers.emptySums(sumsLayout)), fold, StepSums::add);
     }
 

@@ -1,5 +1,6 @@
 package io.sparkattention.ml.training;
 
+import io.sparkattention.exec.Sliceable;
 import io.sparkattention.nn.GradientSums;
 
 import java.io.Serializable;
@@ -7,11 +8,13 @@ import java.io.Serializable;
 /**
  * A leaf's, a group's or the whole sample's sums over its rows at one point of the parameters:
  * Σ weighted loss, Σ weight, the row count, the gradient sums (null for a loss-only pass) and the
- * largest value count a leaf task's result carried ({@link GradientSums#values()}).
+ * largest value count a leaf task's result carried ({@link GradientSums#values()}). Cut into
+ * slices for the sliced merge, the scalars ride in slice 0 and the gradient sums are cut by
+ * {@link GradientSums#slice}; slices past 0 carry zero scalars.
  */
-final class StepSums implements Serializable {
+final class StepSums implements Serializable, Sliceable<StepSums> {
 
-    private static final long serialVersionUID = 2L;
+    private static final long serialVersionUID = 3L;
 
     double loss;
     double weight;
@@ -32,6 +35,32 @@ final class StepSums implements Serializable {
             grad.add(other.grad);
         }
         largestTaskValues = Math.max(largestTaskValues, other.largestTaskValues);
+        return this;
+    }
+
+    @Override
+    public StepSums slice(int s, int count) {
+        StepSums part = new StepSums(grad == null ? null : grad.slice(s, count));
+        if (s == 0) {
+            part.loss = loss;
+            part.weight = weight;
+            part.rows = rows;
+            part.largestTaskValues = largestTaskValues;
+        }
+        return part;
+    }
+
+    @Override
+    public StepSums addSlice(int s, int count, StepSums part) {
+        if (s == 0) {
+            loss += part.loss;
+            weight += part.weight;
+            rows += part.rows;
+            largestTaskValues = Math.max(largestTaskValues, part.largestTaskValues);
+        }
+        if (grad != null) {
+            grad.addSlice(s, count, part.grad);
+        }
         return this;
     }
 

@@ -91,7 +91,8 @@ public final class Trainer<R> {
                           Broadcast<? extends Shipped<? extends TrainableNetwork<R>>> network, RowKey<R> keys,
                           float[] theta) {
         TrainableNetwork<R> driverNetwork = network.value().get();
-        StepJob<R> job = new StepJob<>(rows, FixedOrderAggregate.leaves(slots), network,
+        StepJob<R> job = new StepJob<>(rows, FixedOrderAggregate.leaves(slots),
+            FixedOrderAggregate.slices(slots), network,
             GradientSums.Layout.of(driverNetwork), keys);
         int maxIter = settings.maxIter();
         Optimizer optimizer = settings.optimizer(driverNetwork.parameters());
