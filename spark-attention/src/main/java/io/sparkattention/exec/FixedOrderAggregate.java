@@ -120,6 +120,25 @@ public final class FixedOrderAggregate {
     }
 
     /**
+     * Whether partition {@code partition} of {@code partitions} is the last of its leaf's run, for
+     * the leaves an aggregate with this {@code leaves} bound lays out (min(P, leaves) runs of
+     * consecutive partitions): a fold that carries work from one partition to the next in its
+     * accumulator finishes it there, so a leaf's result never depends on where its run is cut.
+     *
+     * @throws IllegalArgumentException when partition is not in [0, partitions) or leaves &lt; 1
+     */
+    public static boolean endsLeaf(int partition, int partitions, int leaves) {
+        if (partition < 0 || partition >= partitions || leaves < 1) {
+            throw new IllegalArgumentException("partition " + partition + " of " + partitions + " with leaves "
+                + leaves);
+        }
+        int leafCount = Math.min(partitions, leaves);
+        // Leaf i holds [runStart(i), runStart(i + 1)); the leaf of p is the largest i with runStart(i) <= p.
+        int leaf = (int) (((long) (partition + 1) * leafCount + partitions - 1) / partitions) - 1;
+        return runStart(leaf + 1, partitions, leafCount) == partition + 1;
+    }
+
+    /**
      * The aggregate of {@code rows} in the fixed order above (S = 1), in one Spark job. The job is
      * named after the caller's source line, as Spark names jobs after the user code that starts them.
      *

@@ -64,6 +64,26 @@ class FixedOrderAggregateTest {
     }
 
     @Test
+    @DisplayName("endsLeaf is true exactly on the last partition of each leaf's run, for every P and leaf bound")
+    void endsLeaf() {
+        for (int partitions = 1; partitions <= 40; partitions++) {
+            for (int leaves = 1; leaves <= 12; leaves++) {
+                int leafCount = Math.min(partitions, leaves);
+                List<Integer> ends = new ArrayList<>();
+                for (int i = 1; i <= leafCount; i++) {
+                    ends.add(FixedOrderAggregate.runStart(i, partitions, leafCount) - 1);
+                }
+                for (int p = 0; p < partitions; p++) {
+                    assertEquals(ends.contains(p), FixedOrderAggregate.endsLeaf(p, partitions, leaves),
+                        "partition " + p + " of " + partitions + ", leaves " + leaves);
+                }
+            }
+        }
+        assertThrows(IllegalArgumentException.class, () -> FixedOrderAggregate.endsLeaf(3, 3, 2), "past the last");
+        assertThrows(IllegalArgumentException.class, () -> FixedOrderAggregate.endsLeaf(0, 3, 0), "no leaf");
+    }
+
+    @Test
     @DisplayName("a leaf folds its run's partitions into one accumulator in index order, the leaves are combined in "
         + "order within their group and the groups reach the driver in order (empty partitions included)")
     void foldOrder() {

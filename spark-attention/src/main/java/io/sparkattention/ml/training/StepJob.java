@@ -18,8 +18,11 @@ import java.util.List;
  * (broadcast once per step) and summed by {@link FixedOrderAggregate}: each of the T leaf tasks
  * (T = min(P, the fit's {@code leaves})) folds the rows of its run of consecutive partitions into
  * one {@link StepSums}, handing the evaluator (one per task, {@link StepEvaluators}) runs of
- * {@link TrainableNetwork#rowsPerRun()} sampled rows of a partition and flushing its pending sums
- * after each run (in float64); groups of consecutive leaves add theirs in leaf order, each group's
+ * {@link TrainableNetwork#rowsPerRun()} sampled rows in the leaf's order and flushing its pending
+ * sums after each run (in float64). A run spans partitions (it ends when full or at the leaf's
+ * last partition), so a leaf of many one-row partitions still stacks its rows and flushes once a
+ * run, not once a partition, and the leaf's bits depend on its rows, not on where its run of
+ * partitions is cut. Groups of consecutive leaves add theirs in leaf order, each group's
  * merge cut into the fit's {@code slices} tasks that add one slice of the sums each (float32 slices,
  * {@link GradientSums#slice}: no bits depend on the slice count), and the driver adds the groups'
  * slices into its float64 total in (group, slice) order. So the bits depend on the data, the partitioning and the leaves the fit
@@ -70,13 +73,18 @@ final class StepJob<R> {
         Broadcast<? extends Shipped<? extends TrainableNetwork<R>>> shipped = network;
         RowKey<R> key = keys;
         GradientSums.Layout sumsLayout = layout;
+        int partitions = rows.getNumPartitions(), leafBound = leaves;
         Function3<StepSums, Integer, Iterator<R>, StepSums> fold = (sums, partition, it) -> {
             TrainableNetwork<R> n = shipped.value().get();
             float[] theta = parameters.value();
             TrainingEvaluator<R> bound = StepEvaluators.forStep(n, theta, true, () -> n.bind(theta, true, seed, step));
-            // What a failed earlier attempt on this thread left pending is not this partition's.
-            bound.discardPending();
-            List<R> run = new ArrayList<>(n.rowsPerRun());
+            if (sums.run == null) {
+                // The leaf's first partition: what a failed earlier attempt on this thread left pending is not its.
+                bound.discardPending();
+                sums.run = new ArrayList<R>(n.rowsPerRun());
+            }
+            @SuppressWarnings("unchecked")
+            List<R> run = (List<R>) sums.run;
             while (it.hasNext()) {
                 R r = it.next();
                 if (!Sampling.sampled(seed, step, key.of(r), fraction)) {
@@ -89,13 +97,16 @@ final class StepJob<R> {
                     bound.flushInto(sums.grad);
                 }
             }
-            if (!run.isEmpty()) {
-                sums.loss += bound.add(run);
-                count(bound, run, sums);
-                bound.flushInto(sums.grad);
+            if (FixedOrderAggregate.endsLeaf(partition, partitions, leafBound)) {
+                if (!run.isEmpty()) {
+                    sums.loss += bound.add(run);
+                    count(bound, run, sums);
+                    bound.flushInto(sums.grad);
+                }
+                sums.run = null;
+                sums.grad.trim();
+                sums.largestTaskValues = Math.max(sums.largestTaskValues, sums.grad.values());
             }
-            sums.grad.trim();
-            sums.largestTaskValues = Math.max(sums.largestTaskValues, sums.grad.values());
             return sums;
         };
         // A leaf task's sums reuse its thread's dense buffer (LeafBuffers); the driver's total is new.
@@ -106,17 +117,29 @@ final class StepJob<R> {
     /** Σ weighted loss and Σ weight over every row at the parameters, in evaluation mode (no dropout). */
     StepSums loss(Broadcast<float[]> parameters) {
         Broadcast<? extends Shipped<? extends TrainableNetwork<R>>> shipped = network;
+        int partitions = rows.getNumPartitions(), leafBound = leaves;
         Function3<StepSums, Integer, Iterator<R>, StepSums> fold = (sums, partition, it) -> {
             TrainableNetwork<R> n = shipped.value().get();
             float[] theta = parameters.value();
             TrainingEvaluator<R> bound = StepEvaluators.forStep(n, theta, false, () -> n.bind(theta, false, 0, 0));
-            List<R> run = new ArrayList<>(n.rowsPerRun());
+            if (sums.run == null) {
+                sums.run = new ArrayList<R>(n.rowsPerRun());
+            }
+            @SuppressWarnings("unchecked")
+            List<R> run = (List<R>) sums.run;
             while (it.hasNext()) {
                 run.add(it.next());
-                if (run.size() == n.rowsPerRun() || !it.hasNext()) {
+                if (run.size() == n.rowsPerRun()) {
                     sums.loss += bound.loss(run);
                     count(bound, run, sums);
                 }
+            }
+            if (FixedOrderAggregate.endsLeaf(partition, partitions, leafBound)) {
+                if (!run.isEmpty()) {
+                    sums.loss += bound.loss(run);
+                    count(bound, run, sums);
+                }
+                sums.run = null;
             }
             return sums;
         };

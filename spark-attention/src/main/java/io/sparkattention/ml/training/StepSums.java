@@ -21,6 +21,12 @@ final class StepSums implements Serializable, Sliceable<StepSums> {
     long rows;
     final GradientSums grad;
     long largestTaskValues;
+    /**
+     * Within a leaf task: the sampled rows not yet handed to the evaluator, carried from one
+     * partition of the leaf's run to the next (null before the leaf's first partition and after its
+     * last). Never shipped: the leaf's last partition empties it.
+     */
+    transient java.util.List<?> run;
 
     StepSums(GradientSums grad) {
         this.grad = grad;
