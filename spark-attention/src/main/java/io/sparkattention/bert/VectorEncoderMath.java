@@ -1,10 +1,9 @@
 package io.sparkattention.bert;
 
+import io.sparkattention.kernel.VectorWidening;
 import jdk.incubator.vector.DoubleVector;
 import jdk.incubator.vector.FloatVector;
-import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
-import jdk.incubator.vector.VectorShape;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
@@ -18,203 +17,140 @@ import jdk.incubator.vector.VectorSpecies;
  *
  * <p><b>LayerNorm</b> by {@link LayerNorm}'s accumulation rule: the residual added in float
  * lanes, then the sum, the sum of squared deviations and {@code (x − mean)·(1/σ)·γ + β} in double
- * lanes (floats widened a half-width vector at a time), rounded once. Sums are lane-wise, then
- * reduced; tails shorter than a vector run the same arithmetic one element at a time. Its
- * backward likewise: a row's two sums lane-wise in double, dγ and dβ summed per column over the
- * rows in double (as {@link LayerNorm#backward}, so the same bits), dx in double lanes.
+ * lanes, rounded once. Sums are lane-wise, then reduced; tails shorter than a double vector run
+ * the same arithmetic one element at a time. Its backward likewise: a row's two sums lane-wise in
+ * double, dγ and dβ summed per column over the rows in double (as {@link LayerNorm#backward}, so
+ * the same bits), dx in double lanes.
+ *
+ * <p><b>Small loops, arrays between them.</b> Floats are widened into a thread's scratch doubles
+ * ({@link VectorWidening}: full-width float vectors only, one float shape in the JVM), computed on
+ * there one double vector a step, and narrowed back; no loop hands a vector to a method. JDK 17's
+ * C2 compiles a large vector method only up to a node budget: the calls past it (the last FMAs of
+ * two erf chains side by side, a helper returning a vector) are left as calls, whose vectors are
+ * boxed on the heap and run the Vector API's Java fallback (in a fine-tuning executor, tens of
+ * GB a minute, and a second float shape in the JVM made the projections' micro-kernel box its
+ * accumulators too). Each loop here stays far below that budget.
  */
 final class VectorEncoderMath extends EncoderMath {
 
     private static final VectorSpecies<Double> D = DoubleVector.SPECIES_PREFERRED;
-    /** Floats with as many lanes as {@link #D}: a half-width vector. */
-    private static final VectorSpecies<Float> F_HALF = VectorSpecies.of(float.class,
-        VectorShape.forBitSize(D.vectorBitSize() / 2));
     private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED;
     private static final int DL = D.length();
     private static final int FL = F.length();
 
-    /**
-     * Vectors of GELU evaluated side by side, erf's Horner chain (20 dependent FMAs) for each
-     * written out in the loop body: C2 does not inline a call as large as {@link #erf} here, and a
-     * vector passed to a call that is not inlined is boxed on the heap. Interleaved in one JVM, two
-     * chains ran as fast as one or slightly faster, four slower.
-     * Each lane's arithmetic is {@link #erf}'s and the one-vector loop's, so the bits do not change.
-     */
-    static final int GELU_CHAINS = 2;
-
     @Override
     public void gelu(float[] y, int n) {
-        int i = 0;
-        double[] c = Gelu.C;
-        for (int bound = n - n % (GELU_CHAINS * DL); i < bound; i += GELU_CHAINS * DL) {
-            DoubleVector x0 = widen(y, i + 0 * DL);
-            DoubleVector a0 = x0.mul(Gelu.FRAC_1_SQRT_2).abs();
-            DoubleVector u0 = a0.mul(0.5).sub(1.0);
-            DoubleVector x1 = widen(y, i + 1 * DL);
-            DoubleVector a1 = x1.mul(Gelu.FRAC_1_SQRT_2).abs();
-            DoubleVector u1 = a1.mul(0.5).sub(1.0);
-            DoubleVector p0 = DoubleVector.broadcast(D, c[20]), p1 = p0, ck;
-            ck = DoubleVector.broadcast(D, c[19]);
-            p0 = p0.fma(u0, ck); p1 = p1.fma(u1, ck);
-            ck = DoubleVector.broadcast(D, c[18]);
-            p0 = p0.fma(u0, ck); p1 = p1.fma(u1, ck);
-            ck = DoubleVector.broadcast(D, c[17]);
-            p0 = p0.fma(u0, ck); p1 = p1.fma(u1, ck);
-            ck = DoubleVector.broadcast(D, c[16]);
-            p0 = p0.fma(u0, ck); p1 = p1.fma(u1, ck);
-            ck = DoubleVector.broadcast(D, c[15]);
-            p0 = p0.fma(u0, ck); p1 = p1.fma(u1, ck);
-            ck = DoubleVector.broadcast(D, c[14]);
-            p0 = p0.fma(u0, ck); p1 = p1.fma(u1, ck);
-            ck = DoubleVector.broadcast(D, c[13]);
-            p0 = p0.fma(u0, ck); p1 = p1.fma(u1, ck);
-            ck = DoubleVector.broadcast(D, c[12]);
-            p0 = p0.fma(u0, ck); p1 = p1.fma(u1, ck);
-            ck = DoubleVector.broadcast(D, c[11]);
-            p0 = p0.fma(u0, ck); p1 = p1.fma(u1, ck);
-            ck = DoubleVector.broadcast(D, c[10]);
-            p0 = p0.fma(u0, ck); p1 = p1.fma(u1, ck);
-            ck = DoubleVector.broadcast(D, c[9]);
-            p0 = p0.fma(u0, ck); p1 = p1.fma(u1, ck);
-            ck = DoubleVector.broadcast(D, c[8]);
-            p0 = p0.fma(u0, ck); p1 = p1.fma(u1, ck);
-            ck = DoubleVector.broadcast(D, c[7]);
-            p0 = p0.fma(u0, ck); p1 = p1.fma(u1, ck);
-            ck = DoubleVector.broadcast(D, c[6]);
-            p0 = p0.fma(u0, ck); p1 = p1.fma(u1, ck);
-            ck = DoubleVector.broadcast(D, c[5]);
-            p0 = p0.fma(u0, ck); p1 = p1.fma(u1, ck);
-            ck = DoubleVector.broadcast(D, c[4]);
-            p0 = p0.fma(u0, ck); p1 = p1.fma(u1, ck);
-            ck = DoubleVector.broadcast(D, c[3]);
-            p0 = p0.fma(u0, ck); p1 = p1.fma(u1, ck);
-            ck = DoubleVector.broadcast(D, c[2]);
-            p0 = p0.fma(u0, ck); p1 = p1.fma(u1, ck);
-            ck = DoubleVector.broadcast(D, c[1]);
-            p0 = p0.fma(u0, ck); p1 = p1.fma(u1, ck);
-            ck = DoubleVector.broadcast(D, c[0]);
-            p0 = p0.fma(u0, ck); p1 = p1.fma(u1, ck);
-            p0 = p0.blend(1.0, a0.compare(VectorOperators.GE, Gelu.ERF_SATURATION));
-            p0 = p0.blend(p0.neg(), x0.compare(VectorOperators.LT, 0.0));
-            ((FloatVector) x0.mul(0.5).mul(p0.add(1.0)).convertShape(VectorOperators.D2F, F_HALF, 0))
-                .intoArray(y, i + 0 * DL);
-            p1 = p1.blend(1.0, a1.compare(VectorOperators.GE, Gelu.ERF_SATURATION));
-            p1 = p1.blend(p1.neg(), x1.compare(VectorOperators.LT, 0.0));
-            ((FloatVector) x1.mul(0.5).mul(p1.add(1.0)).convertShape(VectorOperators.D2F, F_HALF, 0))
-                .intoArray(y, i + 1 * DL);
+        int bound = D.loopBound(n);
+        double[] w = VectorWidening.scratch(0, Math.min(bound, VectorWidening.CHUNK));
+        for (int from = 0; from < bound; from += VectorWidening.CHUNK) {
+            int len = Math.min(VectorWidening.CHUNK, bound - from);
+            VectorWidening.widen(y, from, len, w);
+            geluVectors(w, len);
+            VectorWidening.narrow(w, len, y, from);
         }
-        for (int bound = D.loopBound(n); i < bound; i += DL) {
-            DoubleVector x = widen(y, i);
-            DoubleVector g = x.mul(0.5).mul(erf(x).add(1.0));
-            ((FloatVector) g.convertShape(VectorOperators.D2F, F_HALF, 0)).intoArray(y, i);
-        }
-        Gelu.apply(y, i, n);
+        Gelu.apply(y, bound, n);
     }
 
-    /** GELU's backward, its erf written out in the loop body as {@link #gelu}'s, for the same reasons. */
+    /** GELU of {@code w[0, len)} in place (len a multiple of DL): erf's Horner chain written out, one vector a step. */
+    private static void geluVectors(double[] w, int len) {
+        double[] c = Gelu.C;
+        for (int i = 0; i < len; i += DL) {
+            DoubleVector x = DoubleVector.fromArray(D, w, i);
+            DoubleVector a = x.mul(Gelu.FRAC_1_SQRT_2).abs();
+            DoubleVector u = a.mul(0.5).sub(1.0);
+            DoubleVector p = DoubleVector.broadcast(D, c[20]);
+            // Horner's rule written out: a loop over k would carry the vector through a nested loop.
+            p = p.fma(u, DoubleVector.broadcast(D, c[19]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[18]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[17]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[16]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[15]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[14]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[13]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[12]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[11]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[10]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[9]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[8]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[7]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[6]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[5]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[4]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[3]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[2]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[1]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[0]));
+            p = p.blend(1.0, a.compare(VectorOperators.GE, Gelu.ERF_SATURATION));
+            p = p.blend(p.neg(), x.compare(VectorOperators.LT, 0.0));
+            x.mul(0.5).mul(p.add(1.0)).intoArray(w, i);
+        }
+    }
+
     @Override
     void geluBackward(float[] pre, float[] dy, float[] d, int n) {
-        int i = 0;
-        double[] c = Gelu.C;
-        for (int bound = n - n % (GELU_CHAINS * DL); i < bound; i += GELU_CHAINS * DL) {
-            DoubleVector x0 = widen(pre, i + 0 * DL);
-            DoubleVector a0 = x0.mul(Gelu.FRAC_1_SQRT_2).abs();
-            DoubleVector u0 = a0.mul(0.5).sub(1.0);
-            DoubleVector x1 = widen(pre, i + 1 * DL);
-            DoubleVector a1 = x1.mul(Gelu.FRAC_1_SQRT_2).abs();
-            DoubleVector u1 = a1.mul(0.5).sub(1.0);
-            DoubleVector p0 = DoubleVector.broadcast(D, c[20]), p1 = p0, ck;
-            ck = DoubleVector.broadcast(D, c[19]);
-            p0 = p0.fma(u0, ck); p1 = p1.fma(u1, ck);
-            ck = DoubleVector.broadcast(D, c[18]);
-            p0 = p0.fma(u0, ck); p1 = p1.fma(u1, ck);
-            ck = DoubleVector.broadcast(D, c[17]);
-            p0 = p0.fma(u0, ck); p1 = p1.fma(u1, ck);
-            ck = DoubleVector.broadcast(D, c[16]);
-            p0 = p0.fma(u0, ck); p1 = p1.fma(u1, ck);
-            ck = DoubleVector.broadcast(D, c[15]);
-            p0 = p0.fma(u0, ck); p1 = p1.fma(u1, ck);
-            ck = DoubleVector.broadcast(D, c[14]);
-            p0 = p0.fma(u0, ck); p1 = p1.fma(u1, ck);
-            ck = DoubleVector.broadcast(D, c[13]);
-            p0 = p0.fma(u0, ck); p1 = p1.fma(u1, ck);
-            ck = DoubleVector.broadcast(D, c[12]);
-            p0 = p0.fma(u0, ck); p1 = p1.fma(u1, ck);
-            ck = DoubleVector.broadcast(D, c[11]);
-            p0 = p0.fma(u0, ck); p1 = p1.fma(u1, ck);
-            ck = DoubleVector.broadcast(D, c[10]);
-            p0 = p0.fma(u0, ck); p1 = p1.fma(u1, ck);
-            ck = DoubleVector.broadcast(D, c[9]);
-            p0 = p0.fma(u0, ck); p1 = p1.fma(u1, ck);
-            ck = DoubleVector.broadcast(D, c[8]);
-            p0 = p0.fma(u0, ck); p1 = p1.fma(u1, ck);
-            ck = DoubleVector.broadcast(D, c[7]);
-            p0 = p0.fma(u0, ck); p1 = p1.fma(u1, ck);
-            ck = DoubleVector.broadcast(D, c[6]);
-            p0 = p0.fma(u0, ck); p1 = p1.fma(u1, ck);
-            ck = DoubleVector.broadcast(D, c[5]);
-            p0 = p0.fma(u0, ck); p1 = p1.fma(u1, ck);
-            ck = DoubleVector.broadcast(D, c[4]);
-            p0 = p0.fma(u0, ck); p1 = p1.fma(u1, ck);
-            ck = DoubleVector.broadcast(D, c[3]);
-            p0 = p0.fma(u0, ck); p1 = p1.fma(u1, ck);
-            ck = DoubleVector.broadcast(D, c[2]);
-            p0 = p0.fma(u0, ck); p1 = p1.fma(u1, ck);
-            ck = DoubleVector.broadcast(D, c[1]);
-            p0 = p0.fma(u0, ck); p1 = p1.fma(u1, ck);
-            ck = DoubleVector.broadcast(D, c[0]);
-            p0 = p0.fma(u0, ck); p1 = p1.fma(u1, ck);
-            p0 = p0.blend(1.0, a0.compare(VectorOperators.GE, Gelu.ERF_SATURATION));
-            p0 = p0.blend(p0.neg(), x0.compare(VectorOperators.LT, 0.0));
-            DoubleVector phi0 = x0.mul(x0).mul(-0.5).lanewise(VectorOperators.EXP).mul(Gelu.FRAC_1_SQRT_2PI);
-            DoubleVector g0 = widen(dy, i + 0 * DL).mul(p0.add(1.0).mul(0.5).add(x0.mul(phi0)));
-            ((FloatVector) g0.convertShape(VectorOperators.D2F, F_HALF, 0)).intoArray(d, i + 0 * DL);
-            p1 = p1.blend(1.0, a1.compare(VectorOperators.GE, Gelu.ERF_SATURATION));
-            p1 = p1.blend(p1.neg(), x1.compare(VectorOperators.LT, 0.0));
-            DoubleVector phi1 = x1.mul(x1).mul(-0.5).lanewise(VectorOperators.EXP).mul(Gelu.FRAC_1_SQRT_2PI);
-            DoubleVector g1 = widen(dy, i + 1 * DL).mul(p1.add(1.0).mul(0.5).add(x1.mul(phi1)));
-            ((FloatVector) g1.convertShape(VectorOperators.D2F, F_HALF, 0)).intoArray(d, i + 1 * DL);
+        int bound = D.loopBound(n);
+        int size = Math.min(bound, VectorWidening.CHUNK);
+        double[] xs = VectorWidening.scratch(0, size), dys = VectorWidening.scratch(1, size);
+        double[] es = VectorWidening.scratch(2, size);
+        for (int from = 0; from < bound; from += VectorWidening.CHUNK) {
+            int len = Math.min(VectorWidening.CHUNK, bound - from);
+            VectorWidening.widen(pre, from, len, xs);
+            VectorWidening.widen(dy, from, len, dys);
+            gaussian(xs, len, es);
+            geluBackwardVectors(xs, dys, es, len);
+            VectorWidening.narrow(xs, len, d, from);
         }
-        for (int bound = D.loopBound(n); i < bound; i += DL) {
-            DoubleVector x = widen(pre, i);
-            DoubleVector phi = x.mul(x).mul(-0.5).lanewise(VectorOperators.EXP).mul(Gelu.FRAC_1_SQRT_2PI);
-            DoubleVector derivative = erf(x).add(1.0).mul(0.5).add(x.mul(phi));
-            DoubleVector g = widen(dy, i).mul(derivative);
-            ((FloatVector) g.convertShape(VectorOperators.D2F, F_HALF, 0)).intoArray(d, i);
-        }
-        Gelu.backward(pre, dy, d, i, n);
+        Gelu.backward(pre, dy, d, bound, n);
     }
 
-    /** erf(x/√2) lane by lane: {@link Gelu#erf}'s polynomial by Horner's rule, saturated, the sign restored. */
-    private static DoubleVector erf(DoubleVector x) {
+    /**
+     * {@code e^(−x²/2)} of {@code xs[0, len)} into {@code es}, one {@link Math#exp} an element: the
+     * Vector API's {@code EXP} runs as {@code Math.exp} lane by lane on this JDK anyway (boxing its
+     * vectors as it goes), so the same call here gives the same bits without the boxes.
+     */
+    private static void gaussian(double[] xs, int len, double[] es) {
+        for (int i = 0; i < len; i++) {
+            es[i] = Math.exp(xs[i] * xs[i] * -0.5);
+        }
+    }
+
+    /**
+     * {@code dy·(Φ(x) + x·φ(x))} of {@code xs[0, len)} and {@code dys[0, len)} into xs (len a multiple
+     * of DL), with {@code es} holding {@code e^(−x²/2)}.
+     */
+    private static void geluBackwardVectors(double[] xs, double[] dys, double[] es, int len) {
         double[] c = Gelu.C;
-        DoubleVector a = x.mul(Gelu.FRAC_1_SQRT_2).abs();
-        DoubleVector u = a.mul(0.5).sub(1.0);
-        DoubleVector p = DoubleVector.broadcast(D, c[20]);
-        // Horner's rule, unrolled by hand as in the forward kernel
-        p = p.fma(u, DoubleVector.broadcast(D, c[19]));
-        p = p.fma(u, DoubleVector.broadcast(D, c[18]));
-        p = p.fma(u, DoubleVector.broadcast(D, c[17]));
-        p = p.fma(u, DoubleVector.broadcast(D, c[16]));
-        p = p.fma(u, DoubleVector.broadcast(D, c[15]));
-        p = p.fma(u, DoubleVector.broadcast(D, c[14]));
-        p = p.fma(u, DoubleVector.broadcast(D, c[13]));
-        p = p.fma(u, DoubleVector.broadcast(D, c[12]));
-        p = p.fma(u, DoubleVector.broadcast(D, c[11]));
-        p = p.fma(u, DoubleVector.broadcast(D, c[10]));
-        p = p.fma(u, DoubleVector.broadcast(D, c[9]));
-        p = p.fma(u, DoubleVector.broadcast(D, c[8]));
-        p = p.fma(u, DoubleVector.broadcast(D, c[7]));
-        p = p.fma(u, DoubleVector.broadcast(D, c[6]));
-        p = p.fma(u, DoubleVector.broadcast(D, c[5]));
-        p = p.fma(u, DoubleVector.broadcast(D, c[4]));
-        p = p.fma(u, DoubleVector.broadcast(D, c[3]));
-        p = p.fma(u, DoubleVector.broadcast(D, c[2]));
-        p = p.fma(u, DoubleVector.broadcast(D, c[1]));
-        p = p.fma(u, DoubleVector.broadcast(D, c[0]));
-        p = p.blend(1.0, a.compare(VectorOperators.GE, Gelu.ERF_SATURATION));
-        VectorMask<Double> negative = x.compare(VectorOperators.LT, 0.0);
-        return p.blend(p.neg(), negative);
+        for (int i = 0; i < len; i += DL) {
+            DoubleVector x = DoubleVector.fromArray(D, xs, i);
+            DoubleVector a = x.mul(Gelu.FRAC_1_SQRT_2).abs();
+            DoubleVector u = a.mul(0.5).sub(1.0);
+            DoubleVector p = DoubleVector.broadcast(D, c[20]);
+            // Horner's rule written out: a loop over k would carry the vector through a nested loop.
+            p = p.fma(u, DoubleVector.broadcast(D, c[19]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[18]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[17]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[16]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[15]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[14]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[13]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[12]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[11]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[10]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[9]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[8]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[7]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[6]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[5]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[4]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[3]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[2]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[1]));
+            p = p.fma(u, DoubleVector.broadcast(D, c[0]));
+            p = p.blend(1.0, a.compare(VectorOperators.GE, Gelu.ERF_SATURATION));
+            p = p.blend(p.neg(), x.compare(VectorOperators.LT, 0.0));
+            DoubleVector phi = DoubleVector.fromArray(D, es, i).mul(Gelu.FRAC_1_SQRT_2PI);
+            DoubleVector.fromArray(D, dys, i).mul(p.add(1.0).mul(0.5).add(x.mul(phi))).intoArray(xs, i);
+        }
     }
 
     @Override
@@ -222,6 +158,11 @@ final class VectorEncoderMath extends EncoderMath {
                    float[] xhat, float[] rstd) {
         int fBound = F.loopBound(E);
         int bound = D.loopBound(E);
+        // Scratch: the row, its x̂, γ and β, as doubles.
+        double[] xs = VectorWidening.scratch(0, E), hs = VectorWidening.scratch(1, E);
+        double[] gs = VectorWidening.scratch(2, E), bs = VectorWidening.scratch(3, E);
+        VectorWidening.widen(gamma, 0, E, gs);
+        VectorWidening.widen(beta, 0, E, bs);
         for (int r = 0; r < rows; r++) {
             int o = r * E;
             if (residual != null) {
@@ -233,38 +174,18 @@ final class VectorEncoderMath extends EncoderMath {
                     x[o + j] += residual[o + j];
                 }
             }
-            DoubleVector acc = DoubleVector.zero(D);
-            int j = 0;
-            for (; j < bound; j += DL) {
-                acc = acc.add(widen(x, o + j));
-            }
-            double sum = acc.reduceLanes(VectorOperators.ADD);
-            for (; j < E; j++) {
-                sum += x[o + j];
-            }
-            double mean = sum / E;
-            DoubleVector sq = DoubleVector.zero(D);
-            for (j = 0; j < bound; j += DL) {
-                DoubleVector dv = widen(x, o + j).sub(mean);
-                sq = dv.fma(dv, sq);
-            }
-            double var = sq.reduceLanes(VectorOperators.ADD);
-            for (; j < E; j++) {
-                double dv = x[o + j] - mean;
-                var += dv * dv;
-            }
-            double inv = 1.0 / Math.sqrt(var / E + eps);
+            VectorWidening.widen(x, o, E, xs);
+            double mean = sum(xs, bound, E) / E;
+            double inv = 1.0 / Math.sqrt(squaredDeviations(xs, bound, E, mean) / E + eps);
             if (xhat != null) {
                 rstd[r] = (float) inv;
             }
-            for (j = 0; j < bound; j += DL) {
-                DoubleVector xh = widen(x, o + j).sub(mean).mul(inv);
-                if (xhat != null) {
-                    narrow(xh).intoArray(xhat, o + j);
-                }
-                narrow(xh.mul(widen(gamma, j)).add(widen(beta, j))).intoArray(x, o + j);
+            normalize(xs, hs, gs, bs, bound, mean, inv);
+            VectorWidening.narrow(xs, bound, x, o);
+            if (xhat != null) {
+                VectorWidening.narrow(hs, bound, xhat, o);
             }
-            for (; j < E; j++) {
+            for (int j = bound; j < E; j++) {
                 double xh = (x[o + j] - mean) * inv;
                 if (xhat != null) {
                     xhat[o + j] = (float) xh;
@@ -274,29 +195,62 @@ final class VectorEncoderMath extends EncoderMath {
         }
     }
 
+    /** Σ xs[0, E): lane-wise over [0, bound), reduced, then the rest one at a time. */
+    private static double sum(double[] xs, int bound, int E) {
+        DoubleVector acc = DoubleVector.zero(D);
+        for (int j = 0; j < bound; j += DL) {
+            acc = acc.add(DoubleVector.fromArray(D, xs, j));
+        }
+        double sum = acc.reduceLanes(VectorOperators.ADD);
+        for (int j = bound; j < E; j++) {
+            sum += xs[j];
+        }
+        return sum;
+    }
+
+    /** Σ (xs[j] − mean)² over [0, E), lane-wise over [0, bound) as {@link #sum}. */
+    private static double squaredDeviations(double[] xs, int bound, int E, double mean) {
+        DoubleVector sq = DoubleVector.zero(D);
+        for (int j = 0; j < bound; j += DL) {
+            DoubleVector dv = DoubleVector.fromArray(D, xs, j).sub(mean);
+            sq = dv.fma(dv, sq);
+        }
+        double var = sq.reduceLanes(VectorOperators.ADD);
+        for (int j = bound; j < E; j++) {
+            double dv = xs[j] - mean;
+            var += dv * dv;
+        }
+        return var;
+    }
+
+    /** Over [0, bound): x̂ = (x − mean)·inv into hs, and x̂·γ + β into xs. */
+    private static void normalize(double[] xs, double[] hs, double[] gs, double[] bs, int bound, double mean,
+                                  double inv) {
+        for (int j = 0; j < bound; j += DL) {
+            DoubleVector xh = DoubleVector.fromArray(D, xs, j).sub(mean).mul(inv);
+            xh.intoArray(hs, j);
+            xh.mul(DoubleVector.fromArray(D, gs, j)).add(DoubleVector.fromArray(D, bs, j)).intoArray(xs, j);
+        }
+    }
+
     @Override
     void layerNormBackward(float[] dy, float[] xhat, float[] rstd, int rows, int E, float[] gamma, float[] dx,
                            float[] grad, int gammaOff, int betaOff, double[] sums) {
         int bound = D.loopBound(E);
+        double[] ds = VectorWidening.scratch(0, E), hs = VectorWidening.scratch(1, E);
+        double[] gs = VectorWidening.scratch(2, E);
+        VectorWidening.widen(gamma, 0, E, gs);
         if (grad != null) {
             java.util.Arrays.fill(sums, 0, 2 * E, 0.0);
         }
+        double[] rowSums = new double[2];
         for (int r = 0; r < rows; r++) {
             int o = r * E;
-            DoubleVector sg = DoubleVector.zero(D), sgx = sg;
-            int j = 0;
-            for (; j < bound; j += DL) {
-                DoubleVector d = widen(dy, o + j), xh = widen(xhat, o + j);
-                DoubleVector g = d.mul(widen(gamma, j));
-                sg = sg.add(g);
-                sgx = sgx.add(g.mul(xh));
-                if (grad != null) {
-                    DoubleVector.fromArray(D, sums, j).add(d.mul(xh)).intoArray(sums, j);
-                    DoubleVector.fromArray(D, sums, E + j).add(d).intoArray(sums, E + j);
-                }
-            }
-            double sumG = sg.reduceLanes(VectorOperators.ADD), sumGx = sgx.reduceLanes(VectorOperators.ADD);
-            for (; j < E; j++) {
+            VectorWidening.widen(dy, o, E, ds);
+            VectorWidening.widen(xhat, o, E, hs);
+            backwardSums(ds, hs, gs, bound, grad != null ? sums : null, E, rowSums);
+            double sumG = rowSums[0], sumGx = rowSums[1];
+            for (int j = bound; j < E; j++) {
                 double g = (double) dy[o + j] * gamma[j];
                 sumG += g;
                 sumGx += g * xhat[o + j];
@@ -306,11 +260,9 @@ final class VectorEncoderMath extends EncoderMath {
                 }
             }
             double meanG = sumG / E, meanGx = sumGx / E, inv = rstd[r];
-            for (j = 0; j < bound; j += DL) {
-                DoubleVector g = widen(dy, o + j).mul(widen(gamma, j));
-                narrow(g.sub(meanG).sub(widen(xhat, o + j).mul(meanGx)).mul(inv)).intoArray(dx, o + j);
-            }
-            for (; j < E; j++) {
+            inputGradient(ds, hs, gs, bound, meanG, meanGx, inv);
+            VectorWidening.narrow(ds, bound, dx, o);
+            for (int j = bound; j < E; j++) {
                 double g = (double) dy[o + j] * gamma[j];
                 dx[o + j] = (float) (inv * (g - meanG - xhat[o + j] * meanGx));
             }
@@ -323,28 +275,52 @@ final class VectorEncoderMath extends EncoderMath {
         }
     }
 
+    /**
+     * A row's lane-wise Σ g and Σ g·x̂ (g = dy·γ) over [0, bound), reduced into {@code out}, and,
+     * when {@code sums} is given, dy·x̂ and dy added into its dγ and dβ columns.
+     */
+    private static void backwardSums(double[] ds, double[] hs, double[] gs, int bound, double[] sums, int E,
+                                     double[] out) {
+        DoubleVector sg = DoubleVector.zero(D), sgx = sg;
+        for (int j = 0; j < bound; j += DL) {
+            DoubleVector d = DoubleVector.fromArray(D, ds, j), xh = DoubleVector.fromArray(D, hs, j);
+            DoubleVector g = d.mul(DoubleVector.fromArray(D, gs, j));
+            sg = sg.add(g);
+            sgx = sgx.add(g.mul(xh));
+            if (sums != null) {
+                DoubleVector.fromArray(D, sums, j).add(d.mul(xh)).intoArray(sums, j);
+                DoubleVector.fromArray(D, sums, E + j).add(d).intoArray(sums, E + j);
+            }
+        }
+        out[0] = sg.reduceLanes(VectorOperators.ADD);
+        out[1] = sgx.reduceLanes(VectorOperators.ADD);
+    }
+
+    /** dx = (g − mean g − x̂·mean(g·x̂))·inv over [0, bound), into ds (read as dy). */
+    private static void inputGradient(double[] ds, double[] hs, double[] gs, int bound, double meanG, double meanGx,
+                                      double inv) {
+        for (int j = 0; j < bound; j += DL) {
+            DoubleVector g = DoubleVector.fromArray(D, ds, j).mul(DoubleVector.fromArray(D, gs, j));
+            g.sub(meanG).sub(DoubleVector.fromArray(D, hs, j).mul(meanGx)).mul(inv).intoArray(ds, j);
+        }
+    }
+
     @Override
     void addAndClear(float[] part, double[] sums, int from, int to) {
-        FloatVector zero = FloatVector.zero(F_HALF);
+        FloatVector zero = FloatVector.zero(F);
         int i = from;
-        for (int bound = from + D.loopBound(to - from); i < bound; i += DL) {
-            widen(part, i).add(DoubleVector.fromArray(D, sums, i)).intoArray(sums, i);
+        for (int bound = from + F.loopBound(to - from); i < bound; i += FL) {
+            FloatVector v = FloatVector.fromArray(F, part, i);
+            ((DoubleVector) v.convertShape(VectorOperators.F2D, D, 0)).add(DoubleVector.fromArray(D, sums, i))
+                .intoArray(sums, i);
+            ((DoubleVector) v.convertShape(VectorOperators.F2D, D, 1)).add(DoubleVector.fromArray(D, sums, i + DL))
+                .intoArray(sums, i + DL);
             zero.intoArray(part, i);
         }
         for (; i < to; i++) {
             sums[i] += part[i];
             part[i] = 0f;
         }
-    }
-
-    /** Double lanes rounded to a half-width float vector. */
-    private static FloatVector narrow(DoubleVector v) {
-        return (FloatVector) v.convertShape(VectorOperators.D2F, F_HALF, 0);
-    }
-
-    /** Floats {@code a[i … i + DL)} widened to double lanes. */
-    private static DoubleVector widen(float[] a, int i) {
-        return (DoubleVector) FloatVector.fromArray(F_HALF, a, i).convertShape(VectorOperators.F2D, D, 0);
     }
 
     @Override

@@ -1,15 +1,19 @@
 package io.sparkattention.gpt;
 
+import io.sparkattention.kernel.VectorWidening;
+
+import java.util.Arrays;
+
 import jdk.incubator.vector.DoubleVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.LongVector;
 import jdk.incubator.vector.VectorOperators;
-import jdk.incubator.vector.VectorShape;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
  * {@link DecoderMath} on the Java Vector API: {@link GeluNew}'s formula in double lanes (floats
- * widened and narrowed a half-width vector at a time), and the log-sum-exp's maximum in float
+ * widened into a thread's scratch doubles a chunk at a time by {@link VectorWidening}, computed on
+ * there in small loops and narrowed back), and the log-sum-exp's maximum in float
  * lanes, its exponentials and sum in double lanes. Tails shorter than a vector run the scalar
  * arithmetic.
  *
@@ -25,9 +29,6 @@ import jdk.incubator.vector.VectorSpecies;
 final class VectorDecoderMath extends DecoderMath {
 
     private static final VectorSpecies<Double> D = DoubleVector.SPECIES_PREFERRED;
-    /** Floats with as many lanes as {@link #D}: a half-width vector. */
-    private static final VectorSpecies<Float> F_HALF = VectorSpecies.of(float.class,
-        VectorShape.forBitSize(D.vectorBitSize() / 2));
     private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED;
     private static final int DL = D.length();
     private static final int FL = F.length();
@@ -56,34 +57,39 @@ final class VectorDecoderMath extends DecoderMath {
     }
 
     /**
-     * Elements per call of a vector loop ({@link #geluNewVectors}, {@link #geluNewBackwardVectors}),
-     * a multiple of every lane count, so that the results do not depend on it. A loop over a whole
-     * M×F array, run a few times a pass, was compiled on stack replacement only, left at its exit
-     * (an untaken branch) and resumed in the interpreter, where the Vector API is some 50× slower:
-     * gelu_new took 16% of a training pass's samples. Short calls get the method compiled whole.
+     * Elements per chunk of a vector loop ({@link #geluNewVectors}, {@link #geluNewBackwardVectors},
+     * the log-sum-exp's), a multiple of every lane count, so that the results do not depend on it:
+     * a chunk's floats are widened into a thread's scratch doubles, computed on there and narrowed
+     * back. A loop over a whole M×F array, run a few times a pass, was compiled on stack replacement
+     * only, left at its exit (an untaken branch) and resumed in the interpreter, where the Vector
+     * API is some 50× slower: gelu_new took 16% of a training pass's samples. Short calls get the
+     * method compiled whole.
      */
-    static final int CHUNK = 4096;
+    static final int CHUNK = VectorWidening.CHUNK;
 
     @Override
     void geluNew(float[] y, int n) {
         int bound = D.loopBound(n);
+        double[] w = VectorWidening.scratch(0, CHUNK);
         for (int from = 0; from < bound; from += CHUNK) {
-            geluNewVectors(y, from, Math.min(bound, from + CHUNK));
+            int len = Math.min(CHUNK, bound - from);
+            VectorWidening.widen(y, from, len, w);
+            geluNewVectors(w, len);
+            VectorWidening.narrow(w, len, y, from);
         }
         GeluNew.apply(y, bound, n);
     }
 
-    /** {@link #geluNew} of {@code y[from, to)}, in place; both multiples of the lane count. */
-    private static void geluNewVectors(float[] y, int from, int to) {
-        for (int i = from; i < to; i += DL) {
-            DoubleVector x = widen(y, i);
+    /** {@link #geluNew} of {@code w[0, len)}, in place; len a multiple of the double lane count. */
+    private static void geluNewVectors(double[] w, int len) {
+        for (int i = 0; i < len; i += DL) {
+            DoubleVector x = DoubleVector.fromArray(D, w, i);
             DoubleVector z = x.mul(x).mul(x).mul(GeluNew.CUBIC).add(x).mul(GeluNew.SQRT_2_OVER_PI);
             DoubleVector a = z.abs().min(TANH_CAP);
             DoubleVector t = DoubleVector.broadcast(D, 1.0).sub(DoubleVector.broadcast(D, 2.0)
                 .div(exp(a.mul(2.0)).add(1.0)));
             t = t.blend(t.neg(), z.compare(VectorOperators.LT, 0.0));
-            DoubleVector g = x.mul(0.5).mul(t.add(1.0));
-            ((FloatVector) g.convertShape(VectorOperators.D2F, F_HALF, 0)).intoArray(y, i);
+            x.mul(0.5).mul(t.add(1.0)).intoArray(w, i);
         }
     }
 
@@ -95,16 +101,21 @@ final class VectorDecoderMath extends DecoderMath {
     @Override
     void geluNewBackward(float[] pre, float[] dy, float[] d, int n) {
         int bound = D.loopBound(n);
+        double[] xs = VectorWidening.scratch(0, CHUNK), dys = VectorWidening.scratch(1, CHUNK);
         for (int from = 0; from < bound; from += CHUNK) {
-            geluNewBackwardVectors(pre, dy, d, from, Math.min(bound, from + CHUNK));
+            int len = Math.min(CHUNK, bound - from);
+            VectorWidening.widen(pre, from, len, xs);
+            VectorWidening.widen(dy, from, len, dys);
+            geluNewBackwardVectors(xs, dys, len);
+            VectorWidening.narrow(xs, len, d, from);
         }
         GeluNew.backward(pre, dy, d, bound, n);
     }
 
-    /** {@link #geluNewBackward} of elements {@code [from, to)}; both multiples of the lane count. */
-    private static void geluNewBackwardVectors(float[] pre, float[] dy, float[] d, int from, int to) {
-        for (int i = from; i < to; i += DL) {
-            DoubleVector x = widen(pre, i);
+    /** {@link #geluNewBackward} of {@code x[0, len)} and {@code dy[0, len)} into x; len a multiple of the double lane count. */
+    private static void geluNewBackwardVectors(double[] xs, double[] dys, int len) {
+        for (int i = 0; i < len; i += DL) {
+            DoubleVector x = DoubleVector.fromArray(D, xs, i);
             DoubleVector z = x.mul(x).mul(x).mul(GeluNew.CUBIC).add(x).mul(GeluNew.SQRT_2_OVER_PI);
             DoubleVector a = z.abs().min(TANH_CAP);
             DoubleVector t = DoubleVector.broadcast(D, 1.0).sub(DoubleVector.broadcast(D, 2.0)
@@ -112,7 +123,7 @@ final class VectorDecoderMath extends DecoderMath {
             t = t.blend(t.neg(), z.compare(VectorOperators.LT, 0.0));
             DoubleVector slope = x.mul(x).mul(3.0 * GeluNew.CUBIC).add(1.0).mul(GeluNew.SQRT_2_OVER_PI);
             DoubleVector g = t.add(1.0).mul(0.5).add(x.mul(0.5).mul(t.mul(t).neg().add(1.0)).mul(slope));
-            ((FloatVector) g.mul(widen(dy, i)).convertShape(VectorOperators.D2F, F_HALF, 0)).intoArray(d, i);
+            g.mul(DoubleVector.fromArray(D, dys, i)).intoArray(xs, i);
         }
     }
 
@@ -127,13 +138,23 @@ final class VectorDecoderMath extends DecoderMath {
         for (; j < n; j++) {
             max = Math.max(max, x[off + j]);
         }
-        DoubleVector acc = DoubleVector.zero(D);
-        j = 0;
-        for (int bound = D.loopBound(n); j < bound; j += DL) {
-            acc = acc.add(exp(widen(x, off + j).sub(max)));
+        int bound = D.loopBound(n);
+        double[] w = VectorWidening.scratch(0, CHUNK);
+        // The lane sums ride from chunk to chunk in scratch doubles rather than in a vector: C2 boxes
+        // a vector carried through two nested loops on every inner step.
+        double[] lanes = VectorWidening.scratch(1, DL);
+        Arrays.fill(lanes, 0, DL, 0.0);
+        for (int from = 0; from < bound; from += CHUNK) {
+            int len = Math.min(CHUNK, bound - from);
+            VectorWidening.widen(x, off + from, len, w);
+            DoubleVector acc = DoubleVector.fromArray(D, lanes, 0);
+            for (int i = 0; i < len; i += DL) {
+                acc = acc.add(exp(DoubleVector.fromArray(D, w, i).sub(max)));
+            }
+            acc.intoArray(lanes, 0);
         }
-        double sum = acc.reduceLanes(VectorOperators.ADD);
-        for (; j < n; j++) {
+        double sum = DoubleVector.fromArray(D, lanes, 0).reduceLanes(VectorOperators.ADD);
+        for (j = bound; j < n; j++) {
             sum += Math.exp((double) x[off + j] - max);
         }
         return max + Math.log(sum);
@@ -142,12 +163,17 @@ final class VectorDecoderMath extends DecoderMath {
     @Override
     void softmaxGradient(float[] x, int off, int n, double lse, int target, double weight) {
         double zt = x[off + target];
-        int j = 0;
-        for (int bound = D.loopBound(n); j < bound; j += DL) {
-            DoubleVector g = exp(widen(x, off + j).sub(lse)).mul(weight);
-            ((FloatVector) g.convertShape(VectorOperators.D2F, F_HALF, 0)).intoArray(x, off + j);
+        int bound = D.loopBound(n);
+        double[] w = VectorWidening.scratch(0, CHUNK);
+        for (int from = 0; from < bound; from += CHUNK) {
+            int len = Math.min(CHUNK, bound - from);
+            VectorWidening.widen(x, off + from, len, w);
+            for (int i = 0; i < len; i += DL) {
+                exp(DoubleVector.fromArray(D, w, i).sub(lse)).mul(weight).intoArray(w, i);
+            }
+            VectorWidening.narrow(w, len, x, off + from);
         }
-        for (; j < n; j++) {
+        for (int j = bound; j < n; j++) {
             x[off + j] = (float) (weight * Math.exp((double) x[off + j] - lse));
         }
         x[off + target] = (float) (weight * (Math.exp(zt - lse) - 1.0));
@@ -168,11 +194,6 @@ final class VectorDecoderMath extends DecoderMath {
         LongVector bits = t.reinterpretAsLongs().sub(ROUND_BITS - 1023).lanewise(VectorOperators.LSHL, 52);
         DoubleVector e = p.mul(bits.reinterpretAsDoubles());
         return e.blend(0.0, x.compare(VectorOperators.LT, LOWEST));
-    }
-
-    /** Floats {@code a[i … i + DL)} widened to double lanes. */
-    private static DoubleVector widen(float[] a, int i) {
-        return (DoubleVector) FloatVector.fromArray(F_HALF, a, i).convertShape(VectorOperators.F2D, D, 0);
     }
 
     @Override

@@ -98,15 +98,16 @@ class GeluTest {
     }
 
     /**
-     * The backward's side-by-side chains give each element the bits the one-vector loop gives it:
-     * the whole array at once equals the array cut into slices of one double vector (which never
-     * reach the chains), and each is within 2e-7 relative of {@link Gelu#backward}'s float64 value.
+     * The backward's full-width float vectors (two double vectors' chains side by side) give each
+     * element the bits a lone half vector gives it (a zero-padded copy's): the whole array at once
+     * equals the array cut into slices of one double vector, and each is within 2e-7 relative of
+     * {@link Gelu#backward}'s float64 value.
      */
     @Test
-    void theBackwardsChainsGiveTheOneVectorBits() {
+    void theBackwardsWholeVectorsGiveTheHalfVectorBits() {
         int lanes = jdk.incubator.vector.DoubleVector.SPECIES_PREFERRED.length();
         java.util.SplittableRandom random = new java.util.SplittableRandom(31);
-        int n = 5 * VectorEncoderMath.GELU_CHAINS * lanes + lanes + 3;
+        int n = 5 * jdk.incubator.vector.FloatVector.SPECIES_PREFERRED.length() + lanes + 3;
         float[] pre = new float[n], dy = new float[n];
         for (int i = 0; i < n; i++) {
             pre[i] = (float) (random.nextDouble() * 16 - 8);
