@@ -1,5 +1,6 @@
 package io.sparkattention.bert;
 
+import io.sparkattention.kernel.VectorDoubleExp;
 import io.sparkattention.kernel.VectorWidening;
 import jdk.incubator.vector.DoubleVector;
 import jdk.incubator.vector.FloatVector;
@@ -13,7 +14,8 @@ import jdk.incubator.vector.VectorSpecies;
  * {@code u = |z|/2 − 1}, saturated to ±1 beyond |z| = 4) evaluated by Horner's rule on
  * {@code DoubleVector}s, floats widened and narrowed a vector at a time; the same arithmetic as
  * {@link Gelu#gelu} up to the order of the final products (so within the same 1e-7). Its backward,
- * {@code dy·(Φ(x) + x·φ(x))}, in the same lanes, φ through the Vector API's exp.
+ * {@code dy·(Φ(x) + x·φ(x))}, in the same lanes, φ's exponential by {@link VectorDoubleExp} (the
+ * same bits in every JIT tier, within 1e-14 of {@code Math.exp}).
  *
  * <p><b>LayerNorm</b> by {@link LayerNorm}'s accumulation rule: the residual added in float
  * lanes, then the sum, the sum of squared deviations and {@code (x − mean)·(1/σ)·γ + β} in double
@@ -41,49 +43,19 @@ final class VectorEncoderMath extends EncoderMath {
     @Override
     public void gelu(float[] y, int n) {
         int bound = D.loopBound(n);
-        double[] w = VectorWidening.scratch(0, Math.min(bound, VectorWidening.CHUNK));
+        int size = Math.min(bound, VectorWidening.CHUNK);
+        double[] xs = VectorWidening.scratch(0, size), erfs = VectorWidening.scratch(1, size);
         for (int from = 0; from < bound; from += VectorWidening.CHUNK) {
             int len = Math.min(VectorWidening.CHUNK, bound - from);
-            VectorWidening.widen(y, from, len, w);
-            geluVectors(w, len);
-            VectorWidening.narrow(w, len, y, from);
+            VectorWidening.widen(y, from, len, xs);
+            erfVectors(xs, len, erfs);
+            for (int i = 0; i < len; i += DL) {
+                DoubleVector x = DoubleVector.fromArray(D, xs, i);
+                x.mul(0.5).mul(DoubleVector.fromArray(D, erfs, i).add(1.0)).intoArray(xs, i);
+            }
+            VectorWidening.narrow(xs, len, y, from);
         }
         Gelu.apply(y, bound, n);
-    }
-
-    /** GELU of {@code w[0, len)} in place (len a multiple of DL): erf's Horner chain written out, one vector a step. */
-    private static void geluVectors(double[] w, int len) {
-        double[] c = Gelu.C;
-        for (int i = 0; i < len; i += DL) {
-            DoubleVector x = DoubleVector.fromArray(D, w, i);
-            DoubleVector a = x.mul(Gelu.FRAC_1_SQRT_2).abs();
-            DoubleVector u = a.mul(0.5).sub(1.0);
-            DoubleVector p = DoubleVector.broadcast(D, c[20]);
-            // Horner's rule written out: a loop over k would carry the vector through a nested loop.
-            p = p.fma(u, DoubleVector.broadcast(D, c[19]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[18]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[17]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[16]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[15]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[14]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[13]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[12]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[11]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[10]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[9]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[8]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[7]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[6]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[5]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[4]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[3]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[2]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[1]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[0]));
-            p = p.blend(1.0, a.compare(VectorOperators.GE, Gelu.ERF_SATURATION));
-            p = p.blend(p.neg(), x.compare(VectorOperators.LT, 0.0));
-            x.mul(0.5).mul(p.add(1.0)).intoArray(w, i);
-        }
     }
 
     @Override
@@ -91,41 +63,43 @@ final class VectorEncoderMath extends EncoderMath {
         int bound = D.loopBound(n);
         int size = Math.min(bound, VectorWidening.CHUNK);
         double[] xs = VectorWidening.scratch(0, size), dys = VectorWidening.scratch(1, size);
-        double[] es = VectorWidening.scratch(2, size);
+        double[] erfs = VectorWidening.scratch(2, size), gaussians = VectorWidening.scratch(3, size);
         for (int from = 0; from < bound; from += VectorWidening.CHUNK) {
             int len = Math.min(VectorWidening.CHUNK, bound - from);
             VectorWidening.widen(pre, from, len, xs);
             VectorWidening.widen(dy, from, len, dys);
-            gaussian(xs, len, es);
-            geluBackwardVectors(xs, dys, es, len);
+            erfVectors(xs, len, erfs);
+            // e^(−x²/2) by VectorDoubleExp: the same bits in every JIT tier (the Vector API's EXP is
+            // a vector math library's once C2 compiles it, Math.exp lane by lane before).
+            for (int i = 0; i < len; i += DL) {
+                DoubleVector x = DoubleVector.fromArray(D, xs, i);
+                x.mul(x).mul(-0.5).intoArray(gaussians, i);
+            }
+            VectorDoubleExp.expInPlace(gaussians, len);
+            // dy·(Φ(x) + x·φ(x)), Φ(x) = (1 + erf(x/√2))/2
+            for (int i = 0; i < len; i += DL) {
+                DoubleVector x = DoubleVector.fromArray(D, xs, i);
+                DoubleVector phi = DoubleVector.fromArray(D, gaussians, i).mul(Gelu.FRAC_1_SQRT_2PI);
+                DoubleVector.fromArray(D, dys, i).mul(DoubleVector.fromArray(D, erfs, i).add(1.0).mul(0.5)
+                    .add(x.mul(phi))).intoArray(xs, i);
+            }
             VectorWidening.narrow(xs, len, d, from);
         }
         Gelu.backward(pre, dy, d, bound, n);
     }
 
     /**
-     * {@code e^(−x²/2)} of {@code xs[0, len)} into {@code es}, one {@link Math#exp} an element: the
-     * Vector API's {@code EXP} runs as {@code Math.exp} lane by lane on this JDK anyway (boxing its
-     * vectors as it goes), so the same call here gives the same bits without the boxes.
+     * erf(x/√2) of {@code xs[0, len)} into {@code erfs} (len a multiple of DL): {@link Gelu#erf}'s
+     * polynomial by Horner's rule, written out (a loop over the coefficients would carry the vector
+     * through a nested loop), saturated, the sign restored.
      */
-    private static void gaussian(double[] xs, int len, double[] es) {
-        for (int i = 0; i < len; i++) {
-            es[i] = Math.exp(xs[i] * xs[i] * -0.5);
-        }
-    }
-
-    /**
-     * {@code dy·(Φ(x) + x·φ(x))} of {@code xs[0, len)} and {@code dys[0, len)} into xs (len a multiple
-     * of DL), with {@code es} holding {@code e^(−x²/2)}.
-     */
-    private static void geluBackwardVectors(double[] xs, double[] dys, double[] es, int len) {
+    private static void erfVectors(double[] xs, int len, double[] erfs) {
         double[] c = Gelu.C;
         for (int i = 0; i < len; i += DL) {
             DoubleVector x = DoubleVector.fromArray(D, xs, i);
             DoubleVector a = x.mul(Gelu.FRAC_1_SQRT_2).abs();
             DoubleVector u = a.mul(0.5).sub(1.0);
             DoubleVector p = DoubleVector.broadcast(D, c[20]);
-            // Horner's rule written out: a loop over k would carry the vector through a nested loop.
             p = p.fma(u, DoubleVector.broadcast(D, c[19]));
             p = p.fma(u, DoubleVector.broadcast(D, c[18]));
             p = p.fma(u, DoubleVector.broadcast(D, c[17]));
@@ -147,9 +121,7 @@ final class VectorEncoderMath extends EncoderMath {
             p = p.fma(u, DoubleVector.broadcast(D, c[1]));
             p = p.fma(u, DoubleVector.broadcast(D, c[0]));
             p = p.blend(1.0, a.compare(VectorOperators.GE, Gelu.ERF_SATURATION));
-            p = p.blend(p.neg(), x.compare(VectorOperators.LT, 0.0));
-            DoubleVector phi = DoubleVector.fromArray(D, es, i).mul(Gelu.FRAC_1_SQRT_2PI);
-            DoubleVector.fromArray(D, dys, i).mul(p.add(1.0).mul(0.5).add(x.mul(phi))).intoArray(xs, i);
+            p.blend(p.neg(), x.compare(VectorOperators.LT, 0.0)).intoArray(erfs, i);
         }
     }
 
