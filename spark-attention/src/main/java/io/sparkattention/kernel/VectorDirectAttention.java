@@ -145,14 +145,22 @@ final class VectorDirectAttention extends DirectAttention.Impl {
             }
         }
         for (; c < S; c++) {
-            int k0 = c * row + kOff;
-            for (int j = 0; j < lp; j += LANES) {
-                FloatVector a0 = FloatVector.zero(SPECIES);
-                for (int t = 0, q = j; t < d; t++, q += lp) {
-                    a0 = FloatVector.broadcast(SPECIES, qkv[k0 + t]).fma(FloatVector.fromArray(SPECIES, qT, q), a0);
-                }
-                a0.mul(scale).intoArray(sT, c * lp + j);
+            oneKeyScores(qkv, c * row + kOff, d, lp, qT, sT, c * lp, scale);
+        }
+    }
+
+    /**
+     * One key's row of scores, {@code sT[s : s+lp] = scale · Σ_t qkv[k + t] · qT[t][0:lp]}: the last
+     * S mod 4 keys. A method of its own: at the end of {@link #scores}, past C2's node budget on JDK
+     * 17, its vector operations were left as calls and its accumulator boxed on every store.
+     */
+    private static void oneKeyScores(float[] qkv, int k, int d, int lp, float[] qT, float[] sT, int s, float scale) {
+        for (int j = 0; j < lp; j += LANES) {
+            FloatVector a0 = FloatVector.zero(SPECIES);
+            for (int t = 0, q = j; t < d; t++, q += lp) {
+                a0 = FloatVector.broadcast(SPECIES, qkv[k + t]).fma(FloatVector.fromArray(SPECIES, qT, q), a0);
             }
+            a0.mul(scale).intoArray(sT, s + j);
         }
     }
 
