@@ -89,10 +89,6 @@ class OptimizerTest {
         + "(the chunks run in parallel)")
     void chunkedUpdateIsTheFormula() {
         int n = 3 * Optimizer.CHUNK + 123;
-        // Groups that cut across chunk boundaries: decayed, a bias (not decayed), decayed.
-        java.util.List<ParameterTensor> layout = java.util.List.of(ParameterTensor.of("a.weight", 0, Optimizer.CHUNK + 7),
-            ParameterTensor.of("a.bias", Optimizer.CHUNK + 7, Optimizer.CHUNK), ParameterTensor.of("b.weight", 2 * Optimizer.CHUNK + 7,
-                n - 2 * Optimizer.CHUNK - 7));
         java.util.Random random = new java.util.Random(12);
         float[] theta = new float[n];
         double[] g = new double[n];
@@ -102,7 +98,7 @@ class OptimizerTest {
         }
         float[] want = theta.clone();
         double lr = 1e-3, decay = 0.01, factor = 0.5;
-        Optimizer.adamW(lr, decay, layout).step(theta, g, factor);
+        Optimizer.adamW(lr, decay, groupsAcrossChunks(n)).step(theta, g, factor);
         double rate = lr * factor, stepSize = rate / (1 - 0.9), correction2 = Math.sqrt(1 - 0.999);
         for (int i = 0; i < n; i++) {
             // The first step's moments, rounded to float32 as the optimiser keeps them.
@@ -118,9 +114,7 @@ class OptimizerTest {
     @DisplayName("a gradient read range by range gives the bits of the same gradient as one array, for AdamW over "
         + "many chunks and decay groups and for gradient descent")
     void rangesGiveTheArrayBits() {
-        int n = 2 * Optimizer.CHUNK + 321;
-        java.util.List<ParameterTensor> layout = java.util.List.of(ParameterTensor.of("a.weight", 0, Optimizer.CHUNK + 5),
-            ParameterTensor.of("a.bias", Optimizer.CHUNK + 5, n - Optimizer.CHUNK - 5));
+        int n = 3 * Optimizer.CHUNK + 321;
         java.util.Random random = new java.util.Random(31);
         float[] theta = new float[n];
         double[][] g = new double[3][n];
@@ -130,6 +124,7 @@ class OptimizerTest {
                 step[i] = random.nextGaussian();
             }
         }
+        java.util.List<ParameterTensor> layout = groupsAcrossChunks(n);
         Optimizer[] byArray = {Optimizer.adamW(1e-3, 0.01, layout), Optimizer.gradientDescent(0.1)};
         Optimizer[] byRange = {Optimizer.adamW(1e-3, 0.01, layout), Optimizer.gradientDescent(0.1)};
         for (int o = 0; o < byArray.length; o++) {
@@ -146,6 +141,13 @@ class OptimizerTest {
         }
         assertThrows(IllegalArgumentException.class,
             () -> Optimizer.gradientDescent(0.1).step(new float[3], 4, (from, to, into) -> { }, 1.0));
+    }
+
+    /** Groups of n values that cut across chunk boundaries: decayed, a bias (not decayed), decayed. */
+    private static java.util.List<ParameterTensor> groupsAcrossChunks(int n) {
+        int c = Optimizer.CHUNK;
+        return java.util.List.of(ParameterTensor.of("a.weight", 0, c + 7), ParameterTensor.of("a.bias", c + 7, c),
+            ParameterTensor.of("b.weight", 2 * c + 7, n - 2 * c - 7));
     }
 
     @Test
