@@ -115,9 +115,9 @@ class OptimizerTest {
         + "many chunks and decay groups and for gradient descent")
     void rangesGiveTheArrayBits() {
         int n = 3 * Optimizer.CHUNK + 321;
-        java.util.Random random = new java.util.Random(31);
-        float[] theta = new float[n];
         double[][] g = new double[3][n];
+        float[] theta = new float[n];
+        java.util.Random random = new java.util.Random(31);
         for (int i = 0; i < n; i++) {
             theta[i] = random.nextFloat() - 0.5f;
             for (double[] step : g) {
