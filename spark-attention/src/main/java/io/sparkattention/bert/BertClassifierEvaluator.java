@@ -1,7 +1,7 @@
 package io.sparkattention.bert;
 
 import io.sparkattention.nn.GradientSums;
-import io.sparkattention.nn.ThreadSpare;
+import io.sparkattention.nn.SpareBuffers;
 import io.sparkattention.nn.TrainingEvaluator;
 
 import java.util.ArrayList;
@@ -14,8 +14,8 @@ import java.util.Objects;
  * It runs on the trainable blocks' prepared weights (shared with the evaluators bound to the same
  * values, {@link BertClassifierNetwork#prepared}) over its own scratch (activation records grown
  * to the most tokens one pass has held), so rows make little garbage; {@link #release released},
- * it leaves its pending gradient, records and scratch to its thread's next evaluator of the network
- * ({@link ThreadSpare}), so a training step does not allocate them anew. Not thread-safe: one per
+ * it leaves its pending gradient, records and scratch to the next evaluator of the network
+ * ({@link SpareBuffers}), so a training step does not allocate them anew. Not thread-safe: one per
  * thread.
  *
  * <p><b>Stacked runs.</b> {@link #add(List)} runs a run's rows through the trainable part
@@ -47,8 +47,8 @@ public final class BertClassifierEvaluator implements TrainingEvaluator<BertClas
      */
     static final int STACK_TOKENS = 512;
 
-    /** The working buffers released evaluators leave to their thread's next one of the same network. */
-    private static final ThreadSpare<Spare> SPARE = new ThreadSpare<>();
+    /** The working buffers released evaluators leave to the next one of the same network (on any thread). */
+    private static final SpareBuffers<Spare> SPARE = new SpareBuffers<>();
 
     private final BertClassifierNetwork net;
     private final ClassifierPasses passes;
@@ -247,7 +247,7 @@ public final class BertClassifierEvaluator implements TrainingEvaluator<BertClas
     }
 
     /**
-     * {@inheritDoc} Its pending gradient (zeroed), records and scratch go to this thread's next
+     * {@inheritDoc} Its pending gradient (zeroed), records and scratch go to the next
      * evaluator of the network; a second release does nothing.
      */
     @Override
@@ -343,7 +343,7 @@ public final class BertClassifierEvaluator implements TrainingEvaluator<BertClas
         }
     }
 
-    /** An evaluator's working buffers, kept for the next evaluator of the network on its thread. */
+    /** An evaluator's working buffers, kept for the next evaluator of the network. */
     private record Spare(ClassifierPasses.Buffers passes, PendingGradient pending) {
     }
 }

@@ -28,6 +28,13 @@ final class ClassifierPasses {
     /** The embeddings when they train, else null. */
     private final BertEmbeddings embeddings;
     private final BertLayer[] layers;
+    /**
+     * The prepared weights the fields above come from, held so that the network's weak reference
+     * to them ({@link BertClassifierNetwork#prepared}) stays set while these passes run: a
+     * collection between two tasks of a step then cannot clear it and leave the next evaluator to
+     * prepare a second copy (175 MB for a fine-tuned MiniLM, seen in a 2 GiB heap's dumps).
+     */
+    private final ClassifierWeights weights;
     private final Buffers b;
 
     /** The passes at {@code theta}, its weights prepared for them alone, over new buffers. */
@@ -45,6 +52,7 @@ final class ClassifierPasses {
         this.head = weights.head;
         this.embeddings = weights.embeddings;
         this.layers = weights.layers;
+        this.weights = weights;
         this.b = buffers != null ? buffers : new Buffers(net);
     }
 

@@ -5,7 +5,7 @@ import io.sparkattention.bert.EncoderMath;
 import io.sparkattention.bert.LayerNormRecord;
 import io.sparkattention.kernel.WeightGradient;
 import io.sparkattention.nn.GradientSums;
-import io.sparkattention.nn.ThreadSpare;
+import io.sparkattention.nn.SpareBuffers;
 import io.sparkattention.nn.TrainingEvaluator;
 
 import java.util.Arrays;
@@ -28,8 +28,8 @@ import java.util.Objects;
  * record, folded into the Conv1D layout at a flush) until {@link #flushInto}. Dropout (training
  * binds with p &gt; 0): {@link DropoutMask} keyed by (seed, step, block key, site, element), sites
  * {@link DropoutMask#EMBEDDINGS} and per layer n {@code DropoutMask.site(n, kind)}. Released
- * ({@link #release}), it leaves its pending gradient, records and scratch to its thread's next
- * evaluator of the network ({@link ThreadSpare}). Not thread-safe.
+ * ({@link #release}), it leaves its pending gradient, records and scratch to the next evaluator
+ * of the network ({@link SpareBuffers}). Not thread-safe.
  */
 final class GptTrainingEvaluator implements TrainingEvaluator<TokenBlock> {
 
@@ -38,8 +38,8 @@ final class GptTrainingEvaluator implements TrainingEvaluator<TokenBlock> {
 
     private static final EncoderMath NORM = EncoderMath.get();
 
-    /** The working buffers released evaluators leave to their thread's next one of the same network. */
-    private static final ThreadSpare<Spare> SPARE = new ThreadSpare<>();
+    /** The working buffers released evaluators leave to the next one of the same network (on any thread). */
+    private static final SpareBuffers<Spare> SPARE = new SpareBuffers<>();
 
     private final GptConfig config;
     private final boolean training;
@@ -136,7 +136,7 @@ final class GptTrainingEvaluator implements TrainingEvaluator<TokenBlock> {
     }
 
     /**
-     * {@inheritDoc} Its pending gradient (zeroed), records and scratch go to this thread's next
+     * {@inheritDoc} Its pending gradient (zeroed), records and scratch go to the next
      * evaluator of the network; a second release does nothing.
      */
     @Override
@@ -310,7 +310,7 @@ final class GptTrainingEvaluator implements TrainingEvaluator<TokenBlock> {
         scratch.ensure(M, E, F);
     }
 
-    /** An evaluator's working buffers, kept for the next evaluator of the network on its thread. */
+    /** An evaluator's working buffers, kept for the next evaluator of the network. */
     private record Spare(GptTrainingRecord.Layer[] records, LayerNormRecord finalNorm, GptTrainingRecord.Scratch scratch,
                          float[] pending) {
     }

@@ -16,8 +16,8 @@ import java.util.stream.IntStream;
  * start at 0 on the first step. With decay groups
  * ({@link Optimizer#adamW}) the decay applies to the decayed tensors' ranges only; lr is the
  * constructor's rate times the step's schedule factor. The update is element-wise, so a large
- * vector is updated in chunks of {@link #CHUNK} values on the common fork-join pool, with the bits
- * of one pass in order.
+ * vector is updated in chunks of {@link Optimizer#CHUNK} values on the common fork-join pool (each
+ * chunk reads its range of the gradient), with the bits of one pass in order.
  */
 final class Adam extends Optimizer {
 
@@ -26,13 +26,6 @@ final class Adam extends Optimizer {
     static final double DEFAULT_BETA1 = 0.9;
     static final double DEFAULT_BETA2 = 0.999;
     static final double DEFAULT_EPS = 1e-8;
-    /**
-     * Values per parallel chunk of an update: large enough that a chunk's work (about 0.1 ms)
-     * dwarfs handing it to a thread, small enough that a fine-tuned encoder's 22.7 million values
-     * spread over every core. Vectors under two chunks are updated on the calling thread.
-     */
-    static final int CHUNK = 1 << 16;
-
     private final double lr;
     private final double beta1;
     private final double beta2;
@@ -67,7 +60,7 @@ final class Adam extends Optimizer {
     }
 
     @Override
-    void update(float[] theta, double[] grad, double lrFactor) {
+    void update(float[] theta, Gradient grad, double lrFactor) {
         if (m == null) {
             if (groupEnds != null && (groupEnds.length == 0 ? 0 : groupEnds[groupEnds.length - 1]) != theta.length) {
                 throw new IllegalArgumentException("parameters have " + theta.length + " values, the decay groups' layout "
@@ -88,21 +81,24 @@ final class Adam extends Optimizer {
         boolean[] decayed = groupDecayed != null ? groupDecayed : new boolean[] {true};
         int chunks = (theta.length + CHUNK - 1) / CHUNK;
         IntStream range = IntStream.range(0, chunks);
+        // Vectors under two chunks are updated on the calling thread.
         (chunks >= 2 ? range.parallel() : range).forEach(c -> {
             int from = c * CHUNK, to = Math.min(theta.length, from + CHUNK);
+            double[] chunk = readChunk(grad, from, to);
             for (int g = 0, start = 0; g < ends.length && start < to; start = ends[g], g++) {
                 int a = Math.max(from, start), b = Math.min(to, ends[g]);
                 if (a < b) {
-                    update(theta, grad, a, b, weightDecay > 0 && decayed[g], decay, stepSize, correction2);
+                    update(theta, chunk, from, a, b, weightDecay > 0 && decayed[g], decay, stepSize, correction2);
                 }
             }
         });
     }
 
-    private void update(float[] theta, double[] grad, int from, int to, boolean decayed, double decay,
+    /** Updates θ[from, to) from {@code chunk}, which holds the gradient from flat position {@code base} on. */
+    private void update(float[] theta, double[] chunk, int base, int from, int to, boolean decayed, double decay,
                         double stepSize, double correction2) {
         for (int i = from; i < to; i++) {
-            double g = grad[i];
+            double g = chunk[i - base];
             float mi = (float) (beta1 * m[i] + (1 - beta1) * g);
             float vi = (float) (beta2 * v[i] + (1 - beta2) * g * g);
             m[i] = mi;

@@ -26,20 +26,33 @@ public final class GradientClipping {
      */
     public static double clipByGlobalNorm(double[] grad, double maxNorm) {
         Objects.requireNonNull(grad, "gradient");
-        if (!(maxNorm > 0) || Double.isInfinite(maxNorm)) {
-            throw new IllegalArgumentException("maxGradNorm must be finite and > 0, got " + maxNorm);
-        }
         double sq = 0;
         for (double g : grad) {
             sq += g * g;
         }
         double total = Math.sqrt(sq);
-        double coefficient = maxNorm / (total + NORM_EPS);
+        double coefficient = coefficient(total, maxNorm);
         if (coefficient < 1) {
             for (int i = 0; i < grad.length; i++) {
                 grad[i] *= coefficient;
             }
         }
         return total;
+    }
+
+    /**
+     * The factor a gradient of L2 norm {@code total} is scaled by, {@code maxNorm / (total + 1e-6)},
+     * or 1 when that is not below 1 (the gradient is left as it is): for a caller that sums the
+     * squares itself, in the same order, over a gradient it holds in pieces.
+     *
+     * @param maxNorm &gt; 0 and finite
+     * @throws IllegalArgumentException when maxNorm is not finite and &gt; 0
+     */
+    public static double coefficient(double total, double maxNorm) {
+        if (!(maxNorm > 0) || Double.isInfinite(maxNorm)) {
+            throw new IllegalArgumentException("maxGradNorm must be finite and > 0, got " + maxNorm);
+        }
+        double coefficient = maxNorm / (total + NORM_EPS);
+        return coefficient < 1 ? coefficient : 1;
     }
 }

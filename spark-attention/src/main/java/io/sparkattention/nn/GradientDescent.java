@@ -18,11 +18,15 @@ final class GradientDescent extends Optimizer {
     }
 
     @Override
-    void update(float[] theta, double[] grad, double lrFactor) {
+    void update(float[] theta, Gradient grad, double lrFactor) {
         t++;
         double rate = lr * lrFactor;
-        for (int i = 0; i < theta.length; i++) {
-            theta[i] = (float) (theta[i] - rate * grad[i]);
+        for (int from = 0; from < theta.length; from += CHUNK) {
+            int to = Math.min(theta.length, from + CHUNK);
+            double[] g = readChunk(grad, from, to);
+            for (int i = from; i < to; i++) {
+                theta[i] = (float) (theta[i] - rate * g[i - from]);
+            }
         }
     }
 }

@@ -248,29 +248,47 @@ public final class GradientSums implements Serializable {
      * @throws IllegalArgumentException when flat is not the network's parameter count long
      */
     public double[] toFlat(double[] flat) {
-        requireWhole("toFlat");
         if (flat.length != layout.parameterCount) {
             throw new IllegalArgumentException("flat vector has " + flat.length + " values, expected "
                 + layout.parameterCount);
         }
+        toFlat(0, flat.length, flat);
+        return flat;
+    }
+
+    /**
+     * Values [from, to) of {@link #toFlat()} into {@code into[0, to − from)}, every one of them
+     * overwritten: the flat vector read a range at a time, without making it whole.
+     *
+     * @throws IllegalArgumentException when [from, to) is not within the flat vector or into is shorter
+     */
+    public void toFlat(int from, int to, double[] into) {
+        requireWhole("toFlat");
+        if (from < 0 || from > to || to > layout.parameterCount || into.length < to - from) {
+            throw new IllegalArgumentException("flat range [" + from + ", " + to + ") of " + layout.parameterCount
+                + " values into " + into.length);
+        }
+        // Segments in flat order: dense values up to each row-sparse tensor, the tensor, then the dense rest.
+        int start = 0;
         int d = 0;
-        int s = 0;
-        int i = 0;
-        while (i < flat.length) {
-            int next = s < layout.sparseTensors.length ? layout.sparseOffset[s] : flat.length;
-            int n = next - i;
-            System.arraycopy(dense, d, flat, i, n);
-            d += n;
-            i = next;
+        for (int s = 0; s <= layout.sparseTensors.length && start < to; s++) {
+            int next = s < layout.sparseTensors.length ? layout.sparseOffset[s] : layout.parameterCount;
+            int a = Math.max(from, start), b = Math.min(to, next);
+            if (a < b) {
+                System.arraycopy(dense, d + a - start, into, a - from, b - a);
+            }
+            d += next - start;
             if (s < layout.sparseTensors.length) {
-                int end = i + layout.sparseRows[s] * layout.sparseWidth[s];
-                Arrays.fill(flat, i, end, 0.0);
-                sparse[s].copyInto(flat, layout.sparseOffset[s]);
-                i = end;
-                s++;
+                int end = next + layout.sparseRows[s] * layout.sparseWidth[s];
+                a = Math.max(from, next);
+                b = Math.min(to, end);
+                if (a < b) {
+                    Arrays.fill(into, a - from, b - from, 0.0);
+                    sparse[s].copyInto(into, next - from, a - from, b - from);
+                }
+                start = end;
             }
         }
-        return flat;
     }
 
     /** The rows of row-sparse tensor {@code s} these sums hold. */

@@ -100,10 +100,18 @@ final class TouchedRows implements Serializable {
         return part;
     }
 
-    /** Writes each row into a flat vector whose table starts at {@code offset}. */
-    void copyInto(double[] flat, int offset) {
+    /**
+     * Writes the rows into {@code out[from, to)}, a window of a flat vector whose table starts at
+     * {@code offset} of the window (negative when the table starts before it); the rows' values
+     * outside the window are not written.
+     */
+    void copyInto(double[] out, int offset, int from, int to) {
         for (int k = 0; k < count; k++) {
-            System.arraycopy(values, k * width, flat, offset + ids[k] * width, width);
+            int start = offset + ids[k] * width;
+            int a = Math.max(from, start), b = Math.min(to, start + width);
+            if (a < b) {
+                System.arraycopy(values, k * width + a - start, out, a, b - a);
+            }
         }
     }
 }

@@ -46,8 +46,8 @@ public interface TrainingEvaluator<R> {
 
     /**
      * Ends this evaluator's use: its pending sums are dropped and its working buffers (pending
-     * gradient, records, scratch) become its thread's spare for the next evaluator bound to the
-     * same network ({@link ThreadSpare}). It must not be used afterwards (a use throws). The engine
+     * gradient, records, scratch) become a spare for the next evaluator bound to the same
+     * network ({@link SpareBuffers}). It must not be used afterwards (a use throws). The engine
      * releases a step's evaluator when the task that used it ends; an evaluator never released
      * leaves its buffers to the collector. Nothing for an evaluator without such buffers.
      */

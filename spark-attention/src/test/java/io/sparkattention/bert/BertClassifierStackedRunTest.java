@@ -270,4 +270,17 @@ class BertClassifierStackedRunTest {
         assertNotSame(prepared, other, "a changed vector is prepared anew");
         assertNotSame(other, net.prepared(theta), "the last prepared are the changed vector's");
     }
+
+    @Test
+    void anEvaluatorsPreparedWeightsStaySharedAcrossACollection() {
+        BertClassifierNetwork net = network(-1, Pooling.MEAN, 0.1);
+        float[] theta = net.initialParameters();
+        BertClassifierEvaluator running = net.bind(theta, true, 1, 0);
+        java.lang.ref.WeakReference<ClassifierWeights> seen = new java.lang.ref.WeakReference<>(net.prepared(theta));
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+        }
+        assertSame(seen.get(), net.prepared(theta.clone()), "the running evaluator keeps them; the next bind shares them");
+        java.lang.ref.Reference.reachabilityFence(running);
+    }
 }

@@ -88,11 +88,7 @@ class OptimizerTest {
     @DisplayName("AdamW over a vector of many chunks and decay groups gives, value for value, the formula's bits "
         + "(the chunks run in parallel)")
     void chunkedUpdateIsTheFormula() {
-        int n = 3 * Adam.CHUNK + 123;
-        // Groups that cut across chunk boundaries: decayed, a bias (not decayed), decayed.
-        java.util.List<ParameterTensor> layout = java.util.List.of(ParameterTensor.of("a.weight", 0, Adam.CHUNK + 7),
-            ParameterTensor.of("a.bias", Adam.CHUNK + 7, Adam.CHUNK), ParameterTensor.of("b.weight", 2 * Adam.CHUNK + 7,
-                n - 2 * Adam.CHUNK - 7));
+        int n = 3 * Optimizer.CHUNK + 123;
         java.util.Random random = new java.util.Random(12);
         float[] theta = new float[n];
         double[] g = new double[n];
@@ -102,16 +98,56 @@ class OptimizerTest {
         }
         float[] want = theta.clone();
         double lr = 1e-3, decay = 0.01, factor = 0.5;
-        Optimizer.adamW(lr, decay, layout).step(theta, g, factor);
+        Optimizer.adamW(lr, decay, groupsAcrossChunks(n)).step(theta, g, factor);
         double rate = lr * factor, stepSize = rate / (1 - 0.9), correction2 = Math.sqrt(1 - 0.999);
         for (int i = 0; i < n; i++) {
             // The first step's moments, rounded to float32 as the optimiser keeps them.
             float m = (float) ((1 - 0.9) * g[i]), v = (float) ((1 - 0.999) * g[i] * g[i]);
-            boolean decayed = i < Adam.CHUNK + 7 || i >= 2 * Adam.CHUNK + 7;
+            boolean decayed = i < Optimizer.CHUNK + 7 || i >= 2 * Optimizer.CHUNK + 7;
             double p = decayed ? want[i] * (1 - rate * decay) : want[i];
             want[i] = (float) (p - stepSize * m / (Math.sqrt(v) / correction2 + 1e-8));
         }
         assertArrayEquals(want, theta, 0f);
+    }
+
+    @Test
+    @DisplayName("a gradient read range by range gives the bits of the same gradient as one array, for AdamW over "
+        + "many chunks and decay groups and for gradient descent")
+    void rangesGiveTheArrayBits() {
+        int n = 3 * Optimizer.CHUNK + 321;
+        double[][] g = new double[3][n];
+        float[] theta = new float[n];
+        java.util.Random random = new java.util.Random(31);
+        for (int i = 0; i < n; i++) {
+            theta[i] = random.nextFloat() - 0.5f;
+            for (double[] step : g) {
+                step[i] = random.nextGaussian();
+            }
+        }
+        java.util.List<ParameterTensor> layout = groupsAcrossChunks(n);
+        Optimizer[] byArray = {Optimizer.adamW(1e-3, 0.01, layout), Optimizer.gradientDescent(0.1)};
+        Optimizer[] byRange = {Optimizer.adamW(1e-3, 0.01, layout), Optimizer.gradientDescent(0.1)};
+        for (int o = 0; o < byArray.length; o++) {
+            float[] x = theta.clone(), y = theta.clone();
+            for (double[] step : g) {
+                byArray[o].step(x, step, 0.5);
+                byRange[o].step(y, n, (from, to, into) -> {
+                    for (int i = from; i < to; i++) {
+                        into[i - from] = step[i];
+                    }
+                }, 0.5);
+            }
+            assertArrayEquals(x, y, 0f);
+        }
+        assertThrows(IllegalArgumentException.class,
+            () -> Optimizer.gradientDescent(0.1).step(new float[3], 4, (from, to, into) -> { }, 1.0));
+    }
+
+    /** Groups of n values that cut across chunk boundaries: decayed, a bias (not decayed), decayed. */
+    private static java.util.List<ParameterTensor> groupsAcrossChunks(int n) {
+        int c = Optimizer.CHUNK;
+        return java.util.List.of(ParameterTensor.of("a.weight", 0, c + 7), ParameterTensor.of("a.bias", c + 7, c),
+            ParameterTensor.of("b.weight", 2 * c + 7, n - 2 * c - 7));
     }
 
     @Test

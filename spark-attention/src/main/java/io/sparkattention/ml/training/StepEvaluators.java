@@ -14,11 +14,12 @@ import java.util.function.Supplier;
  * over many partitions costs little.
  *
  * <p>The key is the parameter array's and the network's identity: an executor holds one
- * deserialized copy of a step's broadcast, shared by its tasks, and every step broadcasts a new
- * array. An evaluator's result for a row does not depend on the rows it saw before (its scratch is
- * overwritten), so the reuse changes no bit. The evaluator is dropped and
- * {@link TrainingEvaluator#release released} when its task ends, failed or not, so the thread's next
- * step reuses its buffers (a fine-tuned MiniLM's pending gradient, records and scratch, about
+ * deserialized copy of a step's broadcast, shared by its tasks (a local master's tasks share the
+ * driver's array itself, which the trainer updates in place between steps: a key never outlives its
+ * task, so no evaluator of an earlier step is found again). An evaluator's result for a row does
+ * not depend on the rows it saw before (its scratch is overwritten), so the reuse changes no bit.
+ * The evaluator is dropped and {@link TrainingEvaluator#release released} when its task ends,
+ * failed or not, so the next task's evaluator reuses its buffers (a fine-tuned MiniLM's pending gradient, records and scratch, about
  * 180 MB a task) instead of allocating them; outside a Spark task (a direct call) the thread keeps
  * it until another key replaces it, and never releases it (its caller may still hold it).
  */
@@ -46,7 +47,7 @@ final class StepEvaluators {
         if (task != null) {
             // Dropped when the task ends, failed or not: a failed row may leave scratch half
             // written. The task's folds have returned, so nobody uses the evaluator any more: it is
-            // released, its buffers left to this thread's next evaluator of the network (listeners
+            // released, its buffers left to the next evaluator of the network (listeners
             // run on the task's thread).
             task.addTaskCompletionListener((TaskCompletionListener) context -> {
                 LAST.remove();

@@ -74,13 +74,4 @@ final class StepSums implements Serializable, Sliceable<StepSums> {
     double meanLoss() {
         return loss / weight;
     }
-
-    /** The weighted mean gradient Σ gradient / Σ weight as a flat vector, into {@code mean} (all written). */
-    double[] meanGrad(double[] mean) {
-        grad.toFlat(mean);
-        for (int i = 0; i < mean.length; i++) {
-            mean[i] /= weight;
-        }
-        return mean;
-    }
 }

@@ -2,7 +2,6 @@ package io.sparkattention.ml.training;
 
 import io.sparkattention.exec.FixedOrderAggregate;
 import io.sparkattention.ml.Shipped;
-import io.sparkattention.nn.GradientClipping;
 import io.sparkattention.nn.GradientSums;
 import io.sparkattention.nn.LearningRateSchedule;
 import io.sparkattention.nn.Optimizer;
@@ -19,9 +18,9 @@ import java.util.Arrays;
  * The engine's training loop, data-parallel as MLlib's {@code MultilayerPerceptronClassifier} and
  * stepped as Hugging Face's {@code Trainer}: each step broadcasts the flat parameters (float32),
  * runs one {@link StepJob} over the step's sample whose sums are added in a fixed order, and on
- * the driver takes the mean gradient, clips its global norm ({@code clip_grad_norm_}, when
- * {@code maxGradNorm} &gt; 0) and applies the optimiser at the schedule's learning rate
- * ({@link TrainingSettings}). The leaf tasks of every step's tree are fixed when the fit starts, so
+ * the driver takes the mean gradient ({@link MeanGradient}, read from the sums a range at a
+ * time), clips its global norm ({@code clip_grad_norm_}, when {@code maxGradNorm} &gt; 0) and
+ * applies the optimiser at the schedule's learning rate ({@link TrainingSettings}). The leaf tasks of every step's tree are fixed when the fit starts, so
  * the same seed, data, params, layout and leaves give a bit-identical model, whatever the
  * scheduling or lost executors.
  *
@@ -98,8 +97,6 @@ public final class Trainer<R> {
         Optimizer optimizer = settings.optimizer(driverNetwork.parameters());
         LearningRateSchedule schedule = this.schedule != null ? this.schedule : settings.schedule();
         double[] history = new double[maxIter + 1];
-        // The mean gradient's buffer, reused by every step (for a fine-tuned encoder, 182 MB not made per step).
-        double[] grad = new double[theta.length];
         int steps = 0;
         for (; steps < maxIter; steps++) {
             long[] nanos = new long[2];
@@ -115,11 +112,12 @@ public final class Trainer<R> {
                 listener.onLoss(steps, history[steps]);
             }
             long update = System.nanoTime();
-            sums.meanGrad(grad);
+            // Read a range at a time from the sums: no flat float64 copy (for a fine-tuned encoder, 182 MB).
+            MeanGradient grad = new MeanGradient(sums.grad, sums.weight);
             if (settings.maxGradNorm() > 0) {
-                GradientClipping.clipByGlobalNorm(grad, settings.maxGradNorm());
+                grad.clipByGlobalNorm(settings.maxGradNorm());
             }
-            optimizer.step(theta, grad, schedule.factor(steps));
+            optimizer.step(theta, grad.length(), grad, schedule.factor(steps));
             if (listener != null) {
                 listener.onStepTimes(new StepTimes(steps, nanos[0] / 1e6, nanos[1] / 1e6,
                     (System.nanoTime() - update) / 1e6, sums.largestTaskValues));
@@ -130,7 +128,7 @@ public final class Trainer<R> {
                     theta.length);
             }
         }
-        Broadcast<float[]> at = sc.broadcast(theta.clone());
+        Broadcast<float[]> at = sc.broadcast(theta);
         try {
             history[steps] = job.loss(at).meanLoss();
         } finally {
@@ -161,7 +159,10 @@ public final class Trainer<R> {
      */
     private StepSums gradientAt(StepJob<R> job, float[] theta, int step, long[] nanos) {
         long start = System.nanoTime();
-        Broadcast<float[]> at = sc.broadcast(theta.clone());
+        // The vector itself, not a copy (for a fine-tuned MiniLM 90 MB less on the driver during the
+        // job): the optimiser changes it only after the job has ended and the broadcast is destroyed,
+        // and a task's evaluator, which keys on the array, is dropped when the task ends (StepEvaluators).
+        Broadcast<float[]> at = sc.broadcast(theta);
         long submitted = System.nanoTime();
         try {
             StepSums sums = job.gradient(at, settings.miniBatchFraction(), settings.seed(), step);

@@ -140,6 +140,32 @@ class GradientSumsTest {
         assertThrows(IllegalArgumentException.class, () -> b.addAndClear(new float[COUNT], 0, 4));
     }
 
+    @Test
+    @DisplayName("a range of the flat vector read alone is that range of the whole flat vector, across the table's "
+        + "edges and its rows")
+    void flatRanges() {
+        Random random = new Random(9);
+        GradientSums sums = new GradientSums(LAYOUT);
+        for (int r = 0; r < 5; r++) {
+            int[] touched = dedupe(new int[] {random.nextInt(ROWS), 0, ROWS - 1, 500});
+            add(sums, rowGradient(random, touched), touched);
+        }
+        double[] whole = sums.toFlat();
+        for (int width : new int[] {1, 3, WIDTH + 1, 37, 1000, COUNT}) {
+            for (int from = 0; from < COUNT; from += Math.max(1, width / 2)) {
+                int to = Math.min(COUNT, from + width);
+                double[] window = new double[width + 2];
+                java.util.Arrays.fill(window, Double.NaN);
+                sums.toFlat(from, to, window);
+                assertArrayEquals(java.util.Arrays.copyOfRange(whole, from, to),
+                    java.util.Arrays.copyOf(window, to - from), 0.0, "[" + from + ", " + to + ")");
+                assertTrue(Double.isNaN(window[to - from]), "nothing is written past the range");
+            }
+        }
+        assertThrows(IllegalArgumentException.class, () -> sums.toFlat(5, COUNT + 1, new double[COUNT]));
+        assertThrows(IllegalArgumentException.class, () -> sums.toFlat(0, 10, new double[9]));
+    }
+
     private static int[] dedupe(int[] ids) {
         return java.util.Arrays.stream(ids).distinct().toArray();
     }

@@ -84,7 +84,7 @@ class StepEvaluatorsTest {
     }
 
     @Test
-    @DisplayName("a released BERT evaluator leaves its buffers to the thread's next one, which computes the bits "
+    @DisplayName("a released BERT evaluator leaves its buffers to the next one of its network, which computes the bits "
         + "of new buffers even after rows were left pending; the released one refuses to run")
     void releasedBuffersChangeNoBit() {
         BertClassifierNetwork bert = smallBert();
@@ -97,7 +97,7 @@ class StepEvaluatorsTest {
         first.release();
         assertThrows(IllegalStateException.class, () -> first.add(ids(random, 3), null, 1, 0, 1.0));
         BertClassifierEvaluator reused = bert.bind(theta, 5, 2);  // takes first's buffers
-        BertClassifierEvaluator fresh = bert.bind(theta, 5, 2);   // the slot is empty: new buffers
+        BertClassifierEvaluator fresh = bert.bind(theta, 5, 2);   // no spare left: new buffers
         int[] row = ids(random, 9);
         double[] gotGrad = new double[bert.parameterCount()];
         double[] wantGrad = new double[bert.parameterCount()];

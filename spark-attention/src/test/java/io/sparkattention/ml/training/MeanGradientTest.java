@@ -1,0 +1,71 @@
+package io.sparkattention.ml.training;
+
+import io.sparkattention.nn.GradientClipping;
+import io.sparkattention.nn.GradientSums;
+import io.sparkattention.nn.ParameterTensor;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Random;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * {@link MeanGradient}: the step's mean gradient read from its sums a range at a time has the
+ * bits of the flat mean divided in place and clipped by {@link GradientClipping#clipByGlobalNorm}.
+ */
+class MeanGradientTest {
+
+    /** A table [ROWS, 3] between two dense tensors, over two norm chunks. */
+    private static final int ROWS = 30_000;
+    private static final List<ParameterTensor> TENSORS = List.of(ParameterTensor.of("a", 0, 70_001),
+        ParameterTensor.of("table", 70_001, ROWS, 3), ParameterTensor.of("b", 70_001 + 3 * ROWS, 5));
+    private static final GradientSums.Layout LAYOUT = new GradientSums.Layout(TENSORS, new int[] {1});
+
+    private static GradientSums sums(Random random) {
+        GradientSums sums = new GradientSums(LAYOUT);
+        float[] flat = new float[LAYOUT.parameterCount()];
+        for (int i = 0; i < flat.length; i++) {
+            flat[i] = random.nextFloat() - 0.5f;
+        }
+        sums.addAndClear(flat, 0, 70_001);
+        sums.addAndClear(flat, 70_001 + 3 * ROWS, flat.length);
+        for (int row : new int[] {0, 17, ROWS - 1}) {
+            sums.addRowAndClear(0, row, flat);
+        }
+        return sums;
+    }
+
+    private static double[] read(MeanGradient mean, int chunk) {
+        double[] out = new double[mean.length()];
+        double[] into = new double[chunk];
+        for (int from = 0; from < out.length; from += chunk) {
+            int to = Math.min(out.length, from + chunk);
+            mean.read(from, to, into);
+            System.arraycopy(into, 0, out, from, to - from);
+        }
+        return out;
+    }
+
+    @Test
+    @DisplayName("unclipped, each value is sum / weight; clipped, the norm and the values are clipByGlobalNorm's bits")
+    void bitsOfTheFlatMean() {
+        double weight = 7.25;
+        GradientSums sums = sums(new Random(3));
+        double[] want = sums.toFlat();
+        for (int i = 0; i < want.length; i++) {
+            want[i] /= weight;
+        }
+        assertArrayEquals(want, read(new MeanGradient(sums, weight), 4_099), 0.0);
+
+        for (double maxNorm : new double[] {0.5, 1e6}) {
+            double[] clipped = want.clone();
+            double norm = GradientClipping.clipByGlobalNorm(clipped, maxNorm);
+            MeanGradient mean = new MeanGradient(sums, weight);
+            assertEquals(norm, mean.clipByGlobalNorm(maxNorm), 0.0);
+            assertArrayEquals(clipped, read(mean, 65_536), 0.0, "maxNorm " + maxNorm);
+        }
+    }
+}
