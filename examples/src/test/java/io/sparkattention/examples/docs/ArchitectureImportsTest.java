@@ -42,6 +42,7 @@ class ArchitectureImportsTest {
         names.put("org.apache.spark.", "Spark");
         names.put("scala.", "Spark");
         names.put("org.apache.hadoop.", "Hadoop");
+        names.put("com.esotericsoftware.", "Kryo");
         names.put("org.slf4j.", "SLF4J");
         names.put("dev.ludovic.netlib.", "netlib BLAS");
         names.put("jdk.incubator.vector.", "the Vector API");
