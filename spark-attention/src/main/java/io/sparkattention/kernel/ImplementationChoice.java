@@ -25,7 +25,8 @@ import java.util.function.Function;
  * {@link DirectAttention} ({@code sparkattention.direct}, its arithmetic), {@link AttentionPath}
  * ({@code sparkattention.attention}, direct or tiled attention by length), {@link Blas}
  * ({@code sparkattention.blas}, netlib's native or Java BLAS), {@link NonFinite}
- * ({@code sparkattention.nonfinite}, the NaN/±∞ scan), and the encoder's element-wise passes
+ * ({@code sparkattention.nonfinite}, the NaN/±∞ scan), {@link AdamUpdate} ({@code sparkattention.adam},
+ * Adam's element-wise update), and the encoder's element-wise passes
  * outside this package ({@code sparkattention.encodermath}).
  *
  * @param <T> what the family makes

@@ -1,5 +1,7 @@
 package io.sparkattention.nn;
 
+import io.sparkattention.kernel.AdamUpdate;
+
 import java.util.stream.IntStream;
 
 /**
@@ -17,7 +19,9 @@ import java.util.stream.IntStream;
  * ({@link Optimizer#adamW}) the decay applies to the decayed tensors' ranges only; lr is the
  * constructor's rate times the step's schedule factor. The update is element-wise, so a large
  * vector is updated in chunks of {@link Optimizer#CHUNK} values on the common fork-join pool (each
- * chunk reads its range of the gradient), with the bits of one pass in order.
+ * chunk reads its range of the gradient), with the bits of one pass in order; each chunk's values
+ * go through {@link AdamUpdate}, the element-wise loop (on the Vector API where it is visible, the
+ * same bits either way).
  */
 final class Adam extends Optimizer {
 
@@ -76,9 +80,11 @@ final class Adam extends Optimizer {
         double rate = lr * lrFactor;
         double stepSize = rate / (1 - Math.pow(beta1, t));
         double correction2 = Math.sqrt(1 - Math.pow(beta2, t));
-        double decay = 1 - rate * weightDecay;
+        AdamUpdate.Coefficients decayed = new AdamUpdate.Coefficients(beta1, beta2, eps,
+            weightDecay > 0 ? 1 - rate * weightDecay : 1, stepSize, correction2);
+        AdamUpdate.Coefficients undecayed = decayed.undecayed();
         int[] ends = groupEnds != null ? groupEnds : new int[] {theta.length};
-        boolean[] decayed = groupDecayed != null ? groupDecayed : new boolean[] {true};
+        boolean[] decays = groupDecayed != null ? groupDecayed : new boolean[] {true};
         int chunks = (theta.length + CHUNK - 1) / CHUNK;
         IntStream range = IntStream.range(0, chunks);
         // Vectors under two chunks are updated on the calling thread.
@@ -88,23 +94,9 @@ final class Adam extends Optimizer {
             for (int g = 0, start = 0; g < ends.length && start < to; start = ends[g], g++) {
                 int a = Math.max(from, start), b = Math.min(to, ends[g]);
                 if (a < b) {
-                    update(theta, chunk, from, a, b, weightDecay > 0 && decayed[g], decay, stepSize, correction2);
+                    AdamUpdate.apply(theta, m, v, chunk, from, a, b, decays[g] ? decayed : undecayed);
                 }
             }
         });
-    }
-
-    /** Updates θ[from, to) from {@code chunk}, which holds the gradient from flat position {@code base} on. */
-    private void update(float[] theta, double[] chunk, int base, int from, int to, boolean decayed, double decay,
-                        double stepSize, double correction2) {
-        for (int i = from; i < to; i++) {
-            double g = chunk[i - base];
-            float mi = (float) (beta1 * m[i] + (1 - beta1) * g);
-            float vi = (float) (beta2 * v[i] + (1 - beta2) * g * g);
-            m[i] = mi;
-            v[i] = vi;
-            double p = decayed ? theta[i] * decay : theta[i];
-            theta[i] = (float) (p - stepSize * mi / (Math.sqrt(vi) / correction2 + eps));
-        }
     }
 }

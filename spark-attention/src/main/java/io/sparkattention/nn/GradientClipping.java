@@ -8,11 +8,17 @@ import java.util.Objects;
  * <pre>
  *   total = √(Σ g²);   if maxNorm / (total + 1e-6) &lt; 1:  g ← g · maxNorm / (total + 1e-6)
  * </pre>
+ * Σ g² is summed {@link #NORM_CHUNK} values at a time in flat order, and the chunks' sums added
+ * in chunk order: the order a caller holding the gradient in pieces keeps while it sums the chunks
+ * on several threads (the training engine's mean gradient), so both give the same bits.
  */
 public final class GradientClipping {
 
     /** Added to the norm before dividing, as PyTorch does. */
     public static final double NORM_EPS = 1e-6;
+
+    /** Values whose squares are summed in flat order into one partial sum; the partials are added in order. */
+    public static final int NORM_CHUNK = 1 << 16;
 
     private GradientClipping() {
     }
@@ -27,8 +33,12 @@ public final class GradientClipping {
     public static double clipByGlobalNorm(double[] grad, double maxNorm) {
         Objects.requireNonNull(grad, "gradient");
         double sq = 0;
-        for (double g : grad) {
-            sq += g * g;
+        for (int from = 0; from < grad.length; from += NORM_CHUNK) {
+            double partial = 0;
+            for (int i = from, to = Math.min(grad.length, from + NORM_CHUNK); i < to; i++) {
+                partial += grad[i] * grad[i];
+            }
+            sq += partial;
         }
         double total = Math.sqrt(sq);
         double coefficient = coefficient(total, maxNorm);
@@ -43,7 +53,7 @@ public final class GradientClipping {
     /**
      * The factor a gradient of L2 norm {@code total} is scaled by, {@code maxNorm / (total + 1e-6)},
      * or 1 when that is not below 1 (the gradient is left as it is): for a caller that sums the
-     * squares itself, in the same order, over a gradient it holds in pieces.
+     * squares itself, in the same order ({@link #NORM_CHUNK}), over a gradient it holds in pieces.
      *
      * @param maxNorm &gt; 0 and finite
      * @throws IllegalArgumentException when maxNorm is not finite and &gt; 0
