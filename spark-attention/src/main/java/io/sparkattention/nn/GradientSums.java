@@ -18,7 +18,8 @@ import java.util.List;
  * carries its dense values in float32, rounded once when cut, and slices add in float32, as
  * PyTorch's {@code .grad} sums: whole sums (a task's rows) add in float64, the slices that travel
  * between tasks and to the driver weigh half. Every merge adds element by element, so the bits
- * depend on neither the slice count nor the order tasks finish in.
+ * depend on neither the slice count nor the order tasks finish in. {@link GradientSumsCodec}
+ * writes and reads them at memory speed for a serializer to carry.
  */
 public final class GradientSums implements Serializable {
 
@@ -26,15 +27,15 @@ public final class GradientSums implements Serializable {
 
     private final Layout layout;
     /** Which slice of how many these sums are (0 of 1 for whole sums, and for the one slice of 1). */
-    private final int sliceIndex;
-    private final int sliceCount;
+    final int sliceIndex;
+    final int sliceCount;
     /** Where these sums' dense values start in the whole sums' dense part. */
-    private final int denseFrom;
+    final int denseFrom;
     /** Whole sums' dense part, float64 (null in a slice). */
-    private final double[] dense;
+    final double[] dense;
     /** A slice's dense values, float32 (null in whole sums). */
-    private final float[] wire;
-    private final TouchedRows[] sparse;
+    final float[] wire;
+    final TouchedRows[] sparse;
 
     /** Empty sums over {@code layout}. */
     public GradientSums(Layout layout) {
@@ -56,7 +57,7 @@ public final class GradientSums implements Serializable {
     }
 
     /** Sums over {@code dense} or {@code wire} (not zeroed) as slice sliceIndex of sliceCount, no rows set. */
-    private GradientSums(Layout layout, double[] dense, float[] wire, int sliceIndex, int sliceCount, int denseFrom) {
+    GradientSums(Layout layout, double[] dense, float[] wire, int sliceIndex, int sliceCount, int denseFrom) {
         this.layout = layout;
         this.dense = dense;
         this.wire = wire;

@@ -5,9 +5,9 @@ import java.util.Arrays;
 
 /**
  * {@link GradientSums}' sums of one row-sparse tensor (an embedding table): a slot per touched row
- * id, the rows' values in slot order, merged by id. What travels (Java serialization or Kryo's
- * field serializer alike) is the ids and values of the touched rows only: the id index is
- * transient and rebuilt on first use.
+ * id, the rows' values in slot order, merged by id. What travels ({@link GradientSumsCodec}, or
+ * Java serialization and Kryo's field serializer alike) is the ids and values of the touched rows
+ * only: the id index is transient and rebuilt on first use.
  */
 final class TouchedRows implements Serializable {
 
@@ -39,6 +39,24 @@ final class TouchedRows implements Serializable {
             }
         }
         return slotOf;
+    }
+
+    /** Writes the touched rows' count, ids and values ({@link GradientSumsCodec}'s format). */
+    void writeTo(java.io.DataOutputStream out) throws java.io.IOException {
+        out.writeInt(count);
+        ArrayStreams.writeInts(out, ids, 0, count);
+        ArrayStreams.writeDoubles(out, values, 0, count * width);
+    }
+
+    /** Rows {@link #writeTo} wrote, of a table of {@code rows} rows of {@code width} values. */
+    static TouchedRows readFrom(java.io.DataInputStream in, int rows, int width) throws java.io.IOException {
+        TouchedRows read = new TouchedRows(rows, width);
+        read.count = in.readInt();
+        read.ids = new int[read.count];
+        read.values = new double[read.count * width];
+        ArrayStreams.readInts(in, read.ids, 0, read.count);
+        ArrayStreams.readDoubles(in, read.values, 0, read.values.length);
+        return read;
     }
 
     /** Drops the arrays' spare capacity. */

@@ -69,14 +69,14 @@ final class StepJob<R> {
     }
 
     /** Σ weighted loss, Σ weight and the gradient sums over step {@code step}'s sample, dropout on. */
-    StepSums gradient(Broadcast<float[]> parameters, double fraction, long seed, long step) {
+    StepSums gradient(Broadcast<StepParameters> parameters, double fraction, long seed, long step) {
         Broadcast<? extends Shipped<? extends TrainableNetwork<R>>> shipped = network;
         RowKey<R> key = keys;
         GradientSums.Layout sumsLayout = layout;
         int partitions = rows.getNumPartitions(), leafBound = leaves;
         Function3<StepSums, Integer, Iterator<R>, StepSums> fold = (sums, partition, it) -> {
             TrainableNetwork<R> n = shipped.value().get();
-            float[] theta = parameters.value();
+            float[] theta = parameters.value().values();
             TrainingEvaluator<R> bound = StepEvaluators.forStep(n, theta, true, () -> n.bind(theta, true, seed, step));
             if (sums.run == null) {
                 // The leaf's first partition: what a failed earlier attempt on this thread left pending is not its.
@@ -115,12 +115,12 @@ final class StepJob<R> {
     }
 
     /** Σ weighted loss and Σ weight over every row at the parameters, in evaluation mode (no dropout). */
-    StepSums loss(Broadcast<float[]> parameters) {
+    StepSums loss(Broadcast<StepParameters> parameters) {
         Broadcast<? extends Shipped<? extends TrainableNetwork<R>>> shipped = network;
         int partitions = rows.getNumPartitions(), leafBound = leaves;
         Function3<StepSums, Integer, Iterator<R>, StepSums> fold = (sums, partition, it) -> {
             TrainableNetwork<R> n = shipped.value().get();
-            float[] theta = parameters.value();
+            float[] theta = parameters.value().values();
             TrainingEvaluator<R> bound = StepEvaluators.forStep(n, theta, false, () -> n.bind(theta, false, 0, 0));
             if (sums.run == null) {
                 sums.run = new ArrayList<R>(n.rowsPerRun());

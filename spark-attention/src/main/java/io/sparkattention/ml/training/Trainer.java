@@ -128,7 +128,7 @@ public final class Trainer<R> {
                     theta.length);
             }
         }
-        Broadcast<float[]> at = sc.broadcast(theta);
+        Broadcast<StepParameters> at = sc.broadcast(new StepParameters(theta));
         try {
             history[steps] = job.loss(at).meanLoss();
         } finally {
@@ -162,7 +162,7 @@ public final class Trainer<R> {
         // The vector itself, not a copy (for a fine-tuned MiniLM 90 MB less on the driver during the
         // job): the optimiser changes it only after the job has ended and the broadcast is destroyed,
         // and a task's evaluator, which keys on the array, is dropped when the task ends (StepEvaluators).
-        Broadcast<float[]> at = sc.broadcast(theta);
+        Broadcast<StepParameters> at = sc.broadcast(new StepParameters(theta));
         long submitted = System.nanoTime();
         try {
             StepSums sums = job.gradient(at, settings.miniBatchFraction(), settings.seed(), step);
