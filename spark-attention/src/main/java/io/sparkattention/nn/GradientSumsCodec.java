@@ -27,6 +27,18 @@ public final class GradientSumsCodec {
     private GradientSumsCodec() {
     }
 
+    /**
+     * What {@code sums}' slices weigh together on the wire, about: 4 bytes a dense value (float32
+     * in a slice), 4 + 8 × width a touched row (its id and float64 values).
+     */
+    public static long sliceBytes(GradientSums sums) {
+        long bytes = 4L * (sums.wire == null ? sums.dense.length : sums.wire.length);
+        for (int t = 0; t < sums.sparse.length; t++) {
+            bytes += (long) sums.sparse[t].count * (4 + 8L * sums.layout().sparseWidth[t]);
+        }
+        return bytes;
+    }
+
     /** Writes {@code sums} to {@code out}. */
     public static void write(GradientSums sums, DataOutputStream out) throws IOException {
         GradientSums.Layout layout = sums.layout();

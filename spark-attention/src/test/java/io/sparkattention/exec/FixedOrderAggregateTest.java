@@ -156,7 +156,7 @@ class FixedOrderAggregateTest {
 
     @Test
     @DisplayName("a merge cut into S slices (S above the elements too) gives, bit for bit, the unsliced loop's sum, "
-        + "in one task per group and slice")
+        + "in one task per group and slice, or on the driver for up to driverLeaves leaves")
     void slicedMerge() throws Exception {
         SplittableRandom random = new SplittableRandom(13);
         for (int partitions : new int[] {1, 7, 23}) {
@@ -167,6 +167,9 @@ class FixedOrderAggregateTest {
                     double[] expected = sequential(parts, leaves, maxGroups);
                     for (int slices : new int[] {1, 2, WIDTH, WIDTH + 2}) {
                         double[] got = slicedSum(rows, leaves, maxGroups, slices);
+                        assertTrue(sameBits(got, slicedSum(rows, leaves, maxGroups, slices, leaves)),
+                            "merged on the driver: P " + partitions + ", leaves " + leaves + ", maxGroups "
+                                + maxGroups);
                         assertTrue(sameBits(expected, got), "P " + partitions + ", leaves " + leaves + ", maxGroups "
                             + maxGroups + ", slices " + slices + ": expected " + java.util.Arrays.toString(expected)
                             + ", got " + java.util.Arrays.toString(got));
@@ -179,6 +182,11 @@ class FixedOrderAggregateTest {
         watched(sliced, () -> slicedSum(rows, LEAVES, MAX_GROUPS, 2));
         assertEquals(LEAVES + MAX_GROUPS * 2, sliced.finished.size(), "one task per leaf, group and slice: " + sliced);
         assertEquals(2, sliced.stages.size(), "the leaves' stage and the merge's stage");
+        TaskOrder onDriver = new TaskOrder();
+        double[] merged = watched(onDriver, () -> slicedSum(rows, LEAVES, MAX_GROUPS, 2, LEAVES));
+        assertTrue(sameBits(slicedSum(rows, LEAVES, MAX_GROUPS, 2), merged), "the driver's merge has the tasks' bits");
+        assertEquals(LEAVES, onDriver.finished.size(), "up to driverLeaves leaves, the driver merges: " + onDriver);
+        assertEquals(1, onDriver.stages.size(), "the leaves' stage alone");
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> slicedSum(rows, 1, 1, 0));
         assertEquals("slices must be >= 1, got 0", e.getMessage());
         assertEquals(2 * FixedOrderAggregate.SLICES_PER_SLOT, FixedOrderAggregate.slices(2));
@@ -226,7 +234,13 @@ class FixedOrderAggregateTest {
 
     /** Σ of the rows' vectors, the merge cut into {@code slices} slices of {@link SlicedVector}s. */
     private static double[] slicedSum(JavaRDD<double[]> rows, int leaves, int maxGroups, int slices) {
-        return FixedOrderAggregate.aggregate(rows, leaves, maxGroups, slices, () -> SlicedVector.zero(WIDTH),
+        return slicedSum(rows, leaves, maxGroups, slices, 0);
+    }
+
+    /** {@link #slicedSum(JavaRDD, int, int, int)}, the driver merging up to {@code driverLeaves} leaves' slices. */
+    private static double[] slicedSum(JavaRDD<double[]> rows, int leaves, int maxGroups, int slices, int driverLeaves) {
+        return FixedOrderAggregate.aggregate(rows, leaves, maxGroups, slices, driverLeaves,
+            () -> SlicedVector.zero(WIDTH),
             (acc, partition, it) -> {
                 add(acc.values(), it);
                 return acc;

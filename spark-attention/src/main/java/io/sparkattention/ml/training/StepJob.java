@@ -3,6 +3,7 @@ package io.sparkattention.ml.training;
 import io.sparkattention.exec.FixedOrderAggregate;
 import io.sparkattention.ml.Shipped;
 import io.sparkattention.nn.GradientSums;
+import io.sparkattention.nn.GradientSumsCodec;
 import io.sparkattention.nn.TrainableNetwork;
 import io.sparkattention.nn.TrainingEvaluator;
 import org.apache.spark.api.java.JavaRDD;
@@ -25,7 +26,9 @@ import java.util.List;
  * partitions is cut. Groups of consecutive leaves add theirs in leaf order, each group's
  * merge cut into the fit's {@code slices} tasks that add one slice of the sums each (float32 slices,
  * {@link GradientSums#slice}: no bits depend on the slice count), and the driver adds the groups'
- * slices into its float64 total in (group, slice) order. So the bits depend on the data, the partitioning and the leaves the fit
+ * slices into its float64 total in (group, slice) order. When the leaves' slices fit
+ * {@link #DRIVER_MERGE_BUDGET_BYTES}, the driver runs that merge itself from the leaves' slices
+ * (no shuffle, no merge stage; the same bits). So the bits depend on the data, the partitioning and the leaves the fit
  * fixed when it started; the shuffle carries at most T {@link GradientSums} (the dense tensors
  * and the embedding rows a leaf touched) whatever the partition count, and the driver holds at
  * most {@link #maxGroups}. A row is in step t's sample by (seed, t, row key) alone
@@ -43,12 +46,23 @@ final class StepJob<R> {
      */
     static final long GROUP_SUMS_BUDGET_BYTES = 256L << 20;
 
+    /**
+     * The driver's budget for the leaves' slices when it merges them itself
+     * ({@link FixedOrderAggregate}'s {@code driverLeaves}: no shuffle, the same bits): as many leaves
+     * as the last step's sums' slices ({@link GradientSumsCodec#sliceBytes}, the most any leaf can
+     * carry at the same touched rows) fit in it, none before the first step's sums are known beyond
+     * the worst case. For a fine-tuned MiniLM (about 52 MB a leaf at 32 rows) 4 leaves.
+     */
+    static final long DRIVER_MERGE_BUDGET_BYTES = 256L << 20;
+
     private final JavaRDD<R> rows;
     private final int leaves;
     private final int slices;
     private final Broadcast<? extends Shipped<? extends TrainableNetwork<R>>> network;
     private final GradientSums.Layout layout;
     private final RowKey<R> keys;
+    /** What one leaf's slices may weigh: the worst case, then the last step's total's slices' weight. */
+    private long leafSliceBytes;
 
     /**
      * @param rows    the training rows, cached or deterministic (a recomputed partition gives the same rows in order)
@@ -66,6 +80,7 @@ final class StepJob<R> {
         this.network = network;
         this.layout = layout;
         this.keys = keys;
+        this.leafSliceBytes = 4L * layout.denseCount() + 12L * (layout.parameterCount() - layout.denseCount());
     }
 
     /** Σ weighted loss, Σ weight and the gradient sums over step {@code step}'s sample, dropout on. */
@@ -110,8 +125,11 @@ final class StepJob<R> {
             return sums;
         };
         // A leaf task's sums reuse its thread's dense buffer (LeafBuffers); the driver's total is new.
-        return FixedOrderAggregate.aggregate(rows, leaves, maxGroups(layout.parameterCount()), slices,
-            () -> new StepSums(LeafBuffers.emptySums(sumsLayout)), fold, StepSums::add);
+        int driverLeaves = (int) Math.min(Integer.MAX_VALUE, DRIVER_MERGE_BUDGET_BYTES / Math.max(1, leafSliceBytes));
+        StepSums total = FixedOrderAggregate.aggregate(rows, leaves, maxGroups(layout.parameterCount()), slices,
+            driverLeaves, () -> new StepSums(LeafBuffers.emptySums(sumsLayout)), fold, StepSums::add);
+        leafSliceBytes = GradientSumsCodec.sliceBytes(total.grad);
+        return total;
     }
 
     /** Σ weighted loss and Σ weight over every row at the parameters, in evaluation mode (no dropout). */

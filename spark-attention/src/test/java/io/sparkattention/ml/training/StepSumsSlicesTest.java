@@ -41,8 +41,8 @@ class StepSumsSlicesTest {
     private final JavaSparkContext sc = JavaSparkContext.fromSparkContext(SparkTestSession.get().sparkContext());
 
     @Test
-    @DisplayName("every slice count gives the bits of the element-by-element reference: gradients, touched rows, "
-        + "loss, weight, rows, largest task result")
+    @DisplayName("every slice count, merged by tasks or on the driver, gives the bits of the element-by-element "
+        + "reference: gradients, touched rows, loss, weight, rows, largest task result")
     void slicedEqualsReference() {
         JavaRDD<Integer> rows = sc.parallelize(IntStream.range(0, ROWS).boxed().collect(Collectors.toList()), 7);
         List<List<Integer>> partitions = rows.glom().collect();
@@ -51,17 +51,20 @@ class StepSumsSlicesTest {
                 Expected reference = reference(partitions, leaves, maxGroups);
                 StepSums expected = reference.scalars();
                 for (int slices : new int[] {1, 2, 3, 4, 30}) {
-                    StepSums sliced = merged(rows, leaves, maxGroups, slices);
-                    String where = "leaves " + leaves + ", maxGroups " + maxGroups + ", slices " + slices;
-                    assertSameBits(reference.flat(), sliced.grad.toFlat(), where);
-                    assertEquals(Double.doubleToRawLongBits(expected.loss), Double.doubleToRawLongBits(sliced.loss),
-                        where);
-                    assertEquals(Double.doubleToRawLongBits(expected.weight),
-                        Double.doubleToRawLongBits(sliced.weight), where);
-                    assertEquals(ROWS, sliced.rows, where);
-                    assertEquals(expected.largestTaskValues, sliced.largestTaskValues, where);
-                    assertEquals(expected.grad.touchedRows(0), sliced.grad.touchedRows(0), where);
-                    assertEquals(expected.grad.touchedRows(1), sliced.grad.touchedRows(1), where);
+                    for (int driverLeaves : new int[] {0, 7}) {
+                        StepSums sliced = merged(rows, leaves, maxGroups, slices, driverLeaves);
+                        String where = "leaves " + leaves + ", maxGroups " + maxGroups + ", slices " + slices
+                            + (driverLeaves > 0 ? ", merged on the driver" : ", merged by tasks");
+                        assertSameBits(reference.flat(), sliced.grad.toFlat(), where);
+                        assertEquals(Double.doubleToRawLongBits(expected.loss), Double.doubleToRawLongBits(sliced.loss),
+                            where);
+                        assertEquals(Double.doubleToRawLongBits(expected.weight),
+                            Double.doubleToRawLongBits(sliced.weight), where);
+                        assertEquals(ROWS, sliced.rows, where);
+                        assertEquals(expected.largestTaskValues, sliced.largestTaskValues, where);
+                        assertEquals(expected.grad.touchedRows(0), sliced.grad.touchedRows(0), where);
+                        assertEquals(expected.grad.touchedRows(1), sliced.grad.touchedRows(1), where);
+                    }
                 }
             }
         }
@@ -87,10 +90,15 @@ class StepSumsSlicesTest {
         assertThrows(IllegalArgumentException.class, () -> part.addAndClear(new float[COUNT], 0, 3));
     }
 
-    /** The rows' step sums through the fixed-order aggregate with {@code slices} merge slices. */
+    /** The rows' step sums through the fixed-order aggregate with {@code slices} merge slices (merge tasks). */
     private static StepSums merged(JavaRDD<Integer> rows, int leaves, int maxGroups, int slices) {
-        return FixedOrderAggregate.aggregate(rows, leaves, maxGroups, slices, () -> new StepSums(new GradientSums(LAYOUT)),
-            StepSumsSlicesTest::fold, StepSums::add);
+        return merged(rows, leaves, maxGroups, slices, 0);
+    }
+
+    /** {@link #merged(JavaRDD, int, int, int)}, the driver merging up to {@code driverLeaves} leaves' slices itself. */
+    private static StepSums merged(JavaRDD<Integer> rows, int leaves, int maxGroups, int slices, int driverLeaves) {
+        return FixedOrderAggregate.aggregate(rows, leaves, maxGroups, slices, driverLeaves,
+            () -> new StepSums(new GradientSums(LAYOUT)), StepSumsSlicesTest::fold, StepSums::add);
     }
 
     /**
