@@ -114,6 +114,29 @@ class AdamUpdateTest {
     }
 
     @Test
+    @DisplayName("a vector of VECTOR_MIN_VALUES and more takes the chosen loop, shorter ones the plain loop: the same bits")
+    void longVectors() {
+        SplittableRandom random = new SplittableRandom(44);
+        int n = AdamUpdate.VECTOR_MIN_VALUES + 5;
+        float[] theta = new float[n];
+        float[] m = new float[n];
+        float[] v = new float[n];
+        double[] g = new double[n];
+        for (int i = 0; i < n; i++) {
+            theta[i] = (float) random.nextGaussian();
+            m[i] = (float) (random.nextGaussian() * 1e-3);
+            v[i] = (float) (random.nextDouble() * 1e-6);
+            g[i] = random.nextGaussian() * 1e-2;
+        }
+        float[] t1 = theta.clone(), m1 = m.clone(), v1 = v.clone();
+        AdamUpdate.apply(theta, m, v, g, 0, 3, n, STEP);
+        AdamUpdate.scalar(t1, m1, v1, g, 0, 3, n, STEP);
+        assertArrayEquals(t1, theta);
+        assertArrayEquals(m1, m);
+        assertArrayEquals(v1, v);
+    }
+
+    @Test
     @DisplayName("the loop is chosen by sparkattention.adam: an unknown name names the property and the choices")
     void choiceByName() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> AdamUpdate.create("fast"));
