@@ -29,72 +29,60 @@ public final class ArrayStreams {
 
     /** Writes {@code a[from, from + n)}. */
     public static void writeFloats(OutputStream out, float[] a, int from, int n) throws IOException {
-        ByteBuffer b = BUFFER.get();
-        for (int done = 0; done < n; ) {
-            int k = Math.min(n - done, BUFFER_BYTES / Float.BYTES);
-            b.clear();
-            b.asFloatBuffer().put(a, from + done, k);
-            out.write(b.array(), 0, k * Float.BYTES);
-            done += k;
-        }
+        write(out, n, Float.BYTES, (b, done, k) -> b.asFloatBuffer().put(a, from + done, k));
     }
 
     /** Reads {@code n} floats into {@code a[from, from + n)}. */
     public static void readFloats(InputStream in, float[] a, int from, int n) throws IOException {
-        ByteBuffer b = BUFFER.get();
-        for (int done = 0; done < n; ) {
-            int k = Math.min(n - done, BUFFER_BYTES / Float.BYTES);
-            readFully(in, b.array(), k * Float.BYTES);
-            b.clear();
-            b.asFloatBuffer().get(a, from + done, k);
-            done += k;
-        }
+        read(in, n, Float.BYTES, (b, done, k) -> b.asFloatBuffer().get(a, from + done, k));
     }
 
     /** Writes {@code a[from, from + n)}. */
     public static void writeDoubles(OutputStream out, double[] a, int from, int n) throws IOException {
-        ByteBuffer b = BUFFER.get();
-        for (int done = 0; done < n; ) {
-            int k = Math.min(n - done, BUFFER_BYTES / Double.BYTES);
-            b.clear();
-            b.asDoubleBuffer().put(a, from + done, k);
-            out.write(b.array(), 0, k * Double.BYTES);
-            done += k;
-        }
+        write(out, n, Double.BYTES, (b, done, k) -> b.asDoubleBuffer().put(a, from + done, k));
     }
 
     /** Reads {@code n} doubles into {@code a[from, from + n)}. */
     public static void readDoubles(InputStream in, double[] a, int from, int n) throws IOException {
-        ByteBuffer b = BUFFER.get();
-        for (int done = 0; done < n; ) {
-            int k = Math.min(n - done, BUFFER_BYTES / Double.BYTES);
-            readFully(in, b.array(), k * Double.BYTES);
-            b.clear();
-            b.asDoubleBuffer().get(a, from + done, k);
-            done += k;
-        }
+        read(in, n, Double.BYTES, (b, done, k) -> b.asDoubleBuffer().get(a, from + done, k));
     }
 
     /** Writes {@code a[from, from + n)}. */
     public static void writeInts(OutputStream out, int[] a, int from, int n) throws IOException {
-        ByteBuffer b = BUFFER.get();
-        for (int done = 0; done < n; ) {
-            int k = Math.min(n - done, BUFFER_BYTES / Integer.BYTES);
-            b.clear();
-            b.asIntBuffer().put(a, from + done, k);
-            out.write(b.array(), 0, k * Integer.BYTES);
-            done += k;
-        }
+        write(out, n, Integer.BYTES, (b, done, k) -> b.asIntBuffer().put(a, from + done, k));
     }
 
     /** Reads {@code n} ints into {@code a[from, from + n)}. */
     public static void readInts(InputStream in, int[] a, int from, int n) throws IOException {
+        read(in, n, Integer.BYTES, (b, done, k) -> b.asIntBuffer().get(a, from + done, k));
+    }
+
+    /** Copies values [done, done + k) of an array between it and the buffer's start. */
+    @FunctionalInterface
+    private interface Copy {
+        void copy(ByteBuffer buffer, int done, int k);
+    }
+
+    /** n values of {@code size} bytes, a buffer at a time: copied in, then written. */
+    private static void write(OutputStream out, int n, int size, Copy copy) throws IOException {
         ByteBuffer b = BUFFER.get();
         for (int done = 0; done < n; ) {
-            int k = Math.min(n - done, BUFFER_BYTES / Integer.BYTES);
-            readFully(in, b.array(), k * Integer.BYTES);
+            int k = Math.min(n - done, BUFFER_BYTES / size);
             b.clear();
-            b.asIntBuffer().get(a, from + done, k);
+            copy.copy(b, done, k);
+            out.write(b.array(), 0, k * size);
+            done += k;
+        }
+    }
+
+    /** n values of {@code size} bytes, a buffer at a time: read, then copied out. */
+    private static void read(InputStream in, int n, int size, Copy copy) throws IOException {
+        ByteBuffer b = BUFFER.get();
+        for (int done = 0; done < n; ) {
+            int k = Math.min(n - done, BUFFER_BYTES / size);
+            readFully(in, b.array(), k * size);
+            b.clear();
+            copy.copy(b, done, k);
             done += k;
         }
     }
