@@ -65,9 +65,10 @@ import java.util.Objects;
  * Spark's retry and gives the same bits.
  *
  * <p>Memory: the driver holds the G × S ≤ {@code maxGroups} × S slice results (G whole results)
- * plus the total; a leaf task its running accumulator and the slice being written; a merge task
- * its running accumulator and the sorted slices. The shuffle, when there is one, carries T
- * accumulators, whatever P and S are.
+ * plus the total, or, when it merges itself, the T leaves' slices (T whole results); a leaf task
+ * its running accumulator and the slice being written (all S slices when the driver merges); a
+ * merge task its running accumulator and the sorted slices. The shuffle, when there is one,
+ * carries T accumulators, whatever P and S are.
  */
 public final class FixedOrderAggregate {
 

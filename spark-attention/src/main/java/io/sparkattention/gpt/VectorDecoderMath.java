@@ -49,10 +49,10 @@ final class VectorDecoderMath extends DecoderMath {
         for (int from = 0; from < bound; from += CHUNK) {
             int len = Math.min(CHUNK, bound - from);
             VectorWidening.widen(y, from, len, xs);
-            tanhExponentials(xs, len, es);
+            tanhInto(xs, len, es);
             for (int i = 0; i < len; i += DL) {
                 DoubleVector x = DoubleVector.fromArray(D, xs, i);
-                x.mul(0.5).mul(tanh(x, DoubleVector.fromArray(D, es, i)).add(1.0)).intoArray(xs, i);
+                x.mul(0.5).mul(DoubleVector.fromArray(D, es, i).add(1.0)).intoArray(xs, i);
             }
             VectorWidening.narrow(xs, len, y, from);
         }
@@ -69,10 +69,10 @@ final class VectorDecoderMath extends DecoderMath {
             int len = Math.min(CHUNK, bound - from);
             VectorWidening.widen(pre, from, len, xs);
             VectorWidening.widen(dy, from, len, dys);
-            tanhExponentials(xs, len, es);
+            tanhInto(xs, len, es);
             for (int i = 0; i < len; i += DL) {
                 DoubleVector x = DoubleVector.fromArray(D, xs, i);
-                DoubleVector t = tanh(x, DoubleVector.fromArray(D, es, i));
+                DoubleVector t = DoubleVector.fromArray(D, es, i);
                 DoubleVector slope = x.mul(x).mul(3.0 * GeluNew.CUBIC).add(1.0).mul(GeluNew.SQRT_2_OVER_PI);
                 DoubleVector g = t.add(1.0).mul(0.5).add(x.mul(0.5).mul(t.mul(t).neg().add(1.0)).mul(slope));
                 g.mul(DoubleVector.fromArray(D, dys, i)).intoArray(xs, i);
@@ -82,23 +82,26 @@ final class VectorDecoderMath extends DecoderMath {
         GeluNew.backward(pre, dy, d, bound, n);
     }
 
-    /** gelu_new's tanh argument z = √(2/π)·(x + 0.044715·x³) of {@code xs[0, len)}. */
-    private static DoubleVector tanhArgument(DoubleVector x) {
-        return x.mul(x).mul(x).mul(GeluNew.CUBIC).add(x).mul(GeluNew.SQRT_2_OVER_PI);
-    }
-
-    /** e^(2·min(|z|, cap)) for the tanh argument z of each {@code xs[0, len)}, into {@code es}. */
-    private static void tanhExponentials(double[] xs, int len, double[] es) {
+    /**
+     * {@code ts[i] = tanh(z)} for gelu_new's tanh argument z = √(2/π)·(x + 0.044715·x³) of each
+     * {@code xs[i]}, i &lt; len: tanh(z) = sign(z)·(1 − 2/(e + 1)) with e = e^(2·min(|z|, cap)). Each
+     * loop is written out (no helper takes or returns a vector: on JDK 17 a vector handed to a call
+     * C2 did not inline is boxed on every call).
+     */
+    private static void tanhInto(double[] xs, int len, double[] ts) {
         for (int i = 0; i < len; i += DL) {
-            tanhArgument(DoubleVector.fromArray(D, xs, i)).abs().min(TANH_CAP).mul(2.0).intoArray(es, i);
+            DoubleVector x = DoubleVector.fromArray(D, xs, i);
+            x.mul(x).mul(x).mul(GeluNew.CUBIC).add(x).mul(GeluNew.SQRT_2_OVER_PI).abs().min(TANH_CAP).mul(2.0)
+                .intoArray(ts, i);
         }
-        VectorDoubleExp.expInPlace(es, len);
-    }
-
-    /** tanh(z) = sign(z)·(1 − 2/(e + 1)) with e = e^(2·min(|z|, cap)) ({@link #tanhExponentials}). */
-    private static DoubleVector tanh(DoubleVector x, DoubleVector e) {
-        DoubleVector t = DoubleVector.broadcast(D, 1.0).sub(DoubleVector.broadcast(D, 2.0).div(e.add(1.0)));
-        return t.blend(t.neg(), tanhArgument(x).compare(VectorOperators.LT, 0.0));
+        VectorDoubleExp.expInPlace(ts, len);
+        for (int i = 0; i < len; i += DL) {
+            DoubleVector x = DoubleVector.fromArray(D, xs, i);
+            DoubleVector z = x.mul(x).mul(x).mul(GeluNew.CUBIC).add(x).mul(GeluNew.SQRT_2_OVER_PI);
+            DoubleVector t = DoubleVector.broadcast(D, 1.0)
+                .sub(DoubleVector.broadcast(D, 2.0).div(DoubleVector.fromArray(D, ts, i).add(1.0)));
+            t.blend(t.neg(), z.compare(VectorOperators.LT, 0.0)).intoArray(ts, i);
+        }
     }
 
     @Override
