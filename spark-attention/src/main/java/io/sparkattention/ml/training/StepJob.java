@@ -51,7 +51,7 @@ final class StepJob<R> {
      * ({@link FixedOrderAggregate}'s {@code driverLeaves}: no shuffle, the same bits): as many leaves
      * as the last step's sums' slices ({@link GradientSumsCodec#sliceBytes}, the most any leaf can
      * carry at the same touched rows) fit in it, none before the first step's sums are known beyond
-     * the worst case. For a fine-tuned MiniLM (about 52 MB a leaf at 32 rows) 4 leaves.
+     * the worst case. For a fine-tuned MiniLM at 32 rows a step (about 50 MB a leaf) 5 leaves.
      */
     static final long DRIVER_MERGE_BUDGET_BYTES = 256L << 20;
 
