@@ -43,18 +43,7 @@ final class VectorEncoderMath extends EncoderMath {
     @Override
     public void gelu(float[] y, int n) {
         int bound = D.loopBound(n);
-        int size = Math.min(bound, VectorWidening.CHUNK);
-        double[] xs = VectorWidening.scratch(0, size), erfs = VectorWidening.scratch(1, size);
-        for (int from = 0; from < bound; from += VectorWidening.CHUNK) {
-            int len = Math.min(VectorWidening.CHUNK, bound - from);
-            VectorWidening.widen(y, from, len, xs);
-            erfVectors(xs, len, erfs);
-            for (int i = 0; i < len; i += DL) {
-                DoubleVector x = DoubleVector.fromArray(D, xs, i);
-                x.mul(0.5).mul(DoubleVector.fromArray(D, erfs, i).add(1.0)).intoArray(xs, i);
-            }
-            VectorWidening.narrow(xs, len, y, from);
-        }
+        VectorWidening.halfGate(y, bound, VectorEncoderMath::erfVectors);
         Gelu.apply(y, bound, n);
     }
 

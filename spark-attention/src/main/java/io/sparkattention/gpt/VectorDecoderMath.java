@@ -44,18 +44,7 @@ final class VectorDecoderMath extends DecoderMath {
     @Override
     void geluNew(float[] y, int n) {
         int bound = D.loopBound(n);
-        int size = Math.min(bound, CHUNK);
-        double[] xs = VectorWidening.scratch(0, size), es = VectorWidening.scratch(1, size);
-        for (int from = 0; from < bound; from += CHUNK) {
-            int len = Math.min(CHUNK, bound - from);
-            VectorWidening.widen(y, from, len, xs);
-            tanhInto(xs, len, es);
-            for (int i = 0; i < len; i += DL) {
-                DoubleVector x = DoubleVector.fromArray(D, xs, i);
-                x.mul(0.5).mul(DoubleVector.fromArray(D, es, i).add(1.0)).intoArray(xs, i);
-            }
-            VectorWidening.narrow(xs, len, y, from);
-        }
+        VectorWidening.halfGate(y, bound, VectorDecoderMath::tanhInto);
         GeluNew.apply(y, bound, n);
     }
 

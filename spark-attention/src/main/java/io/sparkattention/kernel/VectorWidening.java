@@ -77,4 +77,31 @@ public final class VectorWidening {
             a[from + i] = (float) w[i];
         }
     }
+
+    /** Fills {@code s[0, len)} from the widened values {@code xs[0, len)} (a GELU's erf or tanh term). */
+    @FunctionalInterface
+    public interface Fill {
+        void fill(double[] xs, int len, double[] s);
+    }
+
+    /**
+     * {@code y[i] ← ½·y[i]·(1 + s_i)} for i &lt; bound (a multiple of the double lanes), a chunk at a
+     * time in double lanes: both GELUs' shape, s = erf(x/√2) for BERT's and tanh(√(2/π)(x + 0.044715x³))
+     * for gelu_new, filled per chunk by {@code fill} (arrays only: no vector crosses the call).
+     * Uses scratch slots 0 (x) and 1 (s).
+     */
+    public static void halfGate(float[] y, int bound, Fill fill) {
+        int size = Math.min(bound, CHUNK);
+        double[] xs = scratch(0, size), ss = scratch(1, size);
+        for (int from = 0; from < bound; from += CHUNK) {
+            int len = Math.min(CHUNK, bound - from);
+            widen(y, from, len, xs);
+            fill.fill(xs, len, ss);
+            for (int i = 0; i < len; i += DL) {
+                DoubleVector x = DoubleVector.fromArray(D, xs, i);
+                x.mul(0.5).mul(DoubleVector.fromArray(D, ss, i).add(1.0)).intoArray(xs, i);
+            }
+            narrow(xs, len, y, from);
+        }
+    }
 }
