@@ -128,17 +128,24 @@ public final class Trainer<R> {
                     theta.length);
             }
         }
-        Broadcast<StepParameters> at = sc.broadcast(new StepParameters(theta));
+        StepParameters finalTheta = parameters(theta);
+        Broadcast<StepParameters> at = sc.broadcast(finalTheta);
         try {
             history[steps] = job.loss(at).meanLoss();
         } finally {
             at.destroy();
+            finalTheta.release();
         }
         if (listener != null) {
             listener.onLoss(steps, history[steps]);
         }
         LOG.info("{} trained {} steps: final loss {}", name, steps, history[steps]);
         return Arrays.copyOf(history, steps + 1);
+    }
+
+    /** θ as a step's broadcast carries it: by handle when every reader is in this JVM (local mode). */
+    private StepParameters parameters(float[] theta) {
+        return sc.isLocal() ? StepParameters.inThisJvm(theta) : new StepParameters(theta);
     }
 
     private boolean converged(double[] history, int step) {
@@ -162,7 +169,8 @@ public final class Trainer<R> {
         // The vector itself, not a copy (for a fine-tuned MiniLM 90 MB less on the driver during the
         // job): the optimiser changes it only after the job has ended and the broadcast is destroyed,
         // and a task's evaluator, which keys on the array, is dropped when the task ends (StepEvaluators).
-        Broadcast<StepParameters> at = sc.broadcast(new StepParameters(theta));
+        StepParameters parameters = parameters(theta);
+        Broadcast<StepParameters> at = sc.broadcast(parameters);
         long submitted = System.nanoTime();
         try {
             StepSums sums = job.gradient(at, settings.miniBatchFraction(), settings.seed(), step);
@@ -174,6 +182,7 @@ public final class Trainer<R> {
         } finally {
             long done = System.nanoTime();
             at.destroy();
+            parameters.release();
             nanos[0] = submitted - start + System.nanoTime() - done;
             nanos[1] = done - submitted;
         }

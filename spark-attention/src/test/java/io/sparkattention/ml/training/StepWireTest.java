@@ -20,6 +20,8 @@ import java.util.stream.Stream;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -143,5 +145,25 @@ class StepWireTest {
                 assertEquals(Float.floatToRawIntBits(values[i]), Float.floatToRawIntBits(back[i]), "value " + i);
             }
         }
+    }
+
+    @ParameterizedTest
+    @MethodSource("serializers")
+    @DisplayName("in local mode a step's parameters travel as a handle: the reader gets the driver's array, until released")
+    void parametersByHandle(SerializerInstance serializer) {
+        float[] values = new float[100_003];
+        values[7] = 1.5f;
+        StepParameters sent = StepParameters.inThisJvm(values);
+        ClassTag<StepParameters> tag = ClassTag$.MODULE$.apply(StepParameters.class);
+        ByteBuffer bytes = serializer.serialize(sent, tag);
+        assertTrue(bytes.remaining() < 512, bytes.remaining() + " bytes for a handle");
+        assertSame(values, serializer.deserialize(bytes.duplicate(), tag).values());
+        sent.release();
+        Exception e = assertThrows(Exception.class, () -> serializer.deserialize(bytes.duplicate(), tag));
+        Throwable cause = e;
+        while (!(cause instanceof IllegalStateException) && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        assertTrue(cause.getMessage().contains("not (or no longer) in this JVM"), cause.getMessage());
     }
 }
