@@ -184,6 +184,8 @@ public final class FixedOrderAggregate {
      * shuffle costs more than the merge it spreads (on {@code local[2]}, 100 ms writing each
      * fine-tuned MiniLM leaf's 46 MB and a merge stage of about 100 ms a step); the driver holds
      * every leaf's slices until the job ends, so the caller bounds {@code driverLeaves} by what fits.
+     * In local mode the slices reach the driver by reference ({@link HandedResult}): a slice must
+     * not share state that a later task changes (a copy, not a view of a reused buffer).
      *
      * @param driverLeaves the most leaves whose slices the driver merges itself (0: never)
      */
@@ -204,14 +206,23 @@ public final class FixedOrderAggregate {
             return run(rows, leaves, maxGroups, slices, zero, fold, combine, Sliceable::slice,
                 (total, s, count, part) -> total.addSlice(s, count, part));
         }
-        List<List<U>> leafSlices = asCaller(rows.context(), () -> leafSums(rows, leafCount, zero, fold)
-            .map(sum -> { // each leaf's S slices, cut in its task
-                List<U> cut = new java.util.ArrayList<>(slices);
-                for (int s = 0; s < slices; s++) {
-                    cut.add(sum.slice(s, slices));
-                }
-                return cut;
-            }).collect());
+        // In local mode the slices reach the driver by reference (HandedResult), not as bytes.
+        long box = HandedResult.open();
+        List<List<U>> leafSlices = new java.util.ArrayList<>(leafCount);
+        try {
+            for (HandedResult<List<U>> handed : asCaller(rows.context(), () -> leafSums(rows, leafCount, zero, fold)
+                .map(sum -> { // each leaf's S slices, cut in its task
+                    List<U> cut = new java.util.ArrayList<>(slices);
+                    for (int s = 0; s < slices; s++) {
+                        cut.add(sum.slice(s, slices));
+                    }
+                    return HandedResult.of(box, cut);
+                }).collect())) {
+                leafSlices.add(handed.value());
+            }
+        } finally {
+            HandedResult.close(box);
+        }
         U total = call(zero);
         try {
             for (int first = 0; first < leafCount; first += size) {
