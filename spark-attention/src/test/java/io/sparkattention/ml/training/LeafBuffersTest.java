@@ -66,13 +66,16 @@ class LeafBuffersTest {
     }
 
     @Test
-    @DisplayName("outside a task each call gets new sums; a buffer of another length is refused")
-    void driverSumsAreNew() {
+    @DisplayName("outside a task (the driver's total) the thread's buffer is reused too, zeroed; a buffer of another length is refused")
+    void driverSumsReuseTheThreadsBuffer() {
         GradientSums a = LeafBuffers.emptySums(LAYOUT);
-        GradientSums b = LeafBuffers.emptySums(LAYOUT);
         float[] flat = gradientOf(3);
         a.addAndClear(flat, 0, 32);
-        assertArrayEquals(new double[COUNT], b.toFlat(), 0.0, "b shares no buffer with a");
+        a.addRowAndClear(0, 3, flat);
+        GradientSums b = LeafBuffers.emptySums(LAYOUT);
+        assertArrayEquals(new double[COUNT], b.toFlat(), 0.0, "the next step's total starts at zero");
+        assertArrayEquals(new double[32], java.util.Arrays.copyOf(a.toFlat(), 32), 0.0,
+            "over the same dense buffer: the earlier sums' dense part is zero now");
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
             () -> new GradientSums(LAYOUT, new double[31]));
         assertEquals("dense buffer has 31 values, expected 32", e.getMessage());
