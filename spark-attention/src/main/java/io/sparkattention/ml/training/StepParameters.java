@@ -6,9 +6,13 @@ import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
 import io.sparkattention.nn.ArrayStreams;
 
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
+import java.io.OutputStream;
 import java.io.Serializable;
 import java.io.UncheckedIOException;
 import java.util.Map;
@@ -74,13 +78,7 @@ final class StepParameters implements Serializable, KryoSerializable {
     @Override
     public void write(Kryo kryo, Output output) {
         try {
-            if (handle != 0) {
-                output.writeInt(BY_HANDLE);
-                output.writeLong(handle);
-            } else {
-                output.writeInt(values.length);
-                ArrayStreams.writeFloats(output, values, 0, values.length);
-            }
+            writeTo(output);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -88,14 +86,8 @@ final class StepParameters implements Serializable, KryoSerializable {
 
     @Override
     public void read(Kryo kryo, Input input) {
-        int length = input.readInt();
-        if (length == BY_HANDLE) {
-            values = resolve(input.readLong());
-            return;
-        }
-        values = new float[length];
         try {
-            ArrayStreams.readFloats(input, values, 0, values.length);
+            readFrom(input);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -103,6 +95,17 @@ final class StepParameters implements Serializable, KryoSerializable {
 
     private void writeObject(ObjectOutputStream out) throws IOException {
         out.defaultWriteObject();
+        writeTo(out);
+    }
+
+    private void readObject(ObjectInputStream in) throws IOException, ClassNotFoundException {
+        in.defaultReadObject();
+        readFrom(in);
+    }
+
+    /** The length and the values, or {@link #BY_HANDLE} and the handle. */
+    private void writeTo(OutputStream stream) throws IOException {
+        DataOutputStream out = new DataOutputStream(stream);
         if (handle != 0) {
             out.writeInt(BY_HANDLE);
             out.writeLong(handle);
@@ -112,8 +115,8 @@ final class StepParameters implements Serializable, KryoSerializable {
         }
     }
 
-    private void readObject(ObjectInputStream in) throws IOException, ClassNotFoundException {
-        in.defaultReadObject();
+    private void readFrom(InputStream stream) throws IOException {
+        DataInputStream in = new DataInputStream(stream);
         int length = in.readInt();
         if (length == BY_HANDLE) {
             values = resolve(in.readLong());
