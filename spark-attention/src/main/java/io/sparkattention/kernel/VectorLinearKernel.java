@@ -19,10 +19,11 @@ import java.util.Arrays;
  *   y[i0:i0+ROWS, j:j+PANEL] += Σ_{t &lt; kc} x[i0:i0+ROWS, p0+t] ⊗ wp[panel j, p0+t, 0:PANEL]
  * </pre>
  * one broadcast per row and VECTORS weight loads per step, shared by all rows. The loops run
- * width block (columns, {@value #WIDTH_BLOCK}) → depth block → rows → panels, so a block's rows
- * of x ({@code ROWS × kc}) stay in L1 while its packed panels ({@code WIDTH_BLOCK × kc}, 512 KiB)
- * stay in L2. Edges: the last rows (fewer than ROWS) are copied into a zero-padded block, and a
- * partial panel or row block is computed into a scratch tile and added back, so any m, n, k work.
+ * width block (columns, {@value #WIDTH_BLOCK}) → depth block → rows → panels; each row block's
+ * x ({@code ROWS × kc}) is copied into a block at the stride DEPTH_BLOCK (zero beyond the last
+ * rows) that stays in L1 while the width block's packed panels ({@code WIDTH_BLOCK × kc}, 512 KiB)
+ * stay in L2. A partial panel or row block is computed into a scratch tile and added back, so
+ * any m, n, k work.
  */
 final class VectorLinearKernel extends LinearKernel {
 
@@ -138,22 +139,21 @@ final class VectorLinearKernel extends LinearKernel {
     @Override
     void multiplyAdd(int m, int n, int k, float[] x, float[] wp, float[] y, int yOff) {
         float[] tile = new float[ROWS * PANEL];
-        int fullRows = m - m % ROWS;
-        float[] lastRows = fullRows < m ? new float[ROWS * Math.min(k, DEPTH_BLOCK)] : null;
+        // The row block's x, ROWS rows at a stride of DEPTH_BLOCK (zero beyond the last row).
+        float[] block = new float[ROWS * DEPTH_BLOCK];
         for (int j0 = 0; j0 < n; j0 += WIDTH_BLOCK) {
             int j1 = Math.min(n, j0 + WIDTH_BLOCK);
             for (int p0 = 0; p0 < k; p0 += DEPTH_BLOCK) {
                 int kc = Math.min(DEPTH_BLOCK, k - p0);
-                for (int i0 = 0; i0 < fullRows; i0 += ROWS) {
-                    rowBlock(i0, ROWS, j0, j1, n, k, p0, kc, x, i0 * k + p0, k, wp, y, yOff, tile);
-                }
-                if (lastRows != null) {
-                    int rows = m - fullRows;
+                for (int i0 = 0; i0 < m; i0 += ROWS) {
+                    int rows = Math.min(ROWS, m - i0);
                     for (int r = 0; r < rows; r++) {
-                        System.arraycopy(x, (fullRows + r) * k + p0, lastRows, r * kc, kc);
+                        System.arraycopy(x, (i0 + r) * k + p0, block, r * DEPTH_BLOCK, kc);
                     }
-                    Arrays.fill(lastRows, rows * kc, ROWS * kc, 0f);
-                    rowBlock(fullRows, rows, j0, j1, n, k, p0, kc, lastRows, 0, kc, wp, y, yOff, tile);
+                    if (rows < ROWS) {
+                        Arrays.fill(block, rows * DEPTH_BLOCK, ROWS * DEPTH_BLOCK, 0f);
+                    }
+                    rowBlock(i0, rows, j0, j1, n, k, p0, kc, block, wp, y, yOff, tile);
                 }
             }
         }
@@ -161,20 +161,20 @@ final class VectorLinearKernel extends LinearKernel {
 
     /**
      * {@code y[i0:i0+rows, j0:j1] += x-block · panelsᵀ} over the depth block {@code [p0, p0+kc)};
-     * the x block has ROWS rows (zero beyond {@code rows}) at {@code xOff} with leading dimension
-     * {@code ldx}. j0 is a multiple of PANEL.
+     * the x block holds ROWS rows at a stride of DEPTH_BLOCK (zero beyond {@code rows}). j0 is a
+     * multiple of PANEL.
      */
-    private static void rowBlock(int i0, int rows, int j0, int j1, int n, int k, int p0, int kc, float[] x, int xOff,
-                                 int ldx, float[] wp, float[] y, int yOff, float[] tile) {
+    private static void rowBlock(int i0, int rows, int j0, int j1, int n, int k, int p0, int kc, float[] block,
+                                 float[] wp, float[] y, int yOff, float[] tile) {
         for (int j = j0; j < j1; j += PANEL) {
             // Panel j / PANEL starts at (j / PANEL)·PANEL·k = j·k.
             int wOff = j * k + p0 * PANEL;
             int cols = Math.min(PANEL, n - j);
             if (rows == ROWS && cols == PANEL) {
-                block6x2(kc, x, xOff, ldx, wp, wOff, y, yOff + i0 * n + j, n);
+                block6x2(kc, block, wp, wOff, y, yOff + i0 * n + j, n);
             } else {
                 Arrays.fill(tile, 0f);
-                block6x2(kc, x, xOff, ldx, wp, wOff, tile, 0, PANEL);
+                block6x2(kc, block, wp, wOff, tile, 0, PANEL);
                 for (int r = 0; r < rows; r++) {
                     int dst = yOff + (i0 + r) * n + j;
                     for (int c = 0; c < cols; c++) {
@@ -186,37 +186,45 @@ final class VectorLinearKernel extends LinearKernel {
     }
 
     /**
-     * {@code c[ROWS × PANEL] (ld ldc) += x[ROWS × kc] (ld ldx) · panel[kc × PANEL]}: 6 rows × 2
-     * vectors, 12 accumulators fed per step by 2 weight loads and 6 broadcasts from memory.
+     * {@code c[ROWS × PANEL] (ld ldc) += block[ROWS × kc] (ld DEPTH_BLOCK) · panel[kc × PANEL]}: 6 rows
+     * × 2 vectors, 12 accumulators fed per step by 2 weight loads and 6 broadcasts from memory.
+     *
+     * <p>The x block's rows sit at the constant stride DEPTH_BLOCK, and the panel's step t at
+     * {@code wOff + t·PANEL}: C2 then addresses all six broadcasts from one index register with
+     * constant displacements and hoists every range check out of the loop, leaving 29 instructions
+     * for 12 FMAs (Zen 5, JDK 17). Read from x in place (six row offsets and a second induction
+     * variable for the panel), the loop needed more general registers than it had: in some JVMs C2
+     * kept the panel's index in an XMM register and moved it back every step, a chain longer than
+     * the step's FMAs, and the same product ran at 0.72 instead of 0.86 of the FMA loop for the
+     * JVM's whole life (BENCHMARKS.md, "The roof").
      */
-    private static void block6x2(int kc, float[] x, int xOff, int ldx, float[] wp, int wOff, float[] c, int cOff,
-                                 int ldc) {
+    private static void block6x2(int kc, float[] block, float[] wp, int wOff, float[] c, int cOff, int ldc) {
         FloatVector c00 = FloatVector.zero(SPECIES), c01 = c00;
         FloatVector c10 = c00, c11 = c00;
         FloatVector c20 = c00, c21 = c00;
         FloatVector c30 = c00, c31 = c00;
         FloatVector c40 = c00, c41 = c00;
         FloatVector c50 = c00, c51 = c00;
-        final int x0 = xOff, x1 = x0 + ldx, x2 = x1 + ldx, x3 = x2 + ldx, x4 = x3 + ldx, x5 = x4 + ldx;
-        for (int t = 0, w = wOff; t < kc; t++, w += PANEL) {
+        for (int t = 0; t < kc; t++) {
+            final int w = wOff + t * PANEL;
             final FloatVector w0 = FloatVector.fromArray(SPECIES, wp, w);
             final FloatVector w1 = FloatVector.fromArray(SPECIES, wp, w + LANES);
-            FloatVector a = FloatVector.broadcast(SPECIES, x[x0 + t]);
+            FloatVector a = FloatVector.broadcast(SPECIES, block[t]);
             c00 = a.fma(w0, c00);
             c01 = a.fma(w1, c01);
-            a = FloatVector.broadcast(SPECIES, x[x1 + t]);
+            a = FloatVector.broadcast(SPECIES, block[t + DEPTH_BLOCK]);
             c10 = a.fma(w0, c10);
             c11 = a.fma(w1, c11);
-            a = FloatVector.broadcast(SPECIES, x[x2 + t]);
+            a = FloatVector.broadcast(SPECIES, block[t + 2 * DEPTH_BLOCK]);
             c20 = a.fma(w0, c20);
             c21 = a.fma(w1, c21);
-            a = FloatVector.broadcast(SPECIES, x[x3 + t]);
+            a = FloatVector.broadcast(SPECIES, block[t + 3 * DEPTH_BLOCK]);
             c30 = a.fma(w0, c30);
             c31 = a.fma(w1, c31);
-            a = FloatVector.broadcast(SPECIES, x[x4 + t]);
+            a = FloatVector.broadcast(SPECIES, block[t + 4 * DEPTH_BLOCK]);
             c40 = a.fma(w0, c40);
             c41 = a.fma(w1, c41);
-            a = FloatVector.broadcast(SPECIES, x[x5 + t]);
+            a = FloatVector.broadcast(SPECIES, block[t + 5 * DEPTH_BLOCK]);
             c50 = a.fma(w0, c50);
             c51 = a.fma(w1, c51);
         }
