@@ -111,20 +111,18 @@ final class VectorLinearKernel extends LinearKernel {
     }
 
     /**
-     * {@code dW[out×in] += (dyᵀ)[out×m]·(xᵀ)ᵀ}: a projection with m as its depth, on dy transposed
-     * into one scratch buffer and x packed transposed into the other (both O(m·E) copies beside
-     * the O(m·E²) product; x's packing is a copy of its rows). Reading dy in place instead, six
-     * neighbouring floats of one dy row broadcast per step, ran at 0.74–0.90× of this on
-     * 1024×384×1536 (a depth block of 256 steps touches 256 lines of dy per row block) and at
-     * 0.85–1.09× on other shapes (Zen 5, loaded host), so dy is transposed.
+     * {@code dW[out×in] += (dyᵀ)[out×m]·(xᵀ)ᵀ}: a projection with m as its depth, x packed
+     * transposed into the scratch buffer (a copy of its rows, O(m·E) beside the O(m·E²) product)
+     * and each row block of dyᵀ gathered from dy's columns straight into the micro-kernel's x
+     * block (six neighbouring floats of each of kc dy rows), the copy the forward makes of x's
+     * rows. Transposing dy whole first and copying its rows into the block took one pass more.
      */
     @Override
     void addWeightGradient(int m, int in, int out, float[] dy, int dyOff, int ldDy, float[] x, float[] dw, int dwOff,
                            WeightGradient scratch) {
-        float[] dyT = transpose(dy, dyOff, ldDy, m, out, scratch.transposed(out * m));
         float[] xp = scratch.packed(checkedPackedSize(in, m));
         packTransposedInto(x, m, in, xp);
-        multiplyAdd(out, in, m, dyT, xp, dw, dwOff);
+        multiplyAdd(out, in, m, dy, dyOff, ldDy, true, xp, dw, dwOff);
     }
 
     private static int checkedPackedSize(int n, int k) {
@@ -138,6 +136,16 @@ final class VectorLinearKernel extends LinearKernel {
 
     @Override
     void multiplyAdd(int m, int n, int k, float[] x, float[] wp, float[] y, int yOff) {
+        multiplyAdd(m, n, k, x, 0, k, false, wp, y, yOff);
+    }
+
+    /**
+     * {@link #multiplyAdd(int, int, int, float[], float[], float[], int)} on an x view: row i, step t
+     * is {@code x[xOff + i·ldx + t]}, or with {@code columns} {@code x[xOff + t·ldx + i]} (x stored
+     * transposed, as dy is for the weight gradient).
+     */
+    private static void multiplyAdd(int m, int n, int k, float[] x, int xOff, int ldx, boolean columns, float[] wp,
+                                    float[] y, int yOff) {
         float[] tile = new float[ROWS * PANEL];
         // The row block's x, ROWS rows at a stride of DEPTH_BLOCK (zero beyond the last row).
         float[] block = new float[ROWS * DEPTH_BLOCK];
@@ -147,8 +155,17 @@ final class VectorLinearKernel extends LinearKernel {
                 int kc = Math.min(DEPTH_BLOCK, k - p0);
                 for (int i0 = 0; i0 < m; i0 += ROWS) {
                     int rows = Math.min(ROWS, m - i0);
-                    for (int r = 0; r < rows; r++) {
-                        System.arraycopy(x, (i0 + r) * k + p0, block, r * DEPTH_BLOCK, kc);
+                    if (columns) {
+                        for (int t = 0; t < kc; t++) {
+                            int src = xOff + (p0 + t) * ldx + i0;
+                            for (int r = 0; r < rows; r++) {
+                                block[r * DEPTH_BLOCK + t] = x[src + r];
+                            }
+                        }
+                    } else {
+                        for (int r = 0; r < rows; r++) {
+                            System.arraycopy(x, xOff + (i0 + r) * ldx + p0, block, r * DEPTH_BLOCK, kc);
+                        }
                     }
                     if (rows < ROWS) {
                         Arrays.fill(block, rows * DEPTH_BLOCK, ROWS * DEPTH_BLOCK, 0f);

@@ -8,13 +8,12 @@ import java.util.Objects;
  * projection kernel, {@link GemmChoice}), so that the backward pass runs on the arithmetic the
  * forward projections run on.
  *
- * <p>Holds the scratch the kernel reuses from call to call (a transposed dy and a packed x for
- * the Vector API kernel), grown to the largest call seen. Not thread-safe: one per thread.
+ * <p>Holds the scratch the kernel reuses from call to call (a packed x for the Vector API
+ * kernel), grown to the largest call seen. Not thread-safe: one per thread.
  */
 public final class WeightGradient {
 
     private final LinearKernel kernel;
-    private float[] transposed = new float[0];
     private float[] packed = new float[0];
 
     /** On the JVM's projection kernel ({@link LinearKernel#get()}). */
@@ -59,14 +58,6 @@ public final class WeightGradient {
         if (m > 0 && in > 0 && out > 0) {
             kernel.addWeightGradient(m, in, out, dy, dyOff, ldDy, x, dw, dwOff, this);
         }
-    }
-
-    /** A scratch buffer of at least {@code size} floats for a transposed operand. */
-    float[] transposed(int size) {
-        if (transposed.length < size) {
-            transposed = new float[size];
-        }
-        return transposed;
     }
 
     /** A scratch buffer of at least {@code size} floats for a packed operand. */
