@@ -13,7 +13,7 @@ import java.util.Arrays;
  * <pre>
  *   wp[p·PANEL·k + t·PANEL + j] = W[p·PANEL + j, t]      j &lt; PANEL, t &lt; k
  * </pre>
- * <b>Blocks.</b> Each call of the micro-kernel computes a block of {@value #ROWS} rows × PANEL
+ * <b>Blocks.</b> Each call of the micro-kernel computes a block of {@link #ROWS} rows × PANEL
  * columns of y over a depth block of at most {@value #DEPTH_BLOCK} steps:
  * <pre>
  *   y[i0:i0+ROWS, j:j+PANEL] += Σ_{t &lt; kc} x[i0:i0+ROWS, p0+t] ⊗ wp[panel j, p0+t, 0:PANEL]
@@ -29,13 +29,21 @@ final class VectorLinearKernel extends LinearKernel {
 
     private static final VectorSpecies<Float> SPECIES = FloatVector.SPECIES_PREFERRED;
     private static final int LANES = SPECIES.length();
-    /** Rows of x per block. */
-    static final int ROWS = 6;
     /**
-     * Vectors per panel: 6 × 2 accumulators + 2 weights + 1 broadcast = 15 vector registers, within
-     * AVX2's 16. With AVX-512's 32, larger blocks (8×2, 8×3, 12×2, 4×4, 6×3, each with its tail
-     * written so that C2 compiles it whole) ran at 0.92–1.03× of 6×2 on Zen 5, none ahead on every
-     * shape: there the block waits on the weight panels and y tiles from L2 and L3, not on its FMAs
+     * Rows of x per block: 6 with vectors of 16 lanes or more (AVX-512's 32 registers hold the 6 × 2
+     * accumulators, 2 weights and a broadcast), 4 with fewer (AVX2's 16 registers). With 8-lane
+     * vectors C2 spills the 6 × 2 block's accumulators in the loop: 0.41–0.44 of the FMA loop,
+     * against 0.77–0.91 for 4 × 2 (8 accumulators: as many independent FMAs as two 4-cycle pipes
+     * keep busy), 0.89–0.91 for 3 × 3, 0.35 for 5 × 2 and 0.42 for 4 × 3 (Zen 5 held to AVX2 by
+     * {@code -XX:UseAVX=2}, one thread, operands in L1/L2). Each element of y sums its products in
+     * the same order whatever the block, so the bits do not depend on this choice.
+     */
+    static final int ROWS = LANES >= 16 ? 6 : 4;
+    /**
+     * Vectors per panel. With AVX-512's 32 registers, larger blocks than 6 × 2 (8×2, 8×3, 12×2, 4×4,
+     * 6×3, each with its tail written so that C2 compiles it whole) ran at 0.92–1.03× of 6×2 on Zen
+     * 5, none ahead on every shape, and 4 × 2 at 0.73–0.76 of the FMA loop against 0.87–0.91: there
+     * the block waits on the weight panels and y tiles from L2 and L3, not on its FMAs
      * (BENCHMARKS.md, "The roof").
      */
     static final int VECTORS = 2;
@@ -188,10 +196,10 @@ final class VectorLinearKernel extends LinearKernel {
             int wOff = j * k + p0 * PANEL;
             int cols = Math.min(PANEL, n - j);
             if (rows == ROWS && cols == PANEL) {
-                block6x2(kc, block, wp, wOff, y, yOff + i0 * n + j, n);
+                block(kc, block, wp, wOff, y, yOff + i0 * n + j, n);
             } else {
                 Arrays.fill(tile, 0f);
-                block6x2(kc, block, wp, wOff, tile, 0, PANEL);
+                block(kc, block, wp, wOff, tile, 0, PANEL);
                 for (int r = 0; r < rows; r++) {
                     int dst = yOff + (i0 + r) * n + j;
                     for (int c = 0; c < cols; c++) {
@@ -199,6 +207,15 @@ final class VectorLinearKernel extends LinearKernel {
                     }
                 }
             }
+        }
+    }
+
+    /** The micro-kernel of {@link #ROWS} rows (a constant: C2 keeps one branch). */
+    private static void block(int kc, float[] block, float[] wp, int wOff, float[] c, int cOff, int ldc) {
+        if (ROWS == 6) {
+            block6x2(kc, block, wp, wOff, c, cOff, ldc);
+        } else {
+            block4x2(kc, block, wp, wOff, c, cOff, ldc);
         }
     }
 
@@ -271,6 +288,43 @@ final class VectorLinearKernel extends LinearKernel {
         y += ldc;
         FloatVector.fromArray(SPECIES, c, y).add(c50).intoArray(c, y);
         FloatVector.fromArray(SPECIES, c, y + LANES).add(c51).intoArray(c, y + LANES);
+    }
+
+    /** {@link #block6x2} for 4 rows (AVX2: 8 accumulators, 2 weights and a broadcast in 16 registers). */
+    private static void block4x2(int kc, float[] block, float[] wp, int wOff, float[] c, int cOff, int ldc) {
+        FloatVector c00 = FloatVector.zero(SPECIES), c01 = c00;
+        FloatVector c10 = c00, c11 = c00;
+        FloatVector c20 = c00, c21 = c00;
+        FloatVector c30 = c00, c31 = c00;
+        for (int t = 0; t < kc; t++) {
+            final int w = wOff + t * PANEL;
+            final FloatVector w0 = FloatVector.fromArray(SPECIES, wp, w);
+            final FloatVector w1 = FloatVector.fromArray(SPECIES, wp, w + LANES);
+            FloatVector a = FloatVector.broadcast(SPECIES, block[t]);
+            c00 = a.fma(w0, c00);
+            c01 = a.fma(w1, c01);
+            a = FloatVector.broadcast(SPECIES, block[t + DEPTH_BLOCK]);
+            c10 = a.fma(w0, c10);
+            c11 = a.fma(w1, c11);
+            a = FloatVector.broadcast(SPECIES, block[t + 2 * DEPTH_BLOCK]);
+            c20 = a.fma(w0, c20);
+            c21 = a.fma(w1, c21);
+            a = FloatVector.broadcast(SPECIES, block[t + 3 * DEPTH_BLOCK]);
+            c30 = a.fma(w0, c30);
+            c31 = a.fma(w1, c31);
+        }
+        int y = cOff;
+        FloatVector.fromArray(SPECIES, c, y).add(c00).intoArray(c, y);
+        FloatVector.fromArray(SPECIES, c, y + LANES).add(c01).intoArray(c, y + LANES);
+        y += ldc;
+        FloatVector.fromArray(SPECIES, c, y).add(c10).intoArray(c, y);
+        FloatVector.fromArray(SPECIES, c, y + LANES).add(c11).intoArray(c, y + LANES);
+        y += ldc;
+        FloatVector.fromArray(SPECIES, c, y).add(c20).intoArray(c, y);
+        FloatVector.fromArray(SPECIES, c, y + LANES).add(c21).intoArray(c, y + LANES);
+        y += ldc;
+        FloatVector.fromArray(SPECIES, c, y).add(c30).intoArray(c, y);
+        FloatVector.fromArray(SPECIES, c, y + LANES).add(c31).intoArray(c, y + LANES);
     }
 
     @Override

@@ -157,6 +157,17 @@ class GemmKernelsTest {
     }
 
     @Test
+    @DisplayName("the vector kernel blocks 6 rows on 16-lane vectors (AVX-512's 32 registers) and 4 on narrower ones "
+        + "(AVX2's 16), and names its block")
+    void vectorBlockFitsTheRegisters() {
+        LinearKernel vector = GemmChoice.vectorKernel();
+        org.junit.jupiter.api.Assumptions.assumeTrue(vector != null, "the Vector API is not visible");
+        int lanes = jdk.incubator.vector.FloatVector.SPECIES_PREFERRED.length();
+        assertEquals(lanes >= 16 ? 6 : 4, VectorLinearKernel.ROWS);
+        assertEquals("vector:" + lanes * 32 + "-bit:" + VectorLinearKernel.ROWS + "x" + 2 * lanes, vector.name());
+    }
+
+    @Test
     @DisplayName("Gemm.linear runs on the JVM's projection kernel and agrees with the reference")
     void linearUsesTheChosenKernel() {
         RandomTensors rnd = new RandomTensors(37);
