@@ -71,19 +71,14 @@ public abstract class LinearKernel {
      * tile's lines of t share one L1 set at a power-of-two stride) and the same elsewhere. Returns t.
      */
     static float[] transpose(float[] a, int rows, int cols, float[] t) {
-        return transpose(a, 0, cols, rows, cols, t);
-    }
-
-    /** {@link #transpose} of the view whose row i is {@code a[off + i·ld, + cols)}. */
-    static float[] transpose(float[] a, int off, int ld, int rows, int cols, float[] t) {
         for (int j0 = 0; j0 < cols; j0 += TRANSPOSE_TILE) {
             int j1 = Math.min(cols, j0 + TRANSPOSE_TILE);
             for (int i0 = 0; i0 < rows; i0 += TRANSPOSE_TILE) {
                 int i1 = Math.min(rows, i0 + TRANSPOSE_TILE);
                 for (int j = j0; j < j1; j++) {
-                    int dst = j * rows, src = off + j;
+                    int dst = j * rows;
                     for (int i = i0; i < i1; i++) {
-                        t[dst + i] = a[src + i * ld];
+                        t[dst + i] = a[j + i * cols];
                     }
                 }
             }

@@ -50,7 +50,7 @@ final class VectorLinearKernel extends LinearKernel {
     /** Output columns per packed panel: 32 with AVX-512, 16 with AVX2. */
     static final int PANEL = VECTORS * LANES;
     /**
-     * Steps of k per block: a block of x is 6 × 256 floats (6 KiB), in L1 next to the panel's stream.
+     * Steps of k per block: a block of x is ROWS × 256 floats (4–6 KiB), in L1 next to the panel's stream.
      * Depth blocks of 384, 512 and 1,024 (width blocks of 384, 256 and 128: the same L2 footprint)
      * ran at 0.87–1.07×, 0.87–1.10× and 0.89–1.02× of 256 on Zen 5 (one thread, timed by thread CPU
      * time on a loaded host), none ahead on every shape.
@@ -122,7 +122,7 @@ final class VectorLinearKernel extends LinearKernel {
      * {@code dW[out×in] += (dyᵀ)[out×m]·(xᵀ)ᵀ}: a projection with m as its depth, x packed
      * transposed into the scratch buffer (a copy of its rows, O(m·E) beside the O(m·E²) product)
      * and each row block of dyᵀ gathered from dy's columns straight into the micro-kernel's x
-     * block (six neighbouring floats of each of kc dy rows), the copy the forward makes of x's
+     * block ({@link #ROWS} neighbouring floats of each of kc dy rows), the copy the forward makes of x's
      * rows. Transposing dy whole first and copying its rows into the block took one pass more.
      */
     @Override
