@@ -27,8 +27,8 @@ import java.util.Arrays;
  */
 final class VectorLinearKernel extends LinearKernel {
 
-    private static final VectorSpecies<Float> SPECIES = FloatVector.SPECIES_PREFERRED;
-    private static final int LANES = SPECIES.length();
+    static final VectorSpecies<Float> SPECIES = FloatVector.SPECIES_PREFERRED;
+    static final int LANES = SPECIES.length();
     /**
      * Rows of x per block: 6 with vectors of 16 lanes or more (AVX-512's 32 registers hold the 6 × 2
      * accumulators, 2 weights and a broadcast), 4 with fewer (AVX2's 16 registers). With 8-lane
@@ -118,19 +118,11 @@ final class VectorLinearKernel extends LinearKernel {
         }
     }
 
-    /**
-     * {@code dW[out×in] += (dyᵀ)[out×m]·(xᵀ)ᵀ}: a projection with m as its depth, x packed
-     * transposed into the scratch buffer (a copy of its rows, O(m·E) beside the O(m·E²) product)
-     * and each row block of dyᵀ gathered from dy's columns straight into the micro-kernel's x
-     * block ({@link #ROWS} neighbouring floats of each of kc dy rows), the copy the forward makes of x's
-     * rows. Transposing dy whole first and copying its rows into the block took one pass more.
-     */
+    /** On {@link VectorWeightGradient}: both operands copied into the micro-kernel's order a depth block at a time. */
     @Override
     void addWeightGradient(int m, int in, int out, float[] dy, int dyOff, int ldDy, float[] x, float[] dw, int dwOff,
                            WeightGradient scratch) {
-        float[] xp = scratch.packed(checkedPackedSize(in, m));
-        packTransposedInto(x, m, in, xp);
-        multiplyAdd(out, in, m, dy, dyOff, ldDy, true, xp, dw, dwOff);
+        VectorWeightGradient.add(m, in, out, dy, dyOff, ldDy, x, dw, dwOff, scratch);
     }
 
     private static int checkedPackedSize(int n, int k) {
@@ -144,16 +136,6 @@ final class VectorLinearKernel extends LinearKernel {
 
     @Override
     void multiplyAdd(int m, int n, int k, float[] x, float[] wp, float[] y, int yOff) {
-        multiplyAdd(m, n, k, x, 0, k, false, wp, y, yOff);
-    }
-
-    /**
-     * {@link #multiplyAdd(int, int, int, float[], float[], float[], int)} on an x view: row i, step t
-     * is {@code x[xOff + i·ldx + t]}, or with {@code columns} {@code x[xOff + t·ldx + i]} (x stored
-     * transposed, as dy is for the weight gradient).
-     */
-    private static void multiplyAdd(int m, int n, int k, float[] x, int xOff, int ldx, boolean columns, float[] wp,
-                                    float[] y, int yOff) {
         float[] tile = new float[ROWS * PANEL];
         // The row block's x, ROWS rows at a stride of DEPTH_BLOCK (zero beyond the last row).
         float[] block = new float[ROWS * DEPTH_BLOCK];
@@ -163,17 +145,8 @@ final class VectorLinearKernel extends LinearKernel {
                 int kc = Math.min(DEPTH_BLOCK, k - p0);
                 for (int i0 = 0; i0 < m; i0 += ROWS) {
                     int rows = Math.min(ROWS, m - i0);
-                    if (columns) {
-                        for (int t = 0; t < kc; t++) {
-                            int src = xOff + (p0 + t) * ldx + i0;
-                            for (int r = 0; r < rows; r++) {
-                                block[r * DEPTH_BLOCK + t] = x[src + r];
-                            }
-                        }
-                    } else {
-                        for (int r = 0; r < rows; r++) {
-                            System.arraycopy(x, xOff + (i0 + r) * ldx + p0, block, r * DEPTH_BLOCK, kc);
-                        }
+                    for (int r = 0; r < rows; r++) {
+                        System.arraycopy(x, (i0 + r) * k + p0, block, r * DEPTH_BLOCK, kc);
                     }
                     if (rows < ROWS) {
                         Arrays.fill(block, rows * DEPTH_BLOCK, ROWS * DEPTH_BLOCK, 0f);

@@ -8,8 +8,8 @@ import java.util.Objects;
  * projection kernel, {@link GemmChoice}), so that the backward pass runs on the arithmetic the
  * forward projections run on.
  *
- * <p>Holds the scratch the kernel reuses from call to call (a packed x for the Vector API
- * kernel), grown to the largest call seen. Not thread-safe: one per thread.
+ * <p>Holds the scratch the kernel reuses from call to call (the Vector API kernel's packed blocks
+ * of dy and x), grown to the largest call seen. Not thread-safe: one per thread.
  */
 public final class WeightGradient {
 

@@ -168,6 +168,39 @@ class GemmKernelsTest {
     }
 
     @Test
+    @DisplayName("the vector kernel's weight gradient adds to each dW element, depth block by depth block, the "
+        + "block's products fused-multiply-added from zero in row order: exact bits on shapes across row, panel, "
+        + "depth and width blocks, dy a strided view")
+    void vectorWeightGradientSumsInRowOrder() {
+        LinearKernel vector = GemmChoice.vectorKernel();
+        org.junit.jupiter.api.Assumptions.assumeTrue(vector != null, "the Vector API is not visible");
+        RandomTensors rnd = new RandomTensors(53);
+        WeightGradient gradient = new WeightGradient(vector);
+        int depth = VectorLinearKernel.DEPTH_BLOCK;
+        // m, in, out, dy's leading dimension
+        int[][] shapes = {{1, 1, 1, 1}, {7, 33, 13, 13}, {depth + 3, 520, 7, 9}, {2 * depth, 64, 130, 200},
+            {600, 1030, 25, 25}};
+        for (int[] s : shapes) {
+            int m = s[0], in = s[1], out = s[2], ld = s[3];
+            float[] dy = rnd.normal(m * ld, 1), x = rnd.normal(m * in, 1), dw = rnd.normal(out * in, 1);
+            float[] expected = dw.clone();
+            for (int o = 0; o < out; o++) {
+                for (int c = 0; c < in; c++) {
+                    for (int p0 = 0; p0 < m; p0 += depth) {
+                        float sum = 0f;
+                        for (int t = p0; t < Math.min(m, p0 + depth); t++) {
+                            sum = Math.fma(dy[t * ld + o], x[t * in + c], sum);
+                        }
+                        expected[o * in + c] += sum;
+                    }
+                }
+            }
+            gradient.accumulate(m, in, out, dy, 0, ld, x, dw, 0);
+            assertArrayEquals(expected, dw, "m=" + m + " in=" + in + " out=" + out + " ld=" + ld);
+        }
+    }
+
+    @Test
     @DisplayName("Gemm.linear runs on the JVM's projection kernel and agrees with the reference")
     void linearUsesTheChosenKernel() {
         RandomTensors rnd = new RandomTensors(37);
