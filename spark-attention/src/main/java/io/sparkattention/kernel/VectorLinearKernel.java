@@ -99,12 +99,6 @@ final class VectorLinearKernel extends LinearKernel {
     @Override
     float[] packTransposed(float[] w, int rows, int cols) {
         float[] packed = new float[checkedPackedSize(cols, rows)];
-        packTransposedInto(w, rows, cols, packed);
-        return packed;
-    }
-
-    /** {@link #packTransposed} into {@code packed} (at least {@code checkedPackedSize(cols, rows)} floats). */
-    private static void packTransposedInto(float[] w, int rows, int cols, float[] packed) {
         for (int j = 0; j < cols; j += PANEL) {
             int width = Math.min(PANEL, cols - j);
             int base = j * rows;
@@ -116,6 +110,7 @@ final class VectorLinearKernel extends LinearKernel {
                 }
             }
         }
+        return packed;
     }
 
     /** On {@link VectorWeightGradient}: both operands copied into the micro-kernel's order a depth block at a time. */

@@ -23,11 +23,13 @@ import java.util.Arrays;
  * fused-multiply-added from zero in row order: its bits depend on m's depth blocks alone, not on out,
  * in or the element's place in its block.
  *
- * <p>The layout is measured (Zen 5, AVX-512, one thread, 2026-12-06): gathering dy's columns into the
- * forward kernel's block for every row block and width block, with x packed whole beforehand, ran at
- * 0.59–0.68 of the FMA loop; the micro-kernel alone on packed operands at 0.88–0.93. Copying dy's
- * six-float runs into a stride-8 layout with 8-lane vectors, or x's panels with vector loads, ran
- * slower than these scalar copies and {@code System.arraycopy}.
+ * <p>The layout is measured (Zen 5, AVX-512, one thread, 2026-12-06): 0.80–0.87 of the FMA loop, where
+ * dy's columns gathered into the forward kernel's block for every row block and width block, with x
+ * packed whole beforehand, ran at 0.59–0.68, and the micro-kernel alone on packed operands at
+ * 0.88–0.93. dy is copied a row block at a time (a strided read of ROWS floats a step): a step at a
+ * time, over all row blocks, ran at 0.74–0.85. Copying dy's runs with 8-lane vectors into a
+ * stride-8 layout, or x's panels with vector loads, a plain loop or panel by panel, ran slower than
+ * these scalar copies and {@code System.arraycopy} row by row.
  */
 final class VectorWeightGradient {
 
