@@ -14,10 +14,10 @@ import java.util.Arrays;
  *   dyb[b·ROWS·DEPTH_BLOCK + t·ROWS + r] = dy[p0+t, b·ROWS + r]     (zero beyond out)
  *   xb[(j−j0)·kc + t·PANEL + c]           = x[p0+t, j+c]             (zero beyond in)
  * </pre>
- * dyb holds the depth block's dy for all out rows, interleaved so that a row block's kc steps are
- * {@code ROWS·kc} contiguous floats (one step's ROWS values side by side); xb holds one width block
- * of x's panels, packed just before its row blocks use it, so that it is in L2 when they do. The
- * loops run depth block → width block → row blocks → panels.
+ * dyb holds the depth block's dy for up to {@link #HEIGHT_BLOCK} of dW's rows, interleaved so that a
+ * row block's kc steps are {@code ROWS·kc} contiguous floats (one step's ROWS values side by side); xb
+ * holds one width block of x's panels, packed just before its row blocks use it, so that it is in L2
+ * when they do. The loops run depth block → height block → width block → row blocks → panels.
  *
  * <p>Each element of dW adds, depth block by depth block in order, the sum of the block's products
  * fused-multiply-added from zero in row order: its bits depend on m's depth blocks alone, not on out,
@@ -40,44 +40,47 @@ final class VectorWeightGradient {
     private static final int DEPTH_BLOCK = VectorLinearKernel.DEPTH_BLOCK;
     private static final int WIDTH_BLOCK = VectorLinearKernel.WIDTH_BLOCK;
 
+    /**
+     * dW rows whose dy is packed at once (a multiple of 4 and of 6): bounds the scratch at
+     * (HEIGHT_BLOCK + WIDTH_BLOCK)·DEPTH_BLOCK floats, 2 MiB, whatever out is (GPT-2's tied head has
+     * 50,257 rows). x's width block is packed again for each group of rows: in·kc copies beside the
+     * group's HEIGHT_BLOCK·in·kc multiply-adds.
+     */
+    static final int HEIGHT_BLOCK = 1536;
+
     private VectorWeightGradient() {
     }
 
     /** {@link LinearKernel#addWeightGradient}; m, in, out ≥ 1. */
     static void add(int m, int in, int out, float[] dy, int dyOff, int ldDy, float[] x, float[] dw, int dwOff,
                     WeightGradient scratch) {
-        int blocks = (out + ROWS - 1) / ROWS;
-        long dySize = (long) blocks * ROWS * DEPTH_BLOCK;
-        long size = dySize + (long) WIDTH_BLOCK * DEPTH_BLOCK;
-        if (size > Integer.MAX_VALUE - 8) {
-            throw new IllegalArgumentException("a weight gradient with " + out + " outputs needs " + size
-                + " floats of scratch, more than one array holds");
-        }
-        float[] buf = scratch.packed((int) size);
-        int xb = (int) dySize;
+        int height = Math.min(out, HEIGHT_BLOCK);
+        int xb = (height + ROWS - 1) / ROWS * ROWS * DEPTH_BLOCK;
+        float[] buf = scratch.packed(xb + WIDTH_BLOCK * DEPTH_BLOCK);
         float[] tile = new float[ROWS * PANEL];
         for (int p0 = 0; p0 < m; p0 += DEPTH_BLOCK) {
             int kc = Math.min(DEPTH_BLOCK, m - p0);
-            packRows(dy, dyOff + p0 * ldDy, ldDy, out, kc, buf);
-            for (int j0 = 0; j0 < in; j0 += WIDTH_BLOCK) {
-                int j1 = Math.min(in, j0 + WIDTH_BLOCK);
-                packPanels(x, p0 * in, in, kc, j0, j1, buf, xb);
-                for (int b = 0; b < blocks; b++) {
-                    int i0 = b * ROWS;
-                    int rows = Math.min(ROWS, out - i0);
-                    int aOff = b * ROWS * DEPTH_BLOCK;
-                    for (int j = j0; j < j1; j += PANEL) {
-                        int wOff = xb + (j - j0) * kc;
-                        int cols = Math.min(PANEL, in - j);
-                        if (rows == ROWS && cols == PANEL) {
-                            block(kc, buf, aOff, wOff, dw, dwOff + i0 * in + j, in);
-                        } else {
-                            Arrays.fill(tile, 0f);
-                            block(kc, buf, aOff, wOff, tile, 0, PANEL);
-                            for (int r = 0; r < rows; r++) {
-                                int dst = dwOff + (i0 + r) * in + j;
-                                for (int c = 0; c < cols; c++) {
-                                    dw[dst + c] += tile[r * PANEL + c];
+            for (int g0 = 0; g0 < out; g0 += HEIGHT_BLOCK) {
+                int g1 = Math.min(out, g0 + HEIGHT_BLOCK);
+                packRows(dy, dyOff + p0 * ldDy + g0, ldDy, g1 - g0, kc, buf);
+                for (int j0 = 0; j0 < in; j0 += WIDTH_BLOCK) {
+                    int j1 = Math.min(in, j0 + WIDTH_BLOCK);
+                    packPanels(x, p0 * in, in, kc, j0, j1, buf, xb);
+                    for (int i0 = g0, aOff = 0; i0 < g1; i0 += ROWS, aOff += ROWS * DEPTH_BLOCK) {
+                        int rows = Math.min(ROWS, g1 - i0);
+                        for (int j = j0; j < j1; j += PANEL) {
+                            int wOff = xb + (j - j0) * kc;
+                            int cols = Math.min(PANEL, in - j);
+                            if (rows == ROWS && cols == PANEL) {
+                                block(kc, buf, aOff, wOff, dw, dwOff + i0 * in + j, in);
+                            } else {
+                                Arrays.fill(tile, 0f);
+                                block(kc, buf, aOff, wOff, tile, 0, PANEL);
+                                for (int r = 0; r < rows; r++) {
+                                    int dst = dwOff + (i0 + r) * in + j;
+                                    for (int c = 0; c < cols; c++) {
+                                        dw[dst + c] += tile[r * PANEL + c];
+                                    }
                                 }
                             }
                         }
@@ -87,7 +90,7 @@ final class VectorWeightGradient {
         }
     }
 
-    /** dyb (at 0) from kc rows of dy starting at {@code src}: each step's ROWS values of a row block side by side. */
+    /** dyb (at 0) from kc rows of dy's {@code out} columns at {@code src}: each step's ROWS values of a row block side by side. */
     private static void packRows(float[] dy, int src, int ldDy, int out, int kc, float[] dyb) {
         int full = out / ROWS;
         for (int b = 0; b < full; b++) {

@@ -170,7 +170,7 @@ class GemmKernelsTest {
     @Test
     @DisplayName("the vector kernel's weight gradient adds to each dW element, depth block by depth block, the "
         + "block's products fused-multiply-added from zero in row order: exact bits on shapes across row, panel, "
-        + "depth and width blocks, dy a strided view")
+        + "depth, width and height blocks, dy a strided view")
     void vectorWeightGradientSumsInRowOrder() {
         LinearKernel vector = GemmChoice.vectorKernel();
         org.junit.jupiter.api.Assumptions.assumeTrue(vector != null, "the Vector API is not visible");
@@ -179,7 +179,7 @@ class GemmKernelsTest {
         int depth = VectorLinearKernel.DEPTH_BLOCK;
         // m, in, out, dy's leading dimension
         int[][] shapes = {{1, 1, 1, 1}, {7, 33, 13, 13}, {depth + 3, 520, 7, 9}, {2 * depth, 64, 130, 200},
-            {600, 1030, 25, 25}};
+            {600, 1030, 25, 25}, {depth + 1, 40, VectorWeightGradient.HEIGHT_BLOCK + 4, VectorWeightGradient.HEIGHT_BLOCK + 6}};
         for (int[] s : shapes) {
             int m = s[0], in = s[1], out = s[2], ld = s[3];
             float[] dy = rnd.normal(m * ld, 1), x = rnd.normal(m * in, 1), dw = rnd.normal(out * in, 1);
