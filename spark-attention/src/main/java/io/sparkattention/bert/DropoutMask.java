@@ -34,11 +34,14 @@ public final class DropoutMask {
 
     private final long key;
     private final double p;
+    /** {@link CounterRandom#atLeast}(p): element e is kept when its 53 bits reach it. */
+    private final long threshold;
     private final float scale;
 
     private DropoutMask(long key, double p) {
         this.key = key;
         this.p = p;
+        this.threshold = CounterRandom.atLeast(p);
         this.scale = (float) (1.0 / (1.0 - p));
     }
 
@@ -69,9 +72,9 @@ public final class DropoutMask {
         return scale;
     }
 
-    /** Whether element {@code e} is kept. */
+    /** Whether element {@code e} is kept: {@code CounterRandom.uniform(key, e) >= p}, compared as integers. */
     public boolean keeps(long e) {
-        return CounterRandom.uniform(key, e) >= p;
+        return CounterRandom.bits(key + e * CounterRandom.GOLDEN_GAMMA) >= threshold;
     }
 
     /** The element's factor: {@link #scale()} when kept, 0 when dropped. */
@@ -84,8 +87,10 @@ public final class DropoutMask {
      * consecutive elements (forward), or to their gradient (backward; the same factors).
      */
     public void apply(float[] x, int off, int n, long first) {
-        for (int i = 0; i < n; i++) {
-            x[off + i] *= factor(first + i);
+        // Element first + i's counter, key + (first + i)·γ, stepped by γ (the same wrapping sum).
+        long z = key + first * CounterRandom.GOLDEN_GAMMA;
+        for (int i = 0; i < n; i++, z += CounterRandom.GOLDEN_GAMMA) {
+            x[off + i] *= CounterRandom.bits(z) >= threshold ? scale : 0f;
         }
     }
 

@@ -29,7 +29,24 @@ public final class CounterRandom {
 
     /** Draw {@code e} of a key: uniform in [0, 1), 53 random bits. */
     public static double uniform(long key, long e) {
-        return (mix(key + e * GOLDEN_GAMMA) >>> 11) * TO_UNIT;
+        return bits(key + e * GOLDEN_GAMMA) * TO_UNIT;
+    }
+
+    /**
+     * The 53 random bits of the draw whose mixed counter is {@code z = key + e·γ}: {@link #uniform}
+     * is {@code bits(z)·2⁻⁵³}. A loop over consecutive draws steps z by γ.
+     */
+    public static long bits(long z) {
+        return mix(z) >>> 11;
+    }
+
+    /**
+     * The least 53-bit draw at or above p: {@code uniform(key, e) >= p} exactly when
+     * {@code bits(key + e·γ) >= atLeast(p)}, for p in [0, 1] (p·2⁵³ is exact, and the bits are an
+     * integer). Comparing integers spares a draw its conversion to double.
+     */
+    public static long atLeast(double p) {
+        return (long) Math.ceil(p * 0x1.0p53);
     }
 
     /** SplitMix64's finaliser. */

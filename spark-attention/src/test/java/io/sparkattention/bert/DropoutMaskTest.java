@@ -63,6 +63,32 @@ class DropoutMaskTest {
     }
 
     @Test
+    void anElementIsKeptExactlyWhenItsUniformDrawReachesP() {
+        long key = io.sparkattention.nn.CounterRandom.key(5, 7, 11, 13);
+        double[] rates = {0.0, Double.MIN_VALUE, 1e-300, 0x1p-53, 0.1, 0.5, Math.nextDown(1.0)};
+        for (double p : rates) {
+            DropoutMask m = DropoutMask.of(5, 7, 11, 13, p);
+            float[] x = new float[4_000];
+            java.util.Arrays.fill(x, 1f);
+            long first = Long.MAX_VALUE - 1_000;  // the counter wraps inside the run
+            m.apply(x, 0, x.length, first);
+            for (int i = 0; i < x.length; i++) {
+                long e = first + i;
+                boolean kept = io.sparkattention.nn.CounterRandom.uniform(key, e) >= p;
+                assertEquals(kept, m.keeps(e), "p = " + p + ", e = " + e);
+                assertEquals(kept ? m.scale() : 0f, x[i], "p = " + p + ", e = " + e);
+            }
+        }
+        // A draw exactly at p is kept, one just below it dropped.
+        long bits = io.sparkattention.nn.CounterRandom.bits(key);
+        double at = bits * 0x1.0p-53;
+        assertTrue(DropoutMask.of(5, 7, 11, 13, at).keeps(0));
+        if (bits + 1 < (1L << 53)) {
+            assertTrue(!DropoutMask.of(5, 7, 11, 13, (bits + 1) * 0x1.0p-53).keeps(0));
+        }
+    }
+
+    @Test
     void theKernelsProbabilityDropoutIsTheSitesRowMajorElementAtItsRate() {
         DropoutMask m = DropoutMask.of(4, 2, 31, DropoutMask.site(1, DropoutMask.ATTENTION_PROBS), 0.1);
         int H = 3, L = 70, S = 131, kept = 0;
