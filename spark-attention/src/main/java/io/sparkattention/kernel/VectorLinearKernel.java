@@ -168,12 +168,20 @@ final class VectorLinearKernel extends LinearKernel {
             } else {
                 Arrays.fill(tile, 0f);
                 block(kc, block, wp, wOff, tile, 0, PANEL);
-                for (int r = 0; r < rows; r++) {
-                    int dst = yOff + (i0 + r) * n + j;
-                    for (int c = 0; c < cols; c++) {
-                        y[dst + c] += tile[r * PANEL + c];
-                    }
-                }
+                addTile(tile, rows, cols, y, yOff + i0 * n + j, n);
+            }
+        }
+    }
+
+    /**
+     * {@code c[r·ldc + col] += tile[r·PANEL + col]} for r &lt; rows, col &lt; cols: a partial block,
+     * computed whole into a zeroed ROWS × PANEL tile, added back where it belongs.
+     */
+    static void addTile(float[] tile, int rows, int cols, float[] c, int cOff, int ldc) {
+        for (int r = 0; r < rows; r++) {
+            int dst = cOff + r * ldc;
+            for (int col = 0; col < cols; col++) {
+                c[dst + col] += tile[r * PANEL + col];
             }
         }
     }

@@ -76,12 +76,7 @@ final class VectorWeightGradient {
                             } else {
                                 Arrays.fill(tile, 0f);
                                 block(kc, buf, aOff, wOff, tile, 0, PANEL);
-                                for (int r = 0; r < rows; r++) {
-                                    int dst = dwOff + (i0 + r) * in + j;
-                                    for (int c = 0; c < cols; c++) {
-                                        dw[dst + c] += tile[r * PANEL + c];
-                                    }
-                                }
+                                VectorLinearKernel.addTile(tile, rows, cols, dw, dwOff + i0 * in + j, in);
                             }
                         }
                     }

@@ -4,6 +4,7 @@ import io.sparkattention.kernel.ProbabilityDropout;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -84,7 +85,7 @@ class DropoutMaskTest {
         double at = bits * 0x1.0p-53;
         assertTrue(DropoutMask.of(5, 7, 11, 13, at).keeps(0));
         if (bits + 1 < (1L << 53)) {
-            assertTrue(!DropoutMask.of(5, 7, 11, 13, (bits + 1) * 0x1.0p-53).keeps(0));
+            assertFalse(DropoutMask.of(5, 7, 11, 13, (bits + 1) * 0x1.0p-53).keeps(0));
         }
     }
 
