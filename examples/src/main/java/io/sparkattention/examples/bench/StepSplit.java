@@ -6,7 +6,9 @@ import org.apache.spark.scheduler.SparkListener;
 import org.apache.spark.scheduler.SparkListenerTaskEnd;
 import org.apache.spark.scheduler.TaskInfo;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -23,18 +25,31 @@ import java.util.Map;
  *   idle_in_job        the rest: slots waiting within a job (scheduling, the last task, the group tasks)
  * </pre>
  * with {@code non_compute} = 1 − executor_compute, and what a step's task results weighed.
+ *
+ * <p>A task counts when it was launched inside the timed steps' window ({@link #timedFrom},
+ * {@link #timedUntil}: wall-clock marks the benchmark sets between steps), not when its end is
+ * heard: the listener bus delivers task ends asynchronously, so a step's last task ends may
+ * arrive after the engine reported the step, and counting by arrival put a warm-up step's tasks
+ * into the timed ones or left the last timed step's out (one step in eight: ±0.1 of
+ * executor_compute). The benchmark drains the bus before {@link #split}.
  */
 final class StepSplit extends SparkListener {
 
     private final int slots;
     private final int firstTimed;
     private final int lastTimed;
-    private double runMs, gcMs, resultSerMs, gettingResultMs, resultBytes;
+    /** Every task end heard, in arrival order. */
+    private final List<TaskTimes> tasks = new ArrayList<>();
     private double broadcastMs, jobMs, updateMs;
     private long largestTaskValues;
     private int timedSteps;
-    /** Whether the tasks heard now belong to a timed step's job. */
-    private boolean counting;
+    /** The timed window's ends, epoch milliseconds (Spark's clock for task launches). */
+    private long windowStart = Long.MAX_VALUE, windowEnd = Long.MAX_VALUE;
+
+    /** One task's metrics, by its launch time. */
+    private record TaskTimes(long launched, double runMs, double gcMs, double resultSerMs, double gettingResultMs,
+                             double resultBytes) {
+    }
 
     /**
      * @param slots      the cluster's task slots
@@ -45,26 +60,31 @@ final class StepSplit extends SparkListener {
         this.slots = slots;
         this.firstTimed = firstTimed;
         this.lastTimed = lastTimed;
-        this.counting = firstTimed == 0;
     }
 
     @Override
     public synchronized void onTaskEnd(SparkListenerTaskEnd end) {
         TaskMetrics m = end.taskMetrics();
         TaskInfo info = end.taskInfo();
-        if (m == null || !counting) {
+        if (m == null) {
             return;
         }
-        runMs += m.executorRunTime();
-        gcMs += m.jvmGCTime();
-        resultSerMs += m.resultSerializationTime();
-        resultBytes += m.resultSize();
-        if (info.gettingResultTime() > 0) {
-            gettingResultMs += info.finishTime() - info.gettingResultTime();
-        }
+        double gettingResult = info.gettingResultTime() > 0 ? info.finishTime() - info.gettingResultTime() : 0;
+        tasks.add(new TaskTimes(info.launchTime(), m.executorRunTime(), m.jvmGCTime(), m.resultSerializationTime(),
+            gettingResult, m.resultSize()));
     }
 
-    /** The engine's times of one step, heard after its job and update: the tasks heard next are the next step's. */
+    /** The timed steps start now: the first timed step's job has not been submitted. */
+    synchronized void timedFrom(long epochMillis) {
+        windowStart = epochMillis;
+    }
+
+    /** The timed steps ended now: the last timed step's job has returned. */
+    synchronized void timedUntil(long epochMillis) {
+        windowEnd = epochMillis;
+    }
+
+    /** The engine's times of one step, heard after its job and update. */
     synchronized void step(StepTimes times) {
         int step = times.step();
         if (step >= firstTimed && step <= lastTimed) {
@@ -74,7 +94,6 @@ final class StepSplit extends SparkListener {
             largestTaskValues = Math.max(largestTaskValues, times.taskResultValues());
             timedSteps++;
         }
-        counting = step >= firstTimed - 1 && step < lastTimed;
     }
 
     /**
@@ -84,6 +103,16 @@ final class StepSplit extends SparkListener {
      */
     synchronized Map<String, Object> split(double wallMs) {
         double slotMs = slots * wallMs;
+        double runMs = 0, gcMs = 0, resultSerMs = 0, gettingResultMs = 0, resultBytes = 0;
+        for (TaskTimes t : tasks) {
+            if (t.launched() >= windowStart && t.launched() <= windowEnd) {
+                runMs += t.runMs();
+                gcMs += t.gcMs();
+                resultSerMs += t.resultSerMs();
+                gettingResultMs += t.gettingResultMs();
+                resultBytes += t.resultBytes();
+            }
+        }
         Map<String, Object> out = new LinkedHashMap<>();
         double compute = (runMs - gcMs - resultSerMs) / slotMs;
         out.put("executor_compute", share(compute));
