@@ -11,7 +11,7 @@ import jdk.incubator.vector.VectorSpecies;
  * {@link EncoderMath} on the Java Vector API.
  *
  * <p><b>GELU</b> in double lanes: {@link Gelu}'s erf polynomial (degree 20 in
- * {@code u = |z|/2 − 1}, saturated to ±1 beyond |z| = 4) evaluated by Horner's rule on
+ * {@code u = |z|/2 − 1}, saturated to ±1 beyond |z| = 4) evaluated by Estrin's scheme on
  * {@code DoubleVector}s, floats widened and narrowed a vector at a time; the same arithmetic as
  * {@link Gelu#gelu} up to the order of the final products (so within the same 1e-7). Its backward,
  * {@code dy·(Φ(x) + x·φ(x))}, in the same lanes, φ's exponential by {@link VectorDoubleExp} (the
@@ -78,9 +78,8 @@ final class VectorEncoderMath extends EncoderMath {
     }
 
     /**
-     * erf(x/√2) of {@code xs[0, len)} into {@code erfs} (len a multiple of DL): {@link Gelu#erf}'s
-     * polynomial by Horner's rule, written out (a loop over the coefficients would carry the vector
-     * through a nested loop), saturated, the sign restored.
+     * erf(x/√2) of {@code xs[0, len)} into {@code erfs} (len a multiple of DL): {@link Gelu#polynomial}'s
+     * Estrin scheme, written out in its order (the same bits), saturated, the sign restored.
      */
     private static void erfVectors(double[] xs, int len, double[] erfs) {
         double[] c = Gelu.C;
@@ -88,27 +87,21 @@ final class VectorEncoderMath extends EncoderMath {
             DoubleVector x = DoubleVector.fromArray(D, xs, i);
             DoubleVector a = x.mul(Gelu.FRAC_1_SQRT_2).abs();
             DoubleVector u = a.mul(0.5).sub(1.0);
-            DoubleVector p = DoubleVector.broadcast(D, c[20]);
-            p = p.fma(u, DoubleVector.broadcast(D, c[19]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[18]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[17]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[16]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[15]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[14]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[13]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[12]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[11]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[10]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[9]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[8]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[7]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[6]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[5]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[4]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[3]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[2]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[1]));
-            p = p.fma(u, DoubleVector.broadcast(D, c[0]));
+            DoubleVector u2 = u.mul(u), u4 = u2.mul(u2), u8 = u4.mul(u4), u16 = u8.mul(u8);
+            DoubleVector q0 = u.fma(DoubleVector.broadcast(D, c[1]), DoubleVector.broadcast(D, c[0]));
+            DoubleVector q1 = u.fma(DoubleVector.broadcast(D, c[3]), DoubleVector.broadcast(D, c[2]));
+            DoubleVector q2 = u.fma(DoubleVector.broadcast(D, c[5]), DoubleVector.broadcast(D, c[4]));
+            DoubleVector q3 = u.fma(DoubleVector.broadcast(D, c[7]), DoubleVector.broadcast(D, c[6]));
+            DoubleVector q4 = u.fma(DoubleVector.broadcast(D, c[9]), DoubleVector.broadcast(D, c[8]));
+            DoubleVector q5 = u.fma(DoubleVector.broadcast(D, c[11]), DoubleVector.broadcast(D, c[10]));
+            DoubleVector q6 = u.fma(DoubleVector.broadcast(D, c[13]), DoubleVector.broadcast(D, c[12]));
+            DoubleVector q7 = u.fma(DoubleVector.broadcast(D, c[15]), DoubleVector.broadcast(D, c[14]));
+            DoubleVector q8 = u.fma(DoubleVector.broadcast(D, c[17]), DoubleVector.broadcast(D, c[16]));
+            DoubleVector q9 = u.fma(DoubleVector.broadcast(D, c[19]), DoubleVector.broadcast(D, c[18]));
+            DoubleVector r0 = q1.fma(u2, q0), r1 = q3.fma(u2, q2), r2 = q5.fma(u2, q4);
+            DoubleVector r3 = q7.fma(u2, q6), r4 = q9.fma(u2, q8);
+            DoubleVector s0 = r1.fma(u4, r0), s1 = r3.fma(u4, r2), s2 = u4.fma(DoubleVector.broadcast(D, c[20]), r4);
+            DoubleVector p = s2.fma(u16, s1.fma(u8, s0));
             p = p.blend(1.0, a.compare(VectorOperators.GE, Gelu.ERF_SATURATION));
             p.blend(p.neg(), x.compare(VectorOperators.LT, 0.0)).intoArray(erfs, i);
         }
