@@ -114,7 +114,7 @@ public final class FineTuneBenchmark {
         try {
             Trial loop = ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent()
                 ? FmaPeak.beside(stepFlops(), spark.sparkContext().defaultParallelism()) : null;
-            StepSplit split = new StepSplit(spark.sparkContext().defaultParallelism(), WARMUP_STEPS, steps - 1);
+            StepSplit split = new StepSplit(spark.sparkContext().defaultParallelism(), WARMUP_STEPS + 1, steps);
             spark.sparkContext().addSparkListener(split);
             Clock clock = new Clock(tuner, loop, batch, steps, split);
             double torchInitialLoss = tuner == null ? Double.NaN : tuner.loss(batch.ids(), batch.labels());
@@ -252,7 +252,8 @@ public final class FineTuneBenchmark {
         @Override
         public void onLoss(int iteration, double loss) {
             long entered = System.nanoTime();
-            // call i ends step i's job: the interval since call i − 1 returned is step i's update and job
+            // call i ends step i's job: the interval since call i − 1 returned is step i − 1's update
+            // and step i's broadcast and job
             if (calls >= 1 && calls <= oursMs.length) {
                 oursMs[calls - 1] = (entered - left) / 1e6;
             }

@@ -14,8 +14,10 @@ import java.util.Map;
 /**
  * Where a fine-tuning step's wall time goes ({@code bench --fine-tune}'s {@code step_split}): the
  * engine's driver-side times of each step ({@link StepTimes}: broadcast, job, update) beside the
- * tasks' own metrics, heard as a {@link SparkListener}, over the timed steps. Shares of the task
- * slots' time (slots × wall):
+ * tasks' own metrics, heard as a {@link SparkListener}, over the timed steps. A timed interval runs
+ * from one step's loss to the next (the benchmark's clock): step s − 1's update, then step s's
+ * broadcast and job; so the split takes the jobs and broadcasts of steps first … last and the
+ * updates of steps first − 1 … last − 1. Shares of the task slots' time (slots × wall):
  * <pre>
  *   executor_compute   Σ tasks' run time − their GC time − their results' serialisation
  *   executor_gc        Σ tasks' GC time (in local mode the JVM's pauses, which the driver shares)
@@ -36,8 +38,8 @@ import java.util.Map;
 final class StepSplit extends SparkListener {
 
     private final int slots;
-    private final int firstTimed;
-    private final int lastTimed;
+    private final int firstJob;
+    private final int lastJob;
     /** Every task end heard, in arrival order. */
     private final List<TaskTimes> tasks = new ArrayList<>();
     private double broadcastMs, jobMs, updateMs;
@@ -53,13 +55,14 @@ final class StepSplit extends SparkListener {
 
     /**
      * @param slots      the cluster's task slots
-     * @param firstTimed the first timed step (the warm-up steps before it do not count)
-     * @param lastTimed  the last timed step
+     * @param firstJob the first timed step's job (the warm-up steps' jobs before it do not count;
+     *                 the update of the step before it does)
+     * @param lastJob  the last timed step's job
      */
-    StepSplit(int slots, int firstTimed, int lastTimed) {
+    StepSplit(int slots, int firstJob, int lastJob) {
         this.slots = slots;
-        this.firstTimed = firstTimed;
-        this.lastTimed = lastTimed;
+        this.firstJob = firstJob;
+        this.lastJob = lastJob;
     }
 
     @Override
@@ -74,12 +77,12 @@ final class StepSplit extends SparkListener {
             gettingResult, m.resultSize()));
     }
 
-    /** The timed steps start now: the first timed step's job has not been submitted. */
+    /** The timed steps start now: step {@code firstJob − 1}'s update is next, step firstJob's job not yet submitted. */
     synchronized void timedFrom(long epochMillis) {
         windowStart = epochMillis;
     }
 
-    /** The timed steps ended now: the last timed step's job has returned. */
+    /** The timed steps ended now: step {@code lastJob}'s job has returned. */
     synchronized void timedUntil(long epochMillis) {
         windowEnd = epochMillis;
     }
@@ -87,12 +90,14 @@ final class StepSplit extends SparkListener {
     /** The engine's times of one step, heard after its job and update. */
     synchronized void step(StepTimes times) {
         int step = times.step();
-        if (step >= firstTimed && step <= lastTimed) {
+        if (step >= firstJob && step <= lastJob) {
             broadcastMs += times.broadcastMs();
             jobMs += times.jobMs();
-            updateMs += times.updateMs();
             largestTaskValues = Math.max(largestTaskValues, times.taskResultValues());
             timedSteps++;
+        }
+        if (step >= firstJob - 1 && step < lastJob) {
+            updateMs += times.updateMs();
         }
     }
 

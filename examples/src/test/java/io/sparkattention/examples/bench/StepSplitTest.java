@@ -21,27 +21,30 @@ class StepSplitTest {
 
     @Test
     void tasksCountByLaunchTimeNotByWhenTheirEndArrives() {
-        // one warm-up step (0) and two timed steps (1, 2) on two slots; the window is [1,000, 3,000] ms
+        // a warm-up job (step 0), then timed intervals [1,000, 3,000] ms holding step 0's update and
+        // step 1's job, then step 1's update and step 2's job
         StepSplit split = new StepSplit(2, 1, 2);
         split.onTaskEnd(task(100, 700));
-        split.step(new StepTimes(0, 10, 800, 50, 7));
-        // the warm-up step's second task ends only now, after the window opened: not counted
+        split.step(new StepTimes(0, 30, 800, 50, 7));
+        // the warm-up job's second task ends only now, after the window opened: not counted
         split.timedFrom(1_000);
         split.onTaskEnd(task(110, 760));
         split.onTaskEnd(task(1_020, 800));
         split.onTaskEnd(task(1_021, 850));
-        split.step(new StepTimes(1, 10, 900, 50, 7));
+        split.step(new StepTimes(1, 10, 900, 52, 7));
         split.onTaskEnd(task(2_020, 810));
-        split.step(new StepTimes(2, 10, 900, 50, 7));
+        split.step(new StepTimes(2, 12, 910, 90, 7));
         split.timedUntil(3_000);
-        // the last timed step's second task ends after the engine reported the step: counted
+        // the last timed job's second task ends after the engine reported its step: counted
         split.onTaskEnd(task(2_021, 840));
 
         Map<String, Object> out = split.split(2_000);
         assertEquals((800 + 850 + 810 + 840) / 4_000.0, (double) out.get("executor_compute"), 0.0005);
-        assertEquals(100 / 2_000.0, (double) out.get("driver_update"), 0.0005);
-        assertEquals(20 / 2_000.0, (double) out.get("broadcast"), 0.0005);
-        assertEquals(900.0, (double) out.get("job_ms_per_step"), 0.0005);
+        // the updates of steps 0 and 1 (step 2's comes after the last timed interval)
+        assertEquals((50 + 52) / 2_000.0, (double) out.get("driver_update"), 0.0005);
+        // the broadcasts and jobs of steps 1 and 2
+        assertEquals((10 + 12) / 2_000.0, (double) out.get("broadcast"), 0.0005);
+        assertEquals(905.0, (double) out.get("job_ms_per_step"), 0.0005);
     }
 
     /** A successful task launched at {@code launched} (epoch ms) that ran {@code runMs}. */
