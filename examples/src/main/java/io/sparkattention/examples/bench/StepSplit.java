@@ -16,8 +16,8 @@ import java.util.Map;
  * engine's driver-side times of each step ({@link StepTimes}: broadcast, job, update) beside the
  * tasks' own metrics, heard as a {@link SparkListener}, over the timed steps. A timed interval runs
  * from one step's loss to the next (the benchmark's clock): step s − 1's update, then step s's
- * broadcast and job; so the split takes the jobs and broadcasts of steps first … last and the
- * updates of steps first − 1 … last − 1. Shares of the task slots' time (slots × wall):
+ * broadcast and job; so the split takes the jobs and broadcasts of steps firstJob … lastJob and
+ * the updates of steps firstJob − 1 … lastJob − 1. Shares of the task slots' time (slots × wall):
  * <pre>
  *   executor_compute   Σ tasks' run time − their GC time − their results' serialisation
  *   executor_gc        Σ tasks' GC time (in local mode the JVM's pauses, which the driver shares)
@@ -31,8 +31,8 @@ import java.util.Map;
  * <p>A task counts when it was launched inside the timed steps' window ({@link #timedFrom},
  * {@link #timedUntil}: wall-clock marks the benchmark sets between steps), not when its end is
  * heard: the listener bus delivers task ends asynchronously, so a step's last task ends may
- * arrive after the engine reported the step, and counting by arrival put a warm-up step's tasks
- * into the timed ones or left the last timed step's out (one step in eight: ±0.1 of
+ * arrive after the engine reported the step, and counting by arrival would put a warm-up step's
+ * tasks into the timed ones or leave the last timed step's out (one step in eight: ±0.1 of
  * executor_compute). The benchmark drains the bus before {@link #split}.
  */
 final class StepSplit extends SparkListener {
