@@ -1,5 +1,6 @@
 package io.sparkattention.bert;
 
+import io.sparkattention.nn.GradientLayout;
 import io.sparkattention.nn.GradientSums;
 import io.sparkattention.nn.SpareBuffers;
 import io.sparkattention.nn.TrainingEvaluator;
@@ -229,7 +230,7 @@ public final class BertClassifierEvaluator implements TrainingEvaluator<BertClas
 
     /**
      * Adds the pending sums into {@code sums} and clears them; nothing when no row is pending.
-     * {@code sums} follows this network's layout ({@link GradientSums.Layout#of}): the word
+     * {@code sums} follows this network's layout ({@link GradientLayout#of}): the word
      * embedding, when it trains, is its row-sparse tensor 0 and gets the touched rows only.
      */
     @Override

@@ -158,7 +158,7 @@ public final class FixedOrderAggregate {
     public static <T, U> U aggregate(JavaRDD<T> rows, int leaves, int maxGroups, Function0<U> zero,
                                      Function3<U, Integer, Iterator<T>, U> fold, Function2<U, U, U> combine) {
         Objects.requireNonNull(combine, "combine");
-        return run(rows, leaves, maxGroups, 1, zero, fold, combine, (u, s, count) -> u,
+        return run(rows, leaves, maxGroups, 1, zero, zero, fold, combine, (u, s, count) -> u,
             (total, s, count, part) -> combine.call(total, part));
     }
 
@@ -173,7 +173,7 @@ public final class FixedOrderAggregate {
     public static <T, U extends Sliceable<U>> U aggregate(JavaRDD<T> rows, int leaves, int maxGroups, int slices,
                                                           Function0<U> zero, Function3<U, Integer, Iterator<T>, U> fold,
                                                           Function2<U, U, U> combine) {
-        return aggregate(rows, leaves, maxGroups, slices, 0, zero, fold, combine);
+        return aggregate(rows, leaves, maxGroups, slices, 0, zero, zero, fold, combine);
     }
 
     /**
@@ -188,13 +188,18 @@ public final class FixedOrderAggregate {
      * not share state that a later task changes (a copy, not a view of a reused buffer).
      *
      * @param driverLeaves the most leaves whose slices the driver merges itself (0: never)
+     * @param total        the driver's new, empty total, into which the groups' results (or the
+     *                     leaves', without groups) are added in order: {@code zero}, or an
+     *                     accumulator of the same bits made for the driver (one that keeps the
+     *                     parts added to it rather than a buffer to add them into)
      */
     public static <T, U extends Sliceable<U>> U aggregate(JavaRDD<T> rows, int leaves, int maxGroups, int slices,
-                                                          int driverLeaves, Function0<U> zero,
+                                                          int driverLeaves, Function0<U> zero, Function0<U> total,
                                                           Function3<U, Integer, Iterator<T>, U> fold,
                                                           Function2<U, U, U> combine) {
         Objects.requireNonNull(rows, "rows");
         Objects.requireNonNull(zero, "zero");
+        Objects.requireNonNull(total, "total");
         Objects.requireNonNull(fold, "fold");
         Objects.requireNonNull(combine, "combine");
         if (slices < 1) {
@@ -203,8 +208,8 @@ public final class FixedOrderAggregate {
         int leafCount = Math.min(rows.getNumPartitions(), leaves);
         int size = groupSize(leafCount, Math.max(1, maxGroups));
         if (size == 1 || leafCount > driverLeaves || leafCount == 0 || maxGroups < 1) {
-            return run(rows, leaves, maxGroups, slices, zero, fold, combine, Sliceable::slice,
-                (total, s, count, part) -> total.addSlice(s, count, part));
+            return run(rows, leaves, maxGroups, slices, zero, total, fold, combine, Sliceable::slice,
+                (sum, s, count, part) -> sum.addSlice(s, count, part));
         }
         // In local mode the slices reach the driver by reference (HandedResult), not as bytes.
         long box = HandedResult.open();
@@ -223,7 +228,7 @@ public final class FixedOrderAggregate {
         } finally {
             HandedResult.close(box);
         }
-        U total = call(zero);
+        U sum = call(total);
         try {
             for (int first = 0; first < leafCount; first += size) {
                 for (int s = 0; s < slices; s++) {
@@ -231,7 +236,7 @@ public final class FixedOrderAggregate {
                     for (int i = first + 1; i < Math.min(leafCount, first + size); i++) {
                         acc = combine.call(acc, leafSlices.get(i).get(s));
                     }
-                    total = total.addSlice(s, slices, acc);
+                    sum = sum.addSlice(s, slices, acc);
                 }
             }
         } catch (RuntimeException e) {
@@ -239,11 +244,11 @@ public final class FixedOrderAggregate {
         } catch (Exception e) {
             throw new IllegalStateException("combining the leaves' slices failed", e);
         }
-        return total;
+        return sum;
     }
 
     private static <T, U> U run(JavaRDD<T> rows, int leaves, int maxGroups, int slices, Function0<U> zero,
-                                Function3<U, Integer, Iterator<T>, U> fold, Function2<U, U, U> combine,
+                                Function0<U> empty, Function3<U, Integer, Iterator<T>, U> fold, Function2<U, U, U> combine,
                                 Function3<U, Integer, Integer, U> cut, Reassembly<U> reassemble) {
         Objects.requireNonNull(rows, "rows");
         Objects.requireNonNull(zero, "zero");
@@ -256,14 +261,14 @@ public final class FixedOrderAggregate {
         }
         int partitions = rows.getNumPartitions();
         if (partitions == 0) {
-            return call(zero);
+            return call(empty);
         }
         int leafCount = Math.min(partitions, leaves);
         int size = groupSize(leafCount, maxGroups);
         // Without a merge stage the leaves' results reach the driver whole.
         int s = size == 1 ? 1 : slices;
         List<U> parts = asCaller(rows.context(), () -> collect(rows, leafCount, size, s, zero, fold, combine, cut));
-        U total = call(zero);
+        U total = call(empty);
         for (int j = 0; j < parts.size(); j++) {
             try {
                 total = size == 1 ? combine.call(total, parts.get(j)) : reassemble.add(total, j % s, s, parts.get(j));

@@ -2,7 +2,6 @@ package io.sparkattention.nn;
 
 import java.io.Serializable;
 import java.util.Arrays;
-import java.util.List;
 
 /**
  * Float64 sums of a step's gradients over a run of rows, laid out as a {@link TrainableNetwork}
@@ -23,22 +22,24 @@ import java.util.List;
  */
 public final class GradientSums implements Serializable {
 
-    private static final long serialVersionUID = 3L;
+    private static final long serialVersionUID = 4L;
 
-    private final Layout layout;
+    private final GradientLayout layout;
     /** Which slice of how many these sums are (0 of 1 for whole sums, and for the one slice of 1). */
     final int sliceIndex;
     final int sliceCount;
     /** Where these sums' dense values start in the whole sums' dense part. */
     final int denseFrom;
-    /** Whole sums' dense part, float64 (null in a slice). */
-    final double[] dense;
+    /** Whole sums' dense part, float64 (null in a slice, and in deferred sums until made whole). */
+    double[] dense;
+    /** Deferred sums' dense part ({@link #deferred(GradientLayout)}); null otherwise. */
+    private DeferredDense deferred;
     /** A slice's dense values, float32 (null in whole sums). */
     final float[] wire;
     final TouchedRows[] sparse;
 
     /** Empty sums over {@code layout}. */
-    public GradientSums(Layout layout) {
+    public GradientSums(GradientLayout layout) {
         this(layout, new double[layout.denseCount]);
     }
 
@@ -47,9 +48,9 @@ public final class GradientSums implements Serializable {
      * these sums from now on (a caller that reuses one buffer from step to step, e.g. a task
      * thread's, must not make new sums over it while these are still read).
      *
-     * @throws IllegalArgumentException when dense is not the layout's {@link Layout#denseCount()} long
+     * @throws IllegalArgumentException when dense is not the layout's {@link GradientLayout#denseCount()} long
      */
-    public GradientSums(Layout layout, double[] dense) {
+    public GradientSums(GradientLayout layout, double[] dense) {
         this(layout, checkedZeroed(layout, dense), null, 0, 1, 0);
         for (int s = 0; s < sparse.length; s++) {
             sparse[s] = new TouchedRows(layout.sparseRows[s], layout.sparseWidth[s]);
@@ -57,7 +58,7 @@ public final class GradientSums implements Serializable {
     }
 
     /** Sums over {@code dense} or {@code wire} (not zeroed) as slice sliceIndex of sliceCount, no rows set. */
-    GradientSums(Layout layout, double[] dense, float[] wire, int sliceIndex, int sliceCount, int denseFrom) {
+    GradientSums(GradientLayout layout, double[] dense, float[] wire, int sliceIndex, int sliceCount, int denseFrom) {
         this.layout = layout;
         this.dense = dense;
         this.wire = wire;
@@ -67,7 +68,32 @@ public final class GradientSums implements Serializable {
         this.sparse = new TouchedRows[layout.sparseTensors.length];
     }
 
-    private static double[] checkedZeroed(Layout layout, double[] dense) {
+    /**
+     * Empty whole sums whose dense part is not one array: the slices and whole sums added into it
+     * are held as they are ({@link DeferredDense}, by reference: the caller changes them no more)
+     * and summed when {@link #toFlat(int, int, double[])} reads them, the bits of adding them into
+     * zeroed sums. For a step's total, read once by the update: no zeroing and adding pass over
+     * the dense part. Any other operation makes the dense part whole first.
+     */
+    public static GradientSums deferred(GradientLayout layout) {
+        GradientSums sums = new GradientSums(layout, null, null, 0, 1, 0);
+        sums.deferred = new DeferredDense(layout.denseCount);
+        for (int s = 0; s < sums.sparse.length; s++) {
+            sums.sparse[s] = new TouchedRows(layout.sparseRows[s], layout.sparseWidth[s]);
+        }
+        return sums;
+    }
+
+    /** The whole sums' dense part as one array, summing a deferred one's parts once. */
+    double[] whole() {
+        if (deferred != null) {
+            dense = deferred.toArray();
+            deferred = null;
+        }
+        return dense;
+    }
+
+    private static double[] checkedZeroed(GradientLayout layout, double[] dense) {
         if (dense.length != layout.denseCount) {
             throw new IllegalArgumentException("dense buffer has " + dense.length + " values, expected "
                 + layout.denseCount);
@@ -77,7 +103,7 @@ public final class GradientSums implements Serializable {
     }
 
     /** The layout these sums follow. */
-    public Layout layout() {
+    public GradientLayout layout() {
         return layout;
     }
 
@@ -89,6 +115,7 @@ public final class GradientSums implements Serializable {
      */
     public void addAndClear(float[] flat, int from, int to) {
         requireWhole("addAndClear");
+        whole();
         int d = layout.denseIndex(from, to);
         for (int i = from; i < to; i++, d++) {
             dense[d] += flat[i];
@@ -120,6 +147,7 @@ public final class GradientSums implements Serializable {
      */
     public void addAndClear(double[] flat, int from, int to) {
         requireWhole("addAndClear");
+        whole();
         int d = layout.denseIndex(from, to);
         for (int i = from; i < to; i++, d++) {
             dense[d] += flat[i];
@@ -158,9 +186,13 @@ public final class GradientSums implements Serializable {
                 + " of " + other.sliceCount + " (" + other.denseLength() + " dense values) into slice " + sliceIndex
                 + " of " + sliceCount + " (" + denseLength() + ")");
         }
-        if (wire == null) {
+        if (wire == null && deferred != null) {
+            deferred.add(other.whole());
+        } else if (wire == null) {
+            double[] add = other.whole();
+            whole();
             for (int i = 0; i < dense.length; i++) {
-                dense[i] += other.dense[i];
+                dense[i] += add[i];
             }
         } else {
             for (int i = 0; i < wire.length; i++) {
@@ -184,6 +216,7 @@ public final class GradientSums implements Serializable {
         if (count < 1 || s < 0 || s >= count) {
             throw new IllegalArgumentException("slice " + s + " of " + count + " does not exist");
         }
+        whole();
         int from = sliceStart(s, count, dense.length);
         int to = sliceStart(s + 1, count, dense.length);
         float[] values = new float[to - from];
@@ -207,13 +240,17 @@ public final class GradientSums implements Serializable {
     public GradientSums addSlice(int s, int count, GradientSums part) {
         requireWhole("addSlice");
         if (part.sliceIndex != s || part.sliceCount != count || part.sparse.length != sparse.length
-            || part.denseFrom != sliceStart(s, count, dense.length)
-            || part.denseLength() != sliceStart(s + 1, count, dense.length) - part.denseFrom) {
+            || part.denseFrom != sliceStart(s, count, denseLength())
+            || part.denseLength() != sliceStart(s + 1, count, denseLength()) - part.denseFrom) {
             throw new IllegalArgumentException("sums of slice " + part.sliceIndex + " of " + part.sliceCount
                 + " (" + part.denseLength() + " dense values) are not slice " + s + " of " + count + " of these");
         }
-        for (int i = 0; i < part.wire.length; i++) {
-            dense[part.denseFrom + i] += part.wire[i];
+        if (deferred != null) {
+            deferred.add(part.denseFrom, part.wire);
+        } else {
+            for (int i = 0; i < part.wire.length; i++) {
+                dense[part.denseFrom + i] += part.wire[i];
+            }
         }
         for (int t = 0; t < sparse.length; t++) {
             sparse[t].add(part.sparse[t]);
@@ -222,7 +259,7 @@ public final class GradientSums implements Serializable {
     }
 
     private int denseLength() {
-        return wire == null ? dense.length : wire.length;
+        return wire == null ? layout.denseCount : wire.length;
     }
 
     /** The first of n elements in slice s of count: ⌊s·n/count⌋. */
@@ -275,7 +312,9 @@ public final class GradientSums implements Serializable {
         for (int s = 0; s <= layout.sparseTensors.length && start < to; s++) {
             int next = s < layout.sparseTensors.length ? layout.sparseOffset[s] : layout.parameterCount;
             int a = Math.max(from, start), b = Math.min(to, next);
-            if (a < b) {
+            if (a < b && deferred != null) {
+                deferred.read(d + a - start, b - a, into, a - from);
+            } else if (a < b) {
                 System.arraycopy(dense, d + a - start, into, a - from, b - a);
             }
             d += next - start;
@@ -307,88 +346,5 @@ public final class GradientSums implements Serializable {
             n += (long) sparse[s].count * layout.sparseWidth[s];
         }
         return n;
-    }
-
-    /**
-     * Where a network's tensors go in {@link GradientSums}: which flat ranges are dense, and the
-     * row-sparse tensors' offsets, rows and widths (a tensor's first extent is its rows).
-     */
-    public static final class Layout implements Serializable {
-
-        private static final long serialVersionUID = 1L;
-
-        final int parameterCount;
-        final int denseCount;
-        final int[] sparseTensors;
-        final int[] sparseOffset;
-        final int[] sparseRows;
-        final int[] sparseWidth;
-
-        /**
-         * @param parameters   the network's tensors in flat order, without gaps
-         * @param rowSparse    indices into parameters of the row-sparse tensors, ascending
-         * @throws IllegalArgumentException when the tensors leave gaps or an index is out of order
-         */
-        public Layout(List<ParameterTensor> parameters, int[] rowSparse) {
-            int offset = 0;
-            for (ParameterTensor t : parameters) {
-                if (t.offset() != offset) {
-                    throw new IllegalArgumentException("tensor " + t.name() + " starts at " + t.offset()
-                        + ", not where the one before it ends (" + offset + ")");
-                }
-                offset += t.size();
-            }
-            this.parameterCount = offset;
-            this.sparseTensors = rowSparse.clone();
-            this.sparseOffset = new int[rowSparse.length];
-            this.sparseRows = new int[rowSparse.length];
-            this.sparseWidth = new int[rowSparse.length];
-            int sparseValues = 0;
-            for (int s = 0; s < rowSparse.length; s++) {
-                if (rowSparse[s] < 0 || rowSparse[s] >= parameters.size() || (s > 0 && rowSparse[s] <= rowSparse[s - 1])) {
-                    throw new IllegalArgumentException("row-sparse tensor indices must ascend within [0, "
-                        + parameters.size() + "): " + Arrays.toString(rowSparse));
-                }
-                ParameterTensor t = parameters.get(rowSparse[s]);
-                int[] shape = t.shape();
-                sparseOffset[s] = t.offset();
-                sparseRows[s] = shape.length == 0 ? 1 : shape[0];
-                sparseWidth[s] = sparseRows[s] == 0 ? 0 : t.size() / sparseRows[s];
-                sparseValues += t.size();
-            }
-            this.denseCount = parameterCount - sparseValues;
-        }
-
-        /** The flat vector's length: the network's {@link TrainableNetwork#parameterCount()}. */
-        public int parameterCount() {
-            return parameterCount;
-        }
-
-        /** The values of the dense part: the flat vector without its row-sparse tensors. */
-        public int denseCount() {
-            return denseCount;
-        }
-
-        /** The layout of {@code network}'s tensors. */
-        public static Layout of(TrainableNetwork<?> network) {
-            return new Layout(network.parameters(), network.rowSparseTensors());
-        }
-
-        /** The index in the dense part of flat position {@code from}, checking [from, to) holds no sparse tensor. */
-        int denseIndex(int from, int to) {
-            int cut = 0;
-            for (int s = 0; s < sparseTensors.length; s++) {
-                int start = sparseOffset[s];
-                int end = start + sparseRows[s] * sparseWidth[s];
-                if (from < end && to > start) {
-                    throw new IllegalArgumentException("flat range [" + from + ", " + to
-                        + ") overlaps a row-sparse tensor at [" + start + ", " + end + ")");
-                }
-                if (end <= from) {
-                    cut += end - start;
-                }
-            }
-            return from - cut;
-        }
     }
 }

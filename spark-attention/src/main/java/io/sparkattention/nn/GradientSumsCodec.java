@@ -32,7 +32,7 @@ public final class GradientSumsCodec {
      * in a slice), 4 + 8 × width a touched row (its id and float64 values).
      */
     public static long sliceBytes(GradientSums sums) {
-        long bytes = 4L * (sums.wire == null ? sums.dense.length : sums.wire.length);
+        long bytes = 4L * (sums.wire == null ? sums.layout().denseCount : sums.wire.length);
         for (int t = 0; t < sums.sparse.length; t++) {
             bytes += (long) sums.sparse[t].count * (4 + 8L * sums.layout().sparseWidth[t]);
         }
@@ -41,7 +41,7 @@ public final class GradientSumsCodec {
 
     /** Writes {@code sums} to {@code out}. */
     public static void write(GradientSums sums, DataOutputStream out) throws IOException {
-        GradientSums.Layout layout = sums.layout();
+        GradientLayout layout = sums.layout();
         int tables = layout.sparseOffset.length;
         out.writeInt(VERSION);
         out.writeInt(layout.parameterCount);
@@ -55,9 +55,10 @@ public final class GradientSumsCodec {
         out.writeInt(sums.sliceCount);
         out.writeInt(sums.denseFrom);
         if (sums.wire == null) {
+            double[] dense = sums.whole();
             out.writeInt(0);
-            out.writeInt(sums.dense.length);
-            ArrayStreams.writeDoubles(out, sums.dense, 0, sums.dense.length);
+            out.writeInt(dense.length);
+            ArrayStreams.writeDoubles(out, dense, 0, dense.length);
         } else {
             out.writeInt(1);
             out.writeInt(sums.wire.length);
@@ -96,7 +97,7 @@ public final class GradientSumsCodec {
         if (parameterCount > end) {
             tensors.add(ParameterTensor.of("dense", end, parameterCount - end));
         }
-        GradientSums.Layout layout = new GradientSums.Layout(tensors, rowSparse);
+        GradientLayout layout = new GradientLayout(tensors, rowSparse);
         int sliceIndex = in.readInt();
         int sliceCount = in.readInt();
         int denseFrom = in.readInt();

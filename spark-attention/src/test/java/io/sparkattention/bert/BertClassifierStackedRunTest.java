@@ -1,5 +1,6 @@
 package io.sparkattention.bert;
 
+import io.sparkattention.nn.GradientLayout;
 import io.sparkattention.nn.GradientSums;
 import io.sparkattention.nn.ParameterTensor;
 import io.sparkattention.nn.Pooling;
@@ -71,7 +72,7 @@ class BertClassifierStackedRunTest {
         float[] theta = net.initialParameters();
         // 7 + 1 + 13 + 21 + 2 + 190 + 199 + 170 + 3 = 606 tokens: two passes of STACK_TOKENS.
         List<BertClassifierRow> run = rows(7, 1, 13, 21, 2, 190, 199, 170, 3);
-        GradientSums.Layout layout = GradientSums.Layout.of(net);
+        GradientLayout layout = GradientLayout.of(net);
 
         assertTrue(606 > BertClassifierEvaluator.STACK_TOKENS);
         BertClassifierEvaluator stacked = net.bind(theta, true, 5, 2);
@@ -148,7 +149,7 @@ class BertClassifierStackedRunTest {
         long seed = 4, step = 6;
         BertClassifierEvaluator ev = net.bind(theta, true, seed, step);
         double loss = ev.add(run);
-        GradientSums sums = new GradientSums(GradientSums.Layout.of(net));
+        GradientSums sums = new GradientSums(GradientLayout.of(net));
         ev.flushInto(sums);
         double[] grad = sums.toFlat();
 
@@ -215,7 +216,7 @@ class BertClassifierStackedRunTest {
         List<BertClassifierRow> run = rows(7, 1, 13, 21, 2);
         BertClassifierEvaluator ev = all.bind(theta, true, 1, 1);
         ev.add(run);
-        GradientSums sums = new GradientSums(GradientSums.Layout.of(all));
+        GradientSums sums = new GradientSums(GradientLayout.of(all));
         ev.flushInto(sums);
         ev.add(run);
         double[] dense = new double[all.parameterCount()];
@@ -228,7 +229,7 @@ class BertClassifierStackedRunTest {
             }
         }
         assertEquals(touched.size(), sums.touchedRows(0), "one row per distinct id of the rows that weigh");
-        GradientSums empty = new GradientSums(GradientSums.Layout.of(all));
+        GradientSums empty = new GradientSums(GradientLayout.of(all));
         ev.flushInto(empty);
         assertEquals(0, empty.touchedRows(0), "a flush clears what it flushed");
         assertTrue(Arrays.stream(empty.toFlat()).allMatch(g -> g == 0));
@@ -250,7 +251,7 @@ class BertClassifierStackedRunTest {
         assertTrue(e.getMessage().contains("row key 79") && e.getMessage().contains("embeddings train"), e.getMessage());
         e = assertThrows(IllegalArgumentException.class, () -> ev.weight(BertClassifierRow.of(new int[] {1}, 0, -1, 80)));
         assertTrue(e.getMessage().contains("row key 80"), e.getMessage());
-        GradientSums sums = new GradientSums(GradientSums.Layout.of(net));
+        GradientSums sums = new GradientSums(GradientLayout.of(net));
         ev.flushInto(sums);
         assertTrue(Arrays.stream(sums.toFlat()).allMatch(g -> g == 0), "nothing pending after a refused run");
         assertEquals(0.0, ev.add(List.of()), "an empty run adds nothing");

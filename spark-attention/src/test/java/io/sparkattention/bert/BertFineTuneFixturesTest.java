@@ -1,6 +1,7 @@
 package io.sparkattention.bert;
 
 import io.sparkattention.nn.GradientClipping;
+import io.sparkattention.nn.GradientLayout;
 import io.sparkattention.nn.GradientSums;
 import io.sparkattention.nn.LearningRateSchedule;
 import io.sparkattention.nn.Optimizer;
@@ -107,7 +108,7 @@ class BertFineTuneFixturesTest {
             wsum += ev.weight(run.get(r));
         }
         double loss = ev.add(run);
-        GradientSums sums = new GradientSums(GradientSums.Layout.of(ev.network()));
+        GradientSums sums = new GradientSums(GradientLayout.of(ev.network()));
         ev.flushInto(sums);
         double[] flat = sums.toFlat();
         for (int i = 0; i < grad.length; i++) {

@@ -1,6 +1,7 @@
 package io.sparkattention.bert;
 
 import io.sparkattention.io.BundledModels;
+import io.sparkattention.nn.GradientLayout;
 import io.sparkattention.nn.GradientSums;
 import io.sparkattention.nn.Pooling;
 import io.sparkattention.nn.Softmax;
@@ -58,7 +59,7 @@ public final class FineTuneStackSpeed {
         }
         float[] theta = net.initialParameters();
         BertClassifierEvaluator ev = net.bind(theta, true, 7, 1);
-        GradientSums.Layout layout = GradientSums.Layout.of(net);
+        GradientLayout layout = GradientLayout.of(net);
         int[] passTokens = {64, 128, 256, 512, tokens};
         ClassifierPasses passes = new ClassifierPasses(net, theta);
         float[] grad = new float[net.parameterCount()];

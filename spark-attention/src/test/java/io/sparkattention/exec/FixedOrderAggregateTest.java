@@ -240,7 +240,7 @@ class FixedOrderAggregateTest {
     /** {@link #slicedSum(JavaRDD, int, int, int)}, the driver merging up to {@code driverLeaves} leaves' slices. */
     private static double[] slicedSum(JavaRDD<double[]> rows, int leaves, int maxGroups, int slices, int driverLeaves) {
         return FixedOrderAggregate.aggregate(rows, leaves, maxGroups, slices, driverLeaves,
-            () -> SlicedVector.zero(WIDTH),
+            () -> SlicedVector.zero(WIDTH), () -> SlicedVector.zero(WIDTH),
             (acc, partition, it) -> {
                 add(acc.values(), it);
                 return acc;

@@ -3,6 +3,7 @@ package io.sparkattention.gpt;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sparkattention.nn.GradientClipping;
+import io.sparkattention.nn.GradientLayout;
 import io.sparkattention.nn.GradientSums;
 import io.sparkattention.nn.LearningRateSchedule;
 import io.sparkattention.nn.Optimizer;
@@ -57,7 +58,7 @@ class GptTrainFixtureTest {
         for (int t = 0; t < steps; t++) {
             TrainingEvaluator<TokenBlock> ev = net.bind(theta, true, 17, t);
             double tokens = blocks.stream().mapToDouble(ev::weight).sum();
-            GradientSums sums = new GradientSums(GradientSums.Layout.of(net));
+            GradientSums sums = new GradientSums(GradientLayout.of(net));
             double loss = ev.add(blocks) / tokens;
             ev.flushInto(sums);
             assertEquals(history[t], loss, 1e-4 * Math.abs(history[t]), "loss before step " + t);

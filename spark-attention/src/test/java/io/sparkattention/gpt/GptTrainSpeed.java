@@ -7,6 +7,7 @@ import io.sparkattention.kernel.MatrixView;
 import io.sparkattention.kernel.RowMask;
 import io.sparkattention.kernel.WeightGradient;
 import io.sparkattention.kernel.Workspace;
+import io.sparkattention.nn.GradientLayout;
 import io.sparkattention.nn.GradientSums;
 import io.sparkattention.nn.TrainingEvaluator;
 
@@ -62,7 +63,7 @@ public final class GptTrainSpeed {
         }
         Pass auto = new Pass(net, theta, run, GptBlock.causalKernel());
         Pass trained = new Pass(net, theta, run, GptTrainingWeights.trainingKernel(GptBlock.causalKernel()));
-        GradientSums sums = new GradientSums(GradientSums.Layout.of(net));
+        GradientSums sums = new GradientSums(GradientLayout.of(net));
         double[][] ms = new double[PHASES.length][rounds];
         System.out.printf("%d blocks of %d tokens, dropout %s, attention path %s; load %s%n", count, L, dropout,
             AttentionPath.configured(), load());

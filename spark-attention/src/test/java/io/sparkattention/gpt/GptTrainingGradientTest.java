@@ -1,5 +1,6 @@
 package io.sparkattention.gpt;
 
+import io.sparkattention.nn.GradientLayout;
 import io.sparkattention.nn.GradientSums;
 import io.sparkattention.nn.ParameterTensor;
 import io.sparkattention.nn.TrainingEvaluator;
@@ -69,7 +70,7 @@ class GptTrainingGradientTest {
         List<TokenBlock> blocks = randomBlocks(new int[] {L}, new double[] {1.5}, V, 13);
         TrainingEvaluator<TokenBlock> ev = net.bind(theta, true, 0, 0);
         double loss = ev.add(blocks);
-        GradientSums sums = new GradientSums(GradientSums.Layout.of(net));
+        GradientSums sums = new GradientSums(GradientLayout.of(net));
         ev.flushInto(sums);
         double[] grad = sums.toFlat();
         Map<String, double[]> p = Float64Gpt.doubles(net.weights(theta));
@@ -102,7 +103,7 @@ class GptTrainingGradientTest {
         long seed = 11, step = 3;
         TrainingEvaluator<TokenBlock> ev = net.bind(theta, true, seed, step);
         double loss = ev.add(blocks);
-        GradientSums sums = new GradientSums(GradientSums.Layout.of(net));
+        GradientSums sums = new GradientSums(GradientLayout.of(net));
         ev.flushInto(sums);
         double[] grad = sums.toFlat();
 

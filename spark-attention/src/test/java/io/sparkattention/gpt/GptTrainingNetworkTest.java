@@ -1,5 +1,6 @@
 package io.sparkattention.gpt;
 
+import io.sparkattention.nn.GradientLayout;
 import io.sparkattention.nn.GradientSums;
 import io.sparkattention.nn.ParameterTensor;
 import io.sparkattention.nn.TrainingEvaluator;
@@ -140,8 +141,8 @@ class GptTrainingNetworkTest {
         float[] theta = net.flatten(Float64Gpt.random(CONFIG, 6));
         TrainingEvaluator<TokenBlock> each = net.bind(theta, true, 9, 4);
         TrainingEvaluator<TokenBlock> run = net.bind(theta, true, 9, 4);
-        GradientSums one = new GradientSums(GradientSums.Layout.of(net));
-        GradientSums all = new GradientSums(GradientSums.Layout.of(net));
+        GradientSums one = new GradientSums(GradientLayout.of(net));
+        GradientSums all = new GradientSums(GradientLayout.of(net));
         double sum = 0;
         for (TokenBlock b : blocks()) {
             sum += each.add(List.of(b));
@@ -157,7 +158,7 @@ class GptTrainingNetworkTest {
         }
         assertEquals(40, all.touchedRows(0), "wpe: the rows of the longest block's positions");
 
-        GradientSums empty = new GradientSums(GradientSums.Layout.of(net));
+        GradientSums empty = new GradientSums(GradientLayout.of(net));
         run.flushInto(empty);
         assertTrue(Arrays.stream(empty.toFlat()).allMatch(g -> g == 0), "a flush clears what it flushed");
         run.add(blocks());
@@ -227,7 +228,7 @@ class GptTrainingNetworkTest {
         assertTrue(e.getMessage().contains("block 80: weight must be finite and >= 0"), e.getMessage());
         e = assertThrows(IllegalArgumentException.class, () -> ev.weight(new TokenBlock(new int[0], 1, 83)));
         assertTrue(e.getMessage().startsWith("block 83 has 0 tokens"), e.getMessage());
-        GradientSums sums = new GradientSums(GradientSums.Layout.of(net));
+        GradientSums sums = new GradientSums(GradientLayout.of(net));
         ev.flushInto(sums);
         assertTrue(Arrays.stream(sums.toFlat()).allMatch(g -> g == 0), "a refused run adds nothing");
         assertEquals(0.0, ev.add(List.of(new TokenBlock(new int[] {3}, 1, 81), new TokenBlock(new int[] {3, 4}, 0, 82))),
@@ -246,8 +247,8 @@ class GptTrainingNetworkTest {
         first.release();
         TrainingEvaluator<TokenBlock> reused = net.bind(theta, true, 5, 2);  // takes first's buffers
         TrainingEvaluator<TokenBlock> fresh = net.bind(theta, true, 5, 2);   // the slot is empty: new buffers
-        GradientSums got = new GradientSums(GradientSums.Layout.of(net));
-        GradientSums want = new GradientSums(GradientSums.Layout.of(net));
+        GradientSums got = new GradientSums(GradientLayout.of(net));
+        GradientSums want = new GradientSums(GradientLayout.of(net));
         assertEquals(fresh.add(blocks), reused.add(blocks), 0.0);
         reused.flushInto(got);
         fresh.flushInto(want);

@@ -1,5 +1,6 @@
 package io.sparkattention.gpt;
 
+import io.sparkattention.nn.GradientLayout;
 import io.sparkattention.nn.GradientSums;
 import io.sparkattention.nn.TrainingEvaluator;
 
@@ -36,7 +37,7 @@ public final class LongBlockStep {
         System.gc();  // what the step holds: the evaluator's records and pending sums, the prepared weights
         Runtime rt = Runtime.getRuntime();
         long live = rt.totalMemory() - rt.freeMemory();
-        GradientSums sums = new GradientSums(GradientSums.Layout.of(net));
+        GradientSums sums = new GradientSums(GradientLayout.of(net));
         ev.flushInto(sums);
         double sq = 0;
         for (double g : sums.toFlat()) {

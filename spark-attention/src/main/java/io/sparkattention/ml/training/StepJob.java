@@ -2,6 +2,7 @@ package io.sparkattention.ml.training;
 
 import io.sparkattention.exec.FixedOrderAggregate;
 import io.sparkattention.ml.Shipped;
+import io.sparkattention.nn.GradientLayout;
 import io.sparkattention.nn.GradientSums;
 import io.sparkattention.nn.GradientSumsCodec;
 import io.sparkattention.nn.TrainableNetwork;
@@ -26,7 +27,8 @@ import java.util.List;
  * partitions is cut. Groups of consecutive leaves add theirs in leaf order, each group's
  * merge cut into the fit's {@code slices} tasks that add one slice of the sums each (float32 slices,
  * {@link GradientSums#slice}: no bits depend on the slice count), and the driver adds the groups'
- * slices into its float64 total in (group, slice) order. When the leaves' slices fit
+ * slices into its float64 total in (group, slice) order (held as they come and summed when the
+ * update reads them: {@link GradientSums#deferred}). When the leaves' slices fit
  * {@link #DRIVER_MERGE_BUDGET_BYTES}, the driver runs that merge itself from the leaves' slices
  * (no shuffle, no merge stage; the same bits). So the bits depend on the data, the partitioning and the leaves the fit
  * fixed when it started; the shuffle carries at most T {@link GradientSums} (the dense tensors
@@ -59,7 +61,7 @@ final class StepJob<R> {
     private final int leaves;
     private final int slices;
     private final Broadcast<? extends Shipped<? extends TrainableNetwork<R>>> network;
-    private final GradientSums.Layout layout;
+    private final GradientLayout layout;
     private final RowKey<R> keys;
     /** What one leaf's slices may weigh: the worst case, then the last step's total's slices' weight. */
     private long leafSliceBytes;
@@ -69,11 +71,11 @@ final class StepJob<R> {
      * @param leaves  the leaf tasks' bound, read once when the fit starts ({@link FixedOrderAggregate#leaves})
      * @param slices  the merge tasks per group ({@link FixedOrderAggregate#slices}: no bits depend on it)
      * @param network the network, shipped once for the whole fit
-     * @param layout  the network's {@link GradientSums.Layout}
+     * @param layout  the network's {@link GradientLayout}
      * @param keys    the rows' keys
      */
     StepJob(JavaRDD<R> rows, int leaves, int slices, Broadcast<? extends Shipped<? extends TrainableNetwork<R>>> network,
-            GradientSums.Layout layout, RowKey<R> keys) {
+            GradientLayout layout, RowKey<R> keys) {
         this.rows = rows;
         this.leaves = leaves;
         this.slices = slices;
@@ -87,7 +89,7 @@ final class StepJob<R> {
     StepSums gradient(Broadcast<StepParameters> parameters, double fraction, long seed, long step) {
         Broadcast<? extends Shipped<? extends TrainableNetwork<R>>> shipped = network;
         RowKey<R> key = keys;
-        GradientSums.Layout sumsLayout = layout;
+        GradientLayout sumsLayout = layout;
         int partitions = rows.getNumPartitions(), leafBound = leaves;
         Function3<StepSums, Integer, Iterator<R>, StepSums> fold = (sums, partition, it) -> {
             TrainableNetwork<R> n = shipped.value().get();
@@ -124,10 +126,12 @@ final class StepJob<R> {
             }
             return sums;
         };
-        // A leaf task's sums reuse its thread's dense buffer (LeafBuffers); the driver's total is new.
+        // A leaf task's sums reuse its thread's dense buffer (LeafBuffers); the driver's total keeps the
+        // groups' slices as they come and sums them when the update reads it (GradientSums.deferred).
         int driverLeaves = (int) Math.min(Integer.MAX_VALUE, DRIVER_MERGE_BUDGET_BYTES / Math.max(1, leafSliceBytes));
         StepSums total = FixedOrderAggregate.aggregate(rows, leaves, maxGroups(layout.parameterCount()), slices,
-            driverLeaves, () -> new StepSums(LeafBuffers.emptySums(sumsLayout)), fold, StepSums::add);
+            driverLeaves, () -> new StepSums(LeafBuffers.emptySums(sumsLayout)),
+            () -> new StepSums(GradientSums.deferred(sumsLayout)), fold, StepSums::add);
         leafSliceBytes = GradientSumsCodec.sliceBytes(total.grad);
         return total;
     }

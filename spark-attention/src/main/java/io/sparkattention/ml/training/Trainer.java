@@ -2,6 +2,7 @@ package io.sparkattention.ml.training;
 
 import io.sparkattention.exec.FixedOrderAggregate;
 import io.sparkattention.ml.Shipped;
+import io.sparkattention.nn.GradientLayout;
 import io.sparkattention.nn.GradientSums;
 import io.sparkattention.nn.LearningRateSchedule;
 import io.sparkattention.nn.Optimizer;
@@ -92,7 +93,7 @@ public final class Trainer<R> {
         TrainableNetwork<R> driverNetwork = network.value().get();
         StepJob<R> job = new StepJob<>(rows, FixedOrderAggregate.leaves(slots),
             FixedOrderAggregate.slices(slots), network,
-            GradientSums.Layout.of(driverNetwork), keys);
+            GradientLayout.of(driverNetwork), keys);
         int maxIter = settings.maxIter();
         Optimizer optimizer = settings.optimizer(driverNetwork.parameters());
         LearningRateSchedule schedule = this.schedule != null ? this.schedule : settings.schedule();

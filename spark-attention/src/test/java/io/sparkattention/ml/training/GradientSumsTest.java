@@ -1,5 +1,6 @@
 package io.sparkattention.ml.training;
 
+import io.sparkattention.nn.GradientLayout;
 import io.sparkattention.nn.GradientSums;
 import io.sparkattention.nn.ParameterTensor;
 import org.apache.spark.SparkConf;
@@ -34,7 +35,7 @@ class GradientSumsTest {
     private static final List<ParameterTensor> TENSORS = List.of(ParameterTensor.of("bias", 0, 3),
         ParameterTensor.of("embeddings.weight", 3, ROWS, WIDTH), ParameterTensor.of("weight", 3 + ROWS * WIDTH, 2, 4));
     private static final int COUNT = 3 + ROWS * WIDTH + 8;
-    private static final GradientSums.Layout LAYOUT = new GradientSums.Layout(TENSORS, new int[] {1});
+    private static final GradientLayout LAYOUT = new GradientLayout(TENSORS, new int[] {1});
 
     /** One "row" of a step: a dense gradient over bias and weight, and a few touched table rows. */
     private static float[] rowGradient(Random random, int[] touched) {
@@ -164,6 +165,66 @@ class GradientSumsTest {
         }
         assertThrows(IllegalArgumentException.class, () -> sums.toFlat(5, COUNT + 1, new double[COUNT]));
         assertThrows(IllegalArgumentException.class, () -> sums.toFlat(0, 10, new double[9]));
+    }
+
+    @Test
+    @DisplayName("deferred sums hold what is added and read, range by range, the bits of a zeroed total's adds "
+        + "(negative zeros too); any other use makes them whole first")
+    void deferredSums() throws IOException, ClassNotFoundException {
+        Random random = new Random(10);
+        GradientSums[] tasks = new GradientSums[3];
+        for (int t = 0; t < tasks.length; t++) {
+            tasks[t] = new GradientSums(LAYOUT);
+            int[] touched = dedupe(new int[] {random.nextInt(ROWS), 7, t});
+            float[] flat = rowGradient(random, touched);
+            flat[0] = -0.0f;
+            add(tasks[t], flat, touched);
+        }
+        GradientSums zeroed = new GradientSums(LAYOUT);
+        GradientSums deferred = GradientSums.deferred(LAYOUT);
+        for (GradientSums task : tasks) {
+            zeroed.add(task);
+            deferred.add(task);
+        }
+        double[] whole = zeroed.toFlat();
+        assertEquals(0L, Double.doubleToRawLongBits(whole[0]), "0.0 + -0.0 is +0.0");
+        for (int width : new int[] {1, 2, WIDTH + 3, 999, COUNT}) {
+            for (int from = 0; from < COUNT; from += Math.max(1, width / 2)) {
+                int to = Math.min(COUNT, from + width);
+                double[] window = new double[to - from];
+                deferred.toFlat(from, to, window);
+                assertSameBits(java.util.Arrays.copyOfRange(whole, from, to), window, "[" + from + ", " + to + ")");
+            }
+        }
+        GradientSums slices = GradientSums.deferred(LAYOUT);
+        GradientSums slicesZeroed = new GradientSums(LAYOUT);
+        for (int s = 0; s < 3; s++) {
+            slices.addSlice(s, 3, tasks[0].slice(s, 3).add(tasks[1].slice(s, 3)));
+            slicesZeroed.addSlice(s, 3, tasks[0].slice(s, 3).add(tasks[1].slice(s, 3)));
+        }
+        assertSameBits(slicesZeroed.toFlat(), slices.toFlat(), "slices added into deferred sums");
+        GradientSums back = (GradientSums) new ObjectInputStream(new ByteArrayInputStream(javaBytes(deferred)))
+            .readObject();
+        assertSameBits(whole, back.toFlat(), "after Java serialization");
+        SerializerInstance kryo = new KryoSerializer(new SparkConf()).newInstance();
+        GradientSums viaKryo = kryo.deserialize(kryo.serialize(GradientSums.deferred(LAYOUT).add(tasks[2]),
+            ClassTag$.MODULE$.apply(GradientSums.class)), ClassTag$.MODULE$.apply(GradientSums.class));
+        assertSameBits(new GradientSums(LAYOUT).add(tasks[2]).toFlat(), viaKryo.toFlat(), "after Kryo");
+        assertSameBits(new GradientSums(LAYOUT).addSlice(1, 2, zeroed.slice(1, 2)).toFlat(),
+            new GradientSums(LAYOUT).addSlice(1, 2, deferred.slice(1, 2)).toFlat(), "a slice of deferred sums");
+        float[] more = rowGradient(random, new int[] {3});
+        float[] copy = more.clone();
+        add(zeroed, more, new int[] {3});
+        add(deferred, copy, new int[] {3});
+        assertSameBits(zeroed.toFlat(), deferred.toFlat(), "rows added after it was made whole");
+    }
+
+    private static void assertSameBits(double[] expected, double[] actual, String where) {
+        assertEquals(expected.length, actual.length, where);
+        for (int i = 0; i < expected.length; i++) {
+            assertEquals(Double.doubleToRawLongBits(expected[i]), Double.doubleToRawLongBits(actual[i]),
+                where + ", value " + i);
+        }
     }
 
     private static int[] dedupe(int[] ids) {

@@ -1,5 +1,6 @@
 package io.sparkattention.ml.training;
 
+import io.sparkattention.nn.GradientLayout;
 import io.sparkattention.nn.GradientSums;
 import io.sparkattention.nn.ParameterTensor;
 import io.sparkattention.testing.SparkTestSession;
@@ -20,7 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 class LeafBuffersTest {
 
     /** A weight [4, 8] and an embedding table [10, 3] (row-sparse). */
-    private static final GradientSums.Layout LAYOUT = new GradientSums.Layout(List.of(
+    private static final GradientLayout LAYOUT = new GradientLayout(List.of(
         ParameterTensor.of("weight", 0, 4, 8), ParameterTensor.of("embeddings.weight", 32, 10, 3)), new int[] {1});
     private static final int COUNT = 32 + 30;
 
@@ -42,7 +43,7 @@ class LeafBuffersTest {
             ids.add(p);
         }
         JavaRDD<Integer> rdd = sc.parallelize(ids, partitions);
-        GradientSums.Layout layout = LAYOUT;
+        GradientLayout layout = LAYOUT;
         List<GradientSums> results = rdd.mapPartitions(it -> {
             int p = it.next();
             GradientSums sums = LeafBuffers.emptySums(layout);

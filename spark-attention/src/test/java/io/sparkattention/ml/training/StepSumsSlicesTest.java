@@ -1,6 +1,7 @@
 package io.sparkattention.ml.training;
 
 import io.sparkattention.exec.FixedOrderAggregate;
+import io.sparkattention.nn.GradientLayout;
 import io.sparkattention.nn.GradientSums;
 import io.sparkattention.nn.ParameterTensor;
 import io.sparkattention.testing.SparkTestSession;
@@ -34,7 +35,7 @@ class StepSumsSlicesTest {
         ParameterTensor.of("a.table", 3, 37, 5), ParameterTensor.of("b.weight", 188, 7, 3),
         ParameterTensor.of("b.table", 209, 11, 2), ParameterTensor.of("c.bias", 231, 1));
     private static final int COUNT = 232;
-    private static final GradientSums.Layout LAYOUT = new GradientSums.Layout(TENSORS, new int[] {1, 3});
+    private static final GradientLayout LAYOUT = new GradientLayout(TENSORS, new int[] {1, 3});
     /** Rows of the data set; each row flushes a random dense gradient and a few random table rows. */
     private static final int ROWS = 60;
 
@@ -51,10 +52,13 @@ class StepSumsSlicesTest {
                 Expected reference = reference(partitions, leaves, maxGroups);
                 StepSums expected = reference.scalars();
                 for (int slices : new int[] {1, 2, 3, 4, 30}) {
-                    for (int driverLeaves : new int[] {0, 7}) {
-                        StepSums sliced = merged(rows, leaves, maxGroups, slices, driverLeaves);
+                    for (int merge = 0; merge < 4; merge++) {
+                        int driverLeaves = merge % 2 == 0 ? 0 : 7;
+                        boolean deferred = merge >= 2;
+                        StepSums sliced = merged(rows, leaves, maxGroups, slices, driverLeaves, deferred);
                         String where = "leaves " + leaves + ", maxGroups " + maxGroups + ", slices " + slices
-                            + (driverLeaves > 0 ? ", merged on the driver" : ", merged by tasks");
+                            + (driverLeaves > 0 ? ", merged on the driver" : ", merged by tasks")
+                            + (deferred ? " into a deferred total" : "");
                         assertSameBits(reference.flat(), sliced.grad.toFlat(), where);
                         assertEquals(Double.doubleToRawLongBits(expected.loss), Double.doubleToRawLongBits(sliced.loss),
                             where);
@@ -92,13 +96,19 @@ class StepSumsSlicesTest {
 
     /** The rows' step sums through the fixed-order aggregate with {@code slices} merge slices (merge tasks). */
     private static StepSums merged(JavaRDD<Integer> rows, int leaves, int maxGroups, int slices) {
-        return merged(rows, leaves, maxGroups, slices, 0);
+        return merged(rows, leaves, maxGroups, slices, 0, false);
     }
 
-    /** {@link #merged(JavaRDD, int, int, int)}, the driver merging up to {@code driverLeaves} leaves' slices itself. */
-    private static StepSums merged(JavaRDD<Integer> rows, int leaves, int maxGroups, int slices, int driverLeaves) {
+    /**
+     * {@link #merged(JavaRDD, int, int, int)}, the driver merging up to {@code driverLeaves} leaves' slices itself,
+     * into a {@link GradientSums#deferred} total when {@code deferred}.
+     */
+    private static StepSums merged(JavaRDD<Integer> rows, int leaves, int maxGroups, int slices, int driverLeaves,
+                                   boolean deferred) {
         return FixedOrderAggregate.aggregate(rows, leaves, maxGroups, slices, driverLeaves,
-            () -> new StepSums(new GradientSums(LAYOUT)), StepSumsSlicesTest::fold, StepSums::add);
+            () -> new StepSums(new GradientSums(LAYOUT)),
+            () -> new StepSums(deferred ? GradientSums.deferred(LAYOUT) : new GradientSums(LAYOUT)),
+            StepSumsSlicesTest::fold, StepSums::add);
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.sparkattention.ml.training;
 
+import io.sparkattention.nn.GradientLayout;
 import io.sparkattention.nn.GradientSums;
 import io.sparkattention.nn.ParameterTensor;
 import org.apache.spark.SparkConf;
@@ -33,15 +34,15 @@ class StepWireTest {
 
     private static final int ROWS = 700, WIDTH = 5;
     /** Layouts with the table first, in the middle, last, alone, and none. */
-    private static final List<GradientSums.Layout> LAYOUTS = List.of(
-        new GradientSums.Layout(List.of(ParameterTensor.of("table", 0, ROWS, WIDTH), ParameterTensor.of("w", ROWS * WIDTH,
+    private static final List<GradientLayout> LAYOUTS = List.of(
+        new GradientLayout(List.of(ParameterTensor.of("table", 0, ROWS, WIDTH), ParameterTensor.of("w", ROWS * WIDTH,
             3, 7)), new int[] {0}),
-        new GradientSums.Layout(List.of(ParameterTensor.of("b", 0, 3), ParameterTensor.of("table", 3, ROWS, WIDTH),
+        new GradientLayout(List.of(ParameterTensor.of("b", 0, 3), ParameterTensor.of("table", 3, ROWS, WIDTH),
             ParameterTensor.of("w", 3 + ROWS * WIDTH, 20_001)), new int[] {1}),
-        new GradientSums.Layout(List.of(ParameterTensor.of("w", 0, 11), ParameterTensor.of("table", 11, ROWS, WIDTH)),
+        new GradientLayout(List.of(ParameterTensor.of("w", 0, 11), ParameterTensor.of("table", 11, ROWS, WIDTH)),
             new int[] {1}),
-        new GradientSums.Layout(List.of(ParameterTensor.of("table", 0, ROWS, WIDTH)), new int[] {0}),
-        new GradientSums.Layout(List.of(ParameterTensor.of("w", 0, 17_000)), new int[0]));
+        new GradientLayout(List.of(ParameterTensor.of("table", 0, ROWS, WIDTH)), new int[] {0}),
+        new GradientLayout(List.of(ParameterTensor.of("w", 0, 17_000)), new int[0]));
 
     static Stream<SerializerInstance> serializers() {
         return Stream.of(new KryoSerializer(new SparkConf()).newInstance(),
@@ -60,7 +61,7 @@ class StepWireTest {
     private static final int[] TABLE_AT = {0, 3, 11, 0, -1};
 
     private static StepSums sums(int l, Random random) {
-        GradientSums.Layout layout = LAYOUTS.get(l);
+        GradientLayout layout = LAYOUTS.get(l);
         StepSums sums = new StepSums(new GradientSums(layout));
         float[] flat = new float[layout.parameterCount()];
         for (int i = 0; i < flat.length; i++) {
@@ -89,7 +90,7 @@ class StepWireTest {
     void sumsArriveWhole(SerializerInstance serializer) {
         Random random = new Random(11);
         for (int l = 0; l < LAYOUTS.size(); l++) {
-            GradientSums.Layout layout = LAYOUTS.get(l);
+            GradientLayout layout = LAYOUTS.get(l);
             StepSums sent = sums(l, random);
             long wholeBytes = 8L * sent.grad.values() * 101 / 100 + 1024;
             StepSums back = trip(serializer, sent, StepSums.class, wholeBytes);
