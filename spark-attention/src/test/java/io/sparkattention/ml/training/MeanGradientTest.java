@@ -1,6 +1,7 @@
 package io.sparkattention.ml.training;
 
 import io.sparkattention.nn.GradientClipping;
+import io.sparkattention.nn.GradientLayout;
 import io.sparkattention.nn.GradientSums;
 import io.sparkattention.nn.ParameterTensor;
 import org.junit.jupiter.api.DisplayName;
@@ -18,11 +19,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  */
 class MeanGradientTest {
 
-    /** A table [ROWS, 3] between two dense tensors, over two norm chunks. */
-    private static final int ROWS = 30_000;
+    /**
+     * A table [ROWS, 3] between two dense tensors, over five norm chunks and a part: a thread's
+     * {@link MeanGradient#CHAINS} chunks, then fewer, the last one short.
+     */
+    private static final int ROWS = 100_000;
     private static final List<ParameterTensor> TENSORS = List.of(ParameterTensor.of("a", 0, 70_001),
         ParameterTensor.of("table", 70_001, ROWS, 3), ParameterTensor.of("b", 70_001 + 3 * ROWS, 5));
-    private static final GradientSums.Layout LAYOUT = new GradientSums.Layout(TENSORS, new int[] {1});
+    private static final GradientLayout LAYOUT = new GradientLayout(TENSORS, new int[] {1});
 
     private static GradientSums sums(Random random) {
         GradientSums sums = new GradientSums(LAYOUT);
