@@ -35,7 +35,7 @@ import java.util.Objects;
  *   for g in 0 .. G−1, for s in 0 .. S−1:                        one task per group and slice
  *       acc(g, s) = leaf(first i of g).slice(s, S)
  *       for the next i of group g, increasing:  acc(g, s) = combine(acc(g, s), leaf(i).slice(s, S))
- *   total = zero()
+ *   total = zero()                                               (or the caller's empty total)
  *   for g in 0 .. G−1, for s in 0 .. S−1:                        on the driver
  *       total = total.addSlice(s, S, acc(g, s))
  * </pre>
@@ -147,7 +147,7 @@ public final class FixedOrderAggregate {
      * @param rows      the partitioned data
      * @param leaves    T's bound, ≥ 1: the leaf tasks (see {@link #leaves})
      * @param maxGroups G's bound, ≥ 1: the number of partial results the driver may hold
-     * @param zero      a new, empty accumulator (called on the executors and on the driver)
+     * @param zero      a new, empty accumulator (called on the executors and, for the total, on the driver)
      * @param fold      adds a partition's rows into the given accumulator and returns it (or a new
      *                  one); given the partition's index in {@code rows}
      * @param combine   adds its second argument into its first and returns it (or a new one);

@@ -72,8 +72,8 @@ public final class GradientSums implements Serializable {
      * Empty whole sums whose dense part is not one array: the slices and whole sums added into it
      * are held as they are ({@link DeferredDense}, by reference: the caller changes them no more)
      * and summed when {@link #toFlat(int, int, double[])} reads them, the bits of adding them into
-     * zeroed sums. For a step's total, read once by the update: no zeroing and adding pass over
-     * the dense part. Any other operation makes the dense part whole first.
+     * zeroed sums. For a step's total, which the update reads range by range: no zeroing and adding
+     * pass over the dense part. Any other operation makes the dense part whole first.
      */
     public static GradientSums deferred(GradientLayout layout) {
         GradientSums sums = new GradientSums(layout, null, null, 0, 1, 0);

@@ -3,7 +3,6 @@ package io.sparkattention.ml.training;
 import io.sparkattention.exec.FixedOrderAggregate;
 import io.sparkattention.ml.Shipped;
 import io.sparkattention.nn.GradientLayout;
-import io.sparkattention.nn.GradientSums;
 import io.sparkattention.nn.LearningRateSchedule;
 import io.sparkattention.nn.Optimizer;
 import io.sparkattention.nn.TrainableNetwork;

@@ -67,14 +67,14 @@ class LeafBuffersTest {
     }
 
     @Test
-    @DisplayName("outside a task (the driver's total) the thread's buffer is reused too, zeroed; a buffer of another length is refused")
-    void driverSumsReuseTheThreadsBuffer() {
+    @DisplayName("a thread's next sums take its buffer zeroed; a buffer of another length is refused")
+    void nextSumsReuseTheThreadsBuffer() {
         GradientSums a = LeafBuffers.emptySums(LAYOUT);
         float[] flat = gradientOf(3);
         a.addAndClear(flat, 0, 32);
         a.addRowAndClear(0, 3, flat);
         GradientSums b = LeafBuffers.emptySums(LAYOUT);
-        assertArrayEquals(new double[COUNT], b.toFlat(), 0.0, "the next step's total starts at zero");
+        assertArrayEquals(new double[COUNT], b.toFlat(), 0.0, "the next sums start at zero");
         assertArrayEquals(new double[32], java.util.Arrays.copyOf(a.toFlat(), 32), 0.0,
             "over the same dense buffer: the earlier sums' dense part is zero now");
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,

@@ -72,4 +72,43 @@ class MeanGradientTest {
             assertArrayEquals(clipped, read(mean, 65_536), 0.0, "maxNorm " + maxNorm);
         }
     }
+
+    @Test
+    @DisplayName("over a deferred total (two tasks' sums held, summed as read), the norm and the values have the bits "
+        + "of the zeroed total's, on every thread of the pool")
+    void deferredTotal() {
+        GradientSums first = sums(new Random(4));
+        GradientSums second = sums(new Random(5));
+        GradientSums zeroed = new GradientSums(LAYOUT).add(first).add(second);
+        GradientSums deferred = GradientSums.deferred(LAYOUT).add(first).add(second);
+        double weight = 3.5;
+        MeanGradient expected = new MeanGradient(zeroed, weight);
+        MeanGradient actual = new MeanGradient(deferred, weight);
+        assertEquals(Double.doubleToRawLongBits(expected.clipByGlobalNorm(0.5)),
+            Double.doubleToRawLongBits(actual.clipByGlobalNorm(0.5)), "the norm");
+        double[] want = read(expected, 65_536);
+        double[] got = read(actual, 65_536);
+        for (int i = 0; i < want.length; i++) {
+            assertEquals(Double.doubleToRawLongBits(want[i]), Double.doubleToRawLongBits(got[i]), "value " + i);
+        }
+    }
+
+    @Test
+    @DisplayName("a gradient shorter than one norm chunk, and one of exactly four chunks, have the flat clipping's norm")
+    void shortAndWholeGroups() {
+        for (int n : new int[] {1, 1_000, 4 * GradientClipping.NORM_CHUNK}) {
+            GradientLayout layout = new GradientLayout(List.of(ParameterTensor.of("w", 0, n)), new int[0]);
+            GradientSums sums = new GradientSums(layout);
+            float[] flat = new float[n];
+            Random random = new Random(n);
+            for (int i = 0; i < n; i++) {
+                flat[i] = random.nextFloat() - 0.5f;
+            }
+            sums.addAndClear(flat, 0, n);
+            double[] want = sums.toFlat();
+            double norm = GradientClipping.clipByGlobalNorm(want, 0.25);
+            assertEquals(Double.doubleToRawLongBits(norm),
+                Double.doubleToRawLongBits(new MeanGradient(sums, 1.0).clipByGlobalNorm(0.25)), "n = " + n);
+        }
+    }
 }
