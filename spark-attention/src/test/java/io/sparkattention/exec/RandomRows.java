@@ -3,6 +3,7 @@ package io.sparkattention.exec;
 import io.sparkattention.kernel.AttentionShape;
 import io.sparkattention.kernel.AttentionSpec;
 import io.sparkattention.kernel.RowMask;
+import io.sparkattention.ml.ScaledDotProductAttention;
 import io.sparkattention.testing.Matrices;
 import io.sparkattention.testing.NaiveAttention;
 import io.sparkattention.testing.RandomTensors;
@@ -76,6 +77,12 @@ final class RandomRows {
     /** The rows as a DataFrame of {@code partitions} partitions. */
     Dataset<Row> frame(SparkSession spark, int partitions) {
         return spark.createDataFrame(rows, SCHEMA).repartition(partitions);
+    }
+
+    /** A scaled dot-product stage under {@code strategy} that reads and writes the columns of {@link #SCHEMA}. */
+    static ScaledDotProductAttention stage(String strategy) {
+        return new ScaledDotProductAttention().setQueryCol("q").setKeyCol("k").setValueCol("v").setKeyLengthCol("len")
+            .setAttnMaskCol("mask").setAttnBiasCol("bias").setOutputCol("out").setStrategy(strategy);
     }
 
     private static boolean[][] booleans(boolean[] values, int rows, int cols) {

@@ -52,7 +52,7 @@ class DirectPathTest {
         List<Arguments> args = new ArrayList<>();
         for (DirectAttention.Impl impl : arithmetics()) {
             IntStream.range(0, 150).forEach(seed -> args.add(Arguments.of(impl.name(), impl,
-                FlashAttentionTest.Case.random(seed))));
+                AttentionCase.random(seed))));
         }
         return args.stream();
     }
@@ -60,7 +60,7 @@ class DirectPathTest {
     @ParameterizedTest(name = "{0} {2}")
     @MethodSource("randomCases")
     @DisplayName("output, log-sum-exp, weights and gradients match the float64 reference; the tiled path agrees")
-    void matchesReference(String name, DirectAttention.Impl impl, FlashAttentionTest.Case c) {
+    void matchesReference(String name, DirectAttention.Impl impl, AttentionCase c) {
         FlashAttention kernel = direct(c.spec, impl);
         assertTrue(kernel.direct(c.shape));
         NaiveAttention.Result ref = NaiveAttention.forward(c.spec, c.shape, c.q, c.k, c.v, c.mask);
@@ -116,7 +116,7 @@ class DirectPathTest {
     @ParameterizedTest(name = "{0} {2}")
     @MethodSource("randomCases")
     @DisplayName("q, k, v read from one fused buffer and the output and gradients written into place: the dense bits")
-    void stridedViewsEqualDenseArrays(String name, DirectAttention.Impl impl, FlashAttentionTest.Case c) {
+    void stridedViewsEqualDenseArrays(String name, DirectAttention.Impl impl, AttentionCase c) {
         for (FlashAttention kernel : new FlashAttention[] {direct(c.spec, impl), new FlashAttention(c.spec,
             TileOps.get())}) {
             AttentionShape s = c.shape;

@@ -102,7 +102,7 @@ class FlashAttentionBackwardTest {
     static Stream<Arguments> randomCases() {
         List<Arguments> args = new ArrayList<>();
         for (TileOps ops : TileOpsImplementations.all()) {
-            IntStream.range(0, 120).forEach(seed -> args.add(Arguments.of(ops, FlashAttentionTest.Case.random(seed))));
+            IntStream.range(0, 120).forEach(seed -> args.add(Arguments.of(ops, AttentionCase.random(seed))));
         }
         return args.stream();
     }
@@ -111,7 +111,7 @@ class FlashAttentionBackwardTest {
     @MethodSource("randomCases")
     @DisplayName("dQ, dK, dV and dBias match the float64 reference on random shapes, blocks and masks, within 1e-5 "
         + "of the summed terms' size where large logits make the sums cancel")
-    void matchesReference(TileOps ops, FlashAttentionTest.Case c) {
+    void matchesReference(TileOps ops, AttentionCase c) {
         float[] dOut = new RandomTensors(c.label.hashCode()).normal(c.shape.outputSize(), 1);
         Grads g = new Grads(new FlashAttention(c.spec, ops), c.shape, c.q, c.k, c.v, c.mask, dOut, true, null);
         NaiveAttentionGrad.Gradients ref = new NaiveAttentionGrad(c.spec, c.shape, c.mask)

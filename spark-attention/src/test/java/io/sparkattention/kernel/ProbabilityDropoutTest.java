@@ -65,7 +65,7 @@ class ProbabilityDropoutTest {
     static Stream<Arguments> randomCases() {
         List<Arguments> args = new ArrayList<>();
         IntStream.range(0, 60).forEach(seed -> {
-            FlashAttentionTest.Case c = FlashAttentionTest.Case.random(seed);
+            AttentionCase c = AttentionCase.random(seed);
             for (Arguments k : kernels(c.spec)) {
                 args.add(Arguments.of(k.get()[0], k.get()[1], c, new double[] {0.1, 0.5, 0.9}[seed % 3]));
             }
@@ -77,7 +77,7 @@ class ProbabilityDropoutTest {
     @MethodSource("randomCases")
     @DisplayName("output and dQ, dK, dV, dBias match the float64 reference with the same factors; log-sum-exp and "
         + "weights stay the undropped softmax's")
-    void matchesReference(String name, FlashAttention kernel, FlashAttentionTest.Case c, double p) {
+    void matchesReference(String name, FlashAttention kernel, AttentionCase c, double p) {
         ProbabilityDropout dropout = new HashedDropout(c.label.hashCode(), p);
         float[] dOut = new RandomTensors(c.label.hashCode() + 1).normal(c.shape.outputSize(), 1);
         Run run = Run.of(kernel, c.shape, c.q, c.k, c.v, c.mask, dOut, dropout);
@@ -173,7 +173,7 @@ class ProbabilityDropoutTest {
     static Stream<Arguments> bitwiseCases() {
         List<Arguments> args = new ArrayList<>();
         IntStream.range(0, 30).forEach(seed -> {
-            FlashAttentionTest.Case c = FlashAttentionTest.Case.random(1000 + seed);
+            AttentionCase c = AttentionCase.random(1000 + seed);
             for (Arguments k : kernels(c.spec)) {
                 args.add(Arguments.of(k.get()[0], k.get()[1], c));
             }
@@ -184,7 +184,7 @@ class ProbabilityDropoutTest {
     @ParameterizedTest(name = "{0} {2}")
     @MethodSource("bitwiseCases")
     @DisplayName("a dropout that keeps everything (p = 0) gives the bits of no dropout, forward and backward")
-    void keepingEverythingIsNoDropout(String name, FlashAttention kernel, FlashAttentionTest.Case c) {
+    void keepingEverythingIsNoDropout(String name, FlashAttention kernel, AttentionCase c) {
         float[] dOut = new RandomTensors(c.label.hashCode()).normal(c.shape.outputSize(), 1);
         Run none = Run.of(kernel, c.shape, c.q, c.k, c.v, c.mask, dOut, null);
         Run keepAll = Run.of(kernel, c.shape, c.q, c.k, c.v, c.mask, dOut, new HashedDropout(3, 0.0));
