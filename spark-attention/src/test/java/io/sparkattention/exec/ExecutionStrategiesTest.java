@@ -18,10 +18,9 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -42,22 +41,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * reference and the PyTorch fixtures (so all agree with each other), on the scaled dot-product
  * stage and on the projection path (MHA), with every kind of mask.
  */
+@ExtendWith(SmallSequenceBlocks.class)
 class ExecutionStrategiesTest {
 
-    /** Small sequence blocks, so that the test rows are cut into many (query block, key block) units. */
-    private static final int BLOCK_ROWS = 16;
-
     private final SparkSession spark = SparkTestSession.get();
-
-    @BeforeEach
-    void smallBlocks() {
-        spark.conf().set(ExecutionSettings.SEQUENCE_BLOCK_ROWS, String.valueOf(BLOCK_ROWS));
-    }
-
-    @AfterEach
-    void resetSettings() {
-        spark.conf().unset(ExecutionSettings.SEQUENCE_BLOCK_ROWS);
-    }
 
     static Stream<Arguments> strategiesAndMasks() {
         List<Arguments> cases = new ArrayList<>();

@@ -10,10 +10,9 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -33,24 +32,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * partitioning, duplicates kept, rows named in data errors, weights refused by sequence — and
  * which strategy auto resolves to there.
  */
+@ExtendWith(SmallSequenceBlocks.class)
 class ShufflingStrategiesTest {
 
-    /** Small sequence blocks, so that the test rows are cut into many (query block, key block) units. */
-    private static final int BLOCK_ROWS = 16;
-
     private final SparkSession spark = SparkTestSession.get();
-
-    @BeforeEach
-    void smallBlocks() {
-        spark.conf().set(ExecutionSettings.SEQUENCE_BLOCK_ROWS, String.valueOf(BLOCK_ROWS));
-    }
-
-    @AfterEach
-    void resetSettings() {
-        spark.conf().unset(ExecutionSettings.SEQUENCE_BLOCK_ROWS);
-        spark.conf().unset(ExecutionSettings.UNIT_PARTITIONS);
-        spark.conf().unset(ExecutionSettings.AUTO_MIN_SHUFFLE_SCORES);
-    }
 
     @ParameterizedTest
     @ValueSource(strings = {"head", "sequence"})
