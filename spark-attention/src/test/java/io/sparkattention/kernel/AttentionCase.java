@@ -25,6 +25,12 @@ final class AttentionCase {
         this.v = v;
     }
 
+    /** The label, so that a parameterized test's name says which case it ran. */
+    @Override
+    public String toString() {
+        return label;
+    }
+
     static AttentionCase random(long seed) {
         RandomTensors rnd = new RandomTensors(seed);
         int L = rnd.pick(0, 1, 2, 3, 7, 16, 17, 31, 64, 65, 100, 129);
