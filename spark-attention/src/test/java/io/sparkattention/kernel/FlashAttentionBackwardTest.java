@@ -209,12 +209,8 @@ class FlashAttentionBackwardTest {
             size));
     }
 
-    static Stream<Arguments> everyImplementation() {
-        return TileOpsImplementations.all().stream().map(Arguments::of);
-    }
-
     @ParameterizedTest(name = "{0}")
-    @MethodSource("everyImplementation")
+    @MethodSource("io.sparkattention.kernel.TileOpsImplementations#all")
     @DisplayName("the gradients agree with central differences of the float64 forward, every mask kind at once")
     void matchesFiniteDifferences(TileOps ops) {
         RandomTensors rnd = new RandomTensors(5);
@@ -256,7 +252,7 @@ class FlashAttentionBackwardTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("everyImplementation")
+    @MethodSource("io.sparkattention.kernel.TileOpsImplementations#all")
     @DisplayName("a query row that sees no key contributes nothing and gets dQ = 0, never NaN")
     void fullyMaskedRowsContributeNothing(TileOps ops) {
         RandomTensors rnd = new RandomTensors(8);

@@ -81,12 +81,8 @@ class FlashAttentionBlocksTest {
         }
     }
 
-    static Stream<Arguments> everyImplementation() {
-        return TileOpsImplementations.all().stream().map(Arguments::of);
-    }
-
     @ParameterizedTest(name = "{0}")
-    @MethodSource("everyImplementation")
+    @MethodSource("io.sparkattention.kernel.TileOpsImplementations#all")
     @DisplayName("with a shrunk automatic query block the parallel forward equals the sequential one bitwise")
     void shrunkBlocksAgreeAcrossThreads(TileOps ops) {
         RandomTensors rnd = new RandomTensors(13);
@@ -105,7 +101,7 @@ class FlashAttentionBlocksTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("everyImplementation")
+    @MethodSource("io.sparkattention.kernel.TileOpsImplementations#all")
     @DisplayName("one head computed alone with its row's blocks equals that head inside the row bit for bit")
     void oneHeadWithTheRowsBlocks(TileOps ops) {
         RandomTensors rnd = new RandomTensors(17);

@@ -4,10 +4,8 @@ import io.sparkattention.testing.RandomTensors;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -16,12 +14,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** Beyond the reference: NaN stays in its query row, a kernel travels as its spec, wrong sizes are refused by name. */
 class FlashAttentionContractTest {
 
-    static Stream<Arguments> everyImplementation() {
-        return TileOpsImplementations.all().stream().map(Arguments::of);
-    }
-
     @ParameterizedTest(name = "{0}")
-    @MethodSource("everyImplementation")
+    @MethodSource("io.sparkattention.kernel.TileOpsImplementations#all")
     @DisplayName("NaN in one query row of a wide strip reaches that row only, also with a scale of 0")
     void nanPropagatesOnEveryPath(TileOps ops) {
         int n = 300, d = 16;

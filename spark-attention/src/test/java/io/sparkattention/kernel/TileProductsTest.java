@@ -3,22 +3,16 @@ package io.sparkattention.kernel;
 import io.sparkattention.testing.RandomTensors;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import java.util.stream.Stream;
 
 import static io.sparkattention.testing.Close.assertClose;
 
 /** The backward pass's key-side tile product, for every tile implementation, against float64. */
 class TileProductsTest {
 
-    static Stream<Arguments> everyImplementation() {
-        return TileOpsImplementations.all().stream().map(Arguments::of);
-    }
-
     @ParameterizedTest(name = "{0}")
-    @MethodSource("everyImplementation")
+    @MethodSource("io.sparkattention.kernel.TileOpsImplementations#all")
     @DisplayName("accumulateKeys adds alpha times the strip's transpose times the query rows, on strided views of "
         + "every width the register blocks and tails meet")
     void accumulateKeysMatchesReference(TileOps ops) {
