@@ -1,6 +1,7 @@
 package io.sparkattention.kernel;
 
 import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.Vector;
 import jdk.incubator.vector.VectorSpecies;
 
 import java.util.Arrays;
@@ -25,6 +26,8 @@ final class VectorDirectAttention extends DirectAttention.Impl {
     }
 
     private static final VectorSpecies<Float> SPECIES = FloatVector.SPECIES_PREFERRED;
+    /** The species' vector class: a cast to it gives C2 a vector's exact class (see VectorLinearKernel.block6x2). */
+    private static final Class<? extends Vector<Float>> EXACT = SPECIES.vectorType();
     private static final int LANES = SPECIES.length();
 
     @Override
@@ -118,15 +121,16 @@ final class VectorDirectAttention extends DirectAttention.Impl {
                     a30 = b.fma(q0, a30);
                     a31 = b.fma(q1, a31);
                 }
+                // Each sum cast to its exact class before its store (see VectorLinearKernel.block6x2).
                 int s = c * lp + j;
-                a00.mul(scale).intoArray(sT, s);
-                a01.mul(scale).intoArray(sT, s + LANES);
-                a10.mul(scale).intoArray(sT, s + lp);
-                a11.mul(scale).intoArray(sT, s + lp + LANES);
-                a20.mul(scale).intoArray(sT, s + 2 * lp);
-                a21.mul(scale).intoArray(sT, s + 2 * lp + LANES);
-                a30.mul(scale).intoArray(sT, s + 3 * lp);
-                a31.mul(scale).intoArray(sT, s + 3 * lp + LANES);
+                ((FloatVector) EXACT.cast(a00.mul(scale))).intoArray(sT, s);
+                ((FloatVector) EXACT.cast(a01.mul(scale))).intoArray(sT, s + LANES);
+                ((FloatVector) EXACT.cast(a10.mul(scale))).intoArray(sT, s + lp);
+                ((FloatVector) EXACT.cast(a11.mul(scale))).intoArray(sT, s + lp + LANES);
+                ((FloatVector) EXACT.cast(a20.mul(scale))).intoArray(sT, s + 2 * lp);
+                ((FloatVector) EXACT.cast(a21.mul(scale))).intoArray(sT, s + 2 * lp + LANES);
+                ((FloatVector) EXACT.cast(a30.mul(scale))).intoArray(sT, s + 3 * lp);
+                ((FloatVector) EXACT.cast(a31.mul(scale))).intoArray(sT, s + 3 * lp + LANES);
             }
             for (; j < lp; j += LANES) {
                 FloatVector a0 = FloatVector.zero(SPECIES), a1 = a0, a2 = a0, a3 = a0;
@@ -138,10 +142,10 @@ final class VectorDirectAttention extends DirectAttention.Impl {
                     a3 = FloatVector.broadcast(SPECIES, qkv[k3 + t]).fma(q0, a3);
                 }
                 int s = c * lp + j;
-                a0.mul(scale).intoArray(sT, s);
-                a1.mul(scale).intoArray(sT, s + lp);
-                a2.mul(scale).intoArray(sT, s + 2 * lp);
-                a3.mul(scale).intoArray(sT, s + 3 * lp);
+                ((FloatVector) EXACT.cast(a0.mul(scale))).intoArray(sT, s);
+                ((FloatVector) EXACT.cast(a1.mul(scale))).intoArray(sT, s + lp);
+                ((FloatVector) EXACT.cast(a2.mul(scale))).intoArray(sT, s + 2 * lp);
+                ((FloatVector) EXACT.cast(a3.mul(scale))).intoArray(sT, s + 3 * lp);
             }
         }
         for (; c < S; c++) {

@@ -1,6 +1,7 @@
 package io.sparkattention.kernel;
 
 import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.Vector;
 import jdk.incubator.vector.VectorSpecies;
 
 import java.util.Arrays;
@@ -28,6 +29,8 @@ import java.util.Arrays;
 final class VectorLinearKernel extends LinearKernel {
 
     static final VectorSpecies<Float> SPECIES = FloatVector.SPECIES_PREFERRED;
+    /** The species' vector class: a cast to it gives C2 a vector's exact class (see {@link #block6x2}). */
+    static final Class<? extends Vector<Float>> EXACT = SPECIES.vectorType();
     static final int LANES = SPECIES.length();
     /**
      * Rows of x per block: 6 with vectors of 16 lanes or more (AVX-512's 32 registers hold the 6 × 2
@@ -242,28 +245,32 @@ final class VectorLinearKernel extends LinearKernel {
         // C2 (JDK 17) stops inlining within this method at NodeCountInliningCutoff, and a vector
         // handed to a call it did not inline is boxed on every call. With a helper the twelfth
         // call was left out and the block ran at 0.43 of the FMA loop instead of 0.82 (Zen 5,
-        // 2040×384×384). The Vector API's own methods are force-inlined past the cutoff.
+        // 2040×384×384). The Vector API's own methods are force-inlined past the cutoff, but late,
+        // and a late call on a vector of unknown class takes the class from the API's shared call
+        // profile: with a miss on record there the species is no constant and the call runs on the
+        // API's Java fallback (a fine-tuning JVM's dW block left its last store so in some runs,
+        // LogCompilation). So each sum is cast to the species' exact class (EXACT) before its store.
         // Accumulators started from the y tile (loaded before the loop, stored after it) ran at
         // 0.88–1.06× of this on Zen 5 (loaded host, one thread): not ahead, and it would change
         // every projection's bits, so the block sums from zero and adds its sums into y.
         int y = cOff;
-        FloatVector.fromArray(SPECIES, c, y).add(c00).intoArray(c, y);
-        FloatVector.fromArray(SPECIES, c, y + LANES).add(c01).intoArray(c, y + LANES);
+        ((FloatVector) EXACT.cast(c00.add(FloatVector.fromArray(SPECIES, c, y)))).intoArray(c, y);
+        ((FloatVector) EXACT.cast(c01.add(FloatVector.fromArray(SPECIES, c, y + LANES)))).intoArray(c, y + LANES);
         y += ldc;
-        FloatVector.fromArray(SPECIES, c, y).add(c10).intoArray(c, y);
-        FloatVector.fromArray(SPECIES, c, y + LANES).add(c11).intoArray(c, y + LANES);
+        ((FloatVector) EXACT.cast(c10.add(FloatVector.fromArray(SPECIES, c, y)))).intoArray(c, y);
+        ((FloatVector) EXACT.cast(c11.add(FloatVector.fromArray(SPECIES, c, y + LANES)))).intoArray(c, y + LANES);
         y += ldc;
-        FloatVector.fromArray(SPECIES, c, y).add(c20).intoArray(c, y);
-        FloatVector.fromArray(SPECIES, c, y + LANES).add(c21).intoArray(c, y + LANES);
+        ((FloatVector) EXACT.cast(c20.add(FloatVector.fromArray(SPECIES, c, y)))).intoArray(c, y);
+        ((FloatVector) EXACT.cast(c21.add(FloatVector.fromArray(SPECIES, c, y + LANES)))).intoArray(c, y + LANES);
         y += ldc;
-        FloatVector.fromArray(SPECIES, c, y).add(c30).intoArray(c, y);
-        FloatVector.fromArray(SPECIES, c, y + LANES).add(c31).intoArray(c, y + LANES);
+        ((FloatVector) EXACT.cast(c30.add(FloatVector.fromArray(SPECIES, c, y)))).intoArray(c, y);
+        ((FloatVector) EXACT.cast(c31.add(FloatVector.fromArray(SPECIES, c, y + LANES)))).intoArray(c, y + LANES);
         y += ldc;
-        FloatVector.fromArray(SPECIES, c, y).add(c40).intoArray(c, y);
-        FloatVector.fromArray(SPECIES, c, y + LANES).add(c41).intoArray(c, y + LANES);
+        ((FloatVector) EXACT.cast(c40.add(FloatVector.fromArray(SPECIES, c, y)))).intoArray(c, y);
+        ((FloatVector) EXACT.cast(c41.add(FloatVector.fromArray(SPECIES, c, y + LANES)))).intoArray(c, y + LANES);
         y += ldc;
-        FloatVector.fromArray(SPECIES, c, y).add(c50).intoArray(c, y);
-        FloatVector.fromArray(SPECIES, c, y + LANES).add(c51).intoArray(c, y + LANES);
+        ((FloatVector) EXACT.cast(c50.add(FloatVector.fromArray(SPECIES, c, y)))).intoArray(c, y);
+        ((FloatVector) EXACT.cast(c51.add(FloatVector.fromArray(SPECIES, c, y + LANES)))).intoArray(c, y + LANES);
     }
 
     /** {@link #block6x2} for 4 rows (AVX2: 8 accumulators, 2 weights and a broadcast in 16 registers). */
@@ -290,17 +297,17 @@ final class VectorLinearKernel extends LinearKernel {
             c31 = a.fma(w1, c31);
         }
         int y = cOff;
-        FloatVector.fromArray(SPECIES, c, y).add(c00).intoArray(c, y);
-        FloatVector.fromArray(SPECIES, c, y + LANES).add(c01).intoArray(c, y + LANES);
+        ((FloatVector) EXACT.cast(c00.add(FloatVector.fromArray(SPECIES, c, y)))).intoArray(c, y);
+        ((FloatVector) EXACT.cast(c01.add(FloatVector.fromArray(SPECIES, c, y + LANES)))).intoArray(c, y + LANES);
         y += ldc;
-        FloatVector.fromArray(SPECIES, c, y).add(c10).intoArray(c, y);
-        FloatVector.fromArray(SPECIES, c, y + LANES).add(c11).intoArray(c, y + LANES);
+        ((FloatVector) EXACT.cast(c10.add(FloatVector.fromArray(SPECIES, c, y)))).intoArray(c, y);
+        ((FloatVector) EXACT.cast(c11.add(FloatVector.fromArray(SPECIES, c, y + LANES)))).intoArray(c, y + LANES);
         y += ldc;
-        FloatVector.fromArray(SPECIES, c, y).add(c20).intoArray(c, y);
-        FloatVector.fromArray(SPECIES, c, y + LANES).add(c21).intoArray(c, y + LANES);
+        ((FloatVector) EXACT.cast(c20.add(FloatVector.fromArray(SPECIES, c, y)))).intoArray(c, y);
+        ((FloatVector) EXACT.cast(c21.add(FloatVector.fromArray(SPECIES, c, y + LANES)))).intoArray(c, y + LANES);
         y += ldc;
-        FloatVector.fromArray(SPECIES, c, y).add(c30).intoArray(c, y);
-        FloatVector.fromArray(SPECIES, c, y + LANES).add(c31).intoArray(c, y + LANES);
+        ((FloatVector) EXACT.cast(c30.add(FloatVector.fromArray(SPECIES, c, y)))).intoArray(c, y);
+        ((FloatVector) EXACT.cast(c31.add(FloatVector.fromArray(SPECIES, c, y + LANES)))).intoArray(c, y + LANES);
     }
 
     @Override

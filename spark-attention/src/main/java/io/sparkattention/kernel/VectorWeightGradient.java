@@ -1,6 +1,7 @@
 package io.sparkattention.kernel;
 
 import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.Vector;
 import jdk.incubator.vector.VectorSpecies;
 
 import java.util.Arrays;
@@ -39,6 +40,7 @@ final class VectorWeightGradient {
     private static final int PANEL = VectorLinearKernel.PANEL;
     private static final int DEPTH_BLOCK = VectorLinearKernel.DEPTH_BLOCK;
     private static final int WIDTH_BLOCK = VectorLinearKernel.WIDTH_BLOCK;
+    private static final Class<? extends Vector<Float>> EXACT = VectorLinearKernel.EXACT;
 
     /**
      * dW rows whose dy is packed at once (a multiple of 4 and of 6): bounds the scratch at
@@ -169,24 +171,25 @@ final class VectorWeightGradient {
             c50 = a.fma(w0, c50);
             c51 = a.fma(w1, c51);
         }
+        // y += the accumulators, each sum cast to its exact class first (see VectorLinearKernel.block6x2).
         int y = cOff;
-        FloatVector.fromArray(SPECIES, c, y).add(c00).intoArray(c, y);
-        FloatVector.fromArray(SPECIES, c, y + LANES).add(c01).intoArray(c, y + LANES);
+        ((FloatVector) EXACT.cast(c00.add(FloatVector.fromArray(SPECIES, c, y)))).intoArray(c, y);
+        ((FloatVector) EXACT.cast(c01.add(FloatVector.fromArray(SPECIES, c, y + LANES)))).intoArray(c, y + LANES);
         y += ldc;
-        FloatVector.fromArray(SPECIES, c, y).add(c10).intoArray(c, y);
-        FloatVector.fromArray(SPECIES, c, y + LANES).add(c11).intoArray(c, y + LANES);
+        ((FloatVector) EXACT.cast(c10.add(FloatVector.fromArray(SPECIES, c, y)))).intoArray(c, y);
+        ((FloatVector) EXACT.cast(c11.add(FloatVector.fromArray(SPECIES, c, y + LANES)))).intoArray(c, y + LANES);
         y += ldc;
-        FloatVector.fromArray(SPECIES, c, y).add(c20).intoArray(c, y);
-        FloatVector.fromArray(SPECIES, c, y + LANES).add(c21).intoArray(c, y + LANES);
+        ((FloatVector) EXACT.cast(c20.add(FloatVector.fromArray(SPECIES, c, y)))).intoArray(c, y);
+        ((FloatVector) EXACT.cast(c21.add(FloatVector.fromArray(SPECIES, c, y + LANES)))).intoArray(c, y + LANES);
         y += ldc;
-        FloatVector.fromArray(SPECIES, c, y).add(c30).intoArray(c, y);
-        FloatVector.fromArray(SPECIES, c, y + LANES).add(c31).intoArray(c, y + LANES);
+        ((FloatVector) EXACT.cast(c30.add(FloatVector.fromArray(SPECIES, c, y)))).intoArray(c, y);
+        ((FloatVector) EXACT.cast(c31.add(FloatVector.fromArray(SPECIES, c, y + LANES)))).intoArray(c, y + LANES);
         y += ldc;
-        FloatVector.fromArray(SPECIES, c, y).add(c40).intoArray(c, y);
-        FloatVector.fromArray(SPECIES, c, y + LANES).add(c41).intoArray(c, y + LANES);
+        ((FloatVector) EXACT.cast(c40.add(FloatVector.fromArray(SPECIES, c, y)))).intoArray(c, y);
+        ((FloatVector) EXACT.cast(c41.add(FloatVector.fromArray(SPECIES, c, y + LANES)))).intoArray(c, y + LANES);
         y += ldc;
-        FloatVector.fromArray(SPECIES, c, y).add(c50).intoArray(c, y);
-        FloatVector.fromArray(SPECIES, c, y + LANES).add(c51).intoArray(c, y + LANES);
+        ((FloatVector) EXACT.cast(c50.add(FloatVector.fromArray(SPECIES, c, y)))).intoArray(c, y);
+        ((FloatVector) EXACT.cast(c51.add(FloatVector.fromArray(SPECIES, c, y + LANES)))).intoArray(c, y + LANES);
     }
 
     /** {@link #block6x2} for 4 rows (AVX2: 8 accumulators, 2 weights and a broadcast in 16 registers). */
@@ -214,16 +217,16 @@ final class VectorWeightGradient {
             c31 = a.fma(w1, c31);
         }
         int y = cOff;
-        FloatVector.fromArray(SPECIES, c, y).add(c00).intoArray(c, y);
-        FloatVector.fromArray(SPECIES, c, y + LANES).add(c01).intoArray(c, y + LANES);
+        ((FloatVector) EXACT.cast(c00.add(FloatVector.fromArray(SPECIES, c, y)))).intoArray(c, y);
+        ((FloatVector) EXACT.cast(c01.add(FloatVector.fromArray(SPECIES, c, y + LANES)))).intoArray(c, y + LANES);
         y += ldc;
-        FloatVector.fromArray(SPECIES, c, y).add(c10).intoArray(c, y);
-        FloatVector.fromArray(SPECIES, c, y + LANES).add(c11).intoArray(c, y + LANES);
+        ((FloatVector) EXACT.cast(c10.add(FloatVector.fromArray(SPECIES, c, y)))).intoArray(c, y);
+        ((FloatVector) EXACT.cast(c11.add(FloatVector.fromArray(SPECIES, c, y + LANES)))).intoArray(c, y + LANES);
         y += ldc;
-        FloatVector.fromArray(SPECIES, c, y).add(c20).intoArray(c, y);
-        FloatVector.fromArray(SPECIES, c, y + LANES).add(c21).intoArray(c, y + LANES);
+        ((FloatVector) EXACT.cast(c20.add(FloatVector.fromArray(SPECIES, c, y)))).intoArray(c, y);
+        ((FloatVector) EXACT.cast(c21.add(FloatVector.fromArray(SPECIES, c, y + LANES)))).intoArray(c, y + LANES);
         y += ldc;
-        FloatVector.fromArray(SPECIES, c, y).add(c30).intoArray(c, y);
-        FloatVector.fromArray(SPECIES, c, y + LANES).add(c31).intoArray(c, y + LANES);
+        ((FloatVector) EXACT.cast(c30.add(FloatVector.fromArray(SPECIES, c, y)))).intoArray(c, y);
+        ((FloatVector) EXACT.cast(c31.add(FloatVector.fromArray(SPECIES, c, y + LANES)))).intoArray(c, y + LANES);
     }
 }
