@@ -27,7 +27,7 @@ final class VectorDirectAttention extends DirectAttention.Impl {
 
     private static final VectorSpecies<Float> SPECIES = FloatVector.SPECIES_PREFERRED;
     /** The species' vector class: a cast to it gives C2 a vector's exact class (see VectorLinearKernel.block6x2). */
-    private static final Class<? extends Vector<Float>> EXACT = SPECIES.vectorType();
+    private static final Class<? extends Vector<Float>> EXACT = VectorLinearKernel.EXACT;
     private static final int LANES = SPECIES.length();
 
     @Override
